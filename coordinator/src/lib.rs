@@ -1,0 +1,22 @@
+//! The coordinator side of leaper: command line, job planning, the embedded local mode and
+//! result output. `main.rs` only wires these together.
+
+pub mod cli;
+pub mod logging;
+pub mod memory;
+pub mod output;
+pub mod tours;
+
+use anyhow::Result;
+
+use cli::{Cli, Command};
+
+/// Runs one command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Knight(args) => tours::run(tours::Piece::Knight, args),
+        Command::Camel(args) => tours::run(tours::Piece::Camel, args),
+        Command::Zebra(args) => tours::run(tours::Piece::Zebra, args),
+        Command::Tours { moves, args } => tours::run(tours::Piece::Custom(moves), args),
+    }
+}

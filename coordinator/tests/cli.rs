@@ -1,0 +1,85 @@
+//! The `leaper` binary as a user runs it: output formats, b-files, errors and exit codes.
+
+use std::process::{Command, Output};
+
+fn leaper(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leaper")).args(args).env("RUST_LOG", "warn").output().expect("leaper runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[test]
+fn counts_one_board_in_either_orientation() {
+    for board in ["8x6", "6x8"] {
+        let output = leaper(&["knight", board]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(stdout(&output), "55488142\n");
+    }
+}
+
+#[test]
+fn json_lines_follow_the_output_contract() {
+    let output = leaper(&["knight", "8x6", "--format", "json", "--verify"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "{\"problem\":\"knight\",\"board\":\"8x6\",\"tours\":\"closed\",\"count\":\"55488142\"}\n"
+    );
+}
+
+#[test]
+fn sweep_prints_every_length_and_writes_a_bfile() {
+    let dir = std::env::temp_dir().join(format!("leaper-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bfile = dir.join("b175881.txt");
+    let output = leaper(&["knight", "6x8", "--sweep", "--bfile", bfile.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let expected = ["0", "0", "0", "0", "8", "9862", "1067638", "55488142"];
+    let table: String = expected.iter().enumerate().map(|(i, c)| format!("6x{} {c}\n", i + 1)).collect();
+    assert_eq!(stdout(&output), table);
+    let bfile_text: String = expected.iter().enumerate().map(|(i, c)| format!("{} {c}\n", i + 1)).collect();
+    assert_eq!(std::fs::read_to_string(&bfile).unwrap(), bfile_text);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn other_pieces_run_from_the_cli() {
+    let output = leaper(&["tours", "--moves", "0,1", "4x4", "--format", "json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("\"problem\":\"leaper:0,1\""));
+    assert!(stdout(&output).contains("\"count\":\"6\""));
+    let output = leaper(&["camel", "6x6"]);
+    assert_eq!(stdout(&output), "0\n", "the camel never changes colour");
+}
+
+#[test]
+fn bad_input_is_refused_with_a_reason() {
+    let cases: [(&[&str], &str); 6] = [
+        (&["knight", "10x12"], "widest board this encoding supports for these moves is 9"),
+        (&["knight", "0x5"], "both sides must be"),
+        (&["knight", "-3x4"], "invalid board"),
+        (&["knight", "banana"], "expected WIDTHxLENGTH"),
+        (&["tours", "--moves", "0,0", "4x4"], "not a move"),
+        (&["rook", "4x4"], "unrecognized subcommand"),
+    ];
+    for (args, message) in cases {
+        let output = leaper(args);
+        assert!(!output.status.success(), "{args:?} should fail");
+        assert!(stderr(&output).contains(message), "{args:?}: {}", stderr(&output));
+        assert!(stdout(&output).is_empty(), "{args:?} printed a count");
+    }
+}
+
+#[test]
+fn an_unwritable_bfile_fails_before_counting() {
+    let output = leaper(&["knight", "8x6", "--bfile", "/nonexistent-dir/b.txt"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("does not exist"), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+}

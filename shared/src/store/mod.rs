@@ -1,0 +1,95 @@
+//! Where the states of a layer live between two transfer-matrix steps.
+//!
+//! A layer is split into buckets by a hash of the key ([`bucket_of`]), so that each bucket can be
+//! aggregated on its own: all copies of a key land in the same bucket. A step reads every bucket
+//! of the current layer, expands its states and [`emits`](StateStore::emit) the successors to
+//! the buckets of the next layer; [`finish_step`](StateStore::finish_step) merges equal keys and
+//! makes the next layer current.
+//!
+//! [`MemoryStore`] keeps everything in RAM. The out-of-core store (bucket files on disk) and the
+//! cluster's shuffle implement the same trait, so the step engine never changes.
+
+mod aggregate;
+mod memory;
+
+pub use aggregate::AggregationTable;
+pub use memory::MemoryStore;
+
+use crate::error::Result;
+use crate::frontier::StateKey;
+
+/// Keys with their residue vectors, `residues.len() == keys.len() * width`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StateBatch {
+    pub keys: Vec<StateKey>,
+    pub residues: Vec<u64>,
+    pub width: usize,
+}
+
+impl StateBatch {
+    pub fn with_capacity(width: usize, states: usize) -> Self {
+        StateBatch { keys: Vec::with_capacity(states), residues: Vec::with_capacity(states * width), width }
+    }
+
+    #[inline]
+    pub fn push(&mut self, key: StateKey, residues: &[u64]) {
+        self.keys.push(key);
+        self.residues.extend_from_slice(residues);
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.residues.clear();
+    }
+
+    pub fn residues_of(&self, i: usize) -> &[u64] {
+        &self.residues[i * self.width..(i + 1) * self.width]
+    }
+
+    /// Bytes of payload (keys and residues).
+    pub fn bytes(&self) -> usize {
+        8 * (self.keys.len() + self.residues.len())
+    }
+}
+
+/// What a finished step left behind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerSummary {
+    /// Distinct states in the new layer.
+    pub states: u64,
+    /// Bytes the layer occupies (RAM for the memory store, disk for the file store).
+    pub bytes: u64,
+}
+
+/// A layered state store. Reads and emits may come from many threads at once.
+pub trait StateStore: Send + Sync {
+    /// Number of buckets a layer is split into.
+    fn buckets(&self) -> usize;
+
+    /// Passes the states of `bucket` of the current layer to `visit`, in one or more chunks. Each
+    /// bucket is read once per step; the store may release it afterwards.
+    fn read_bucket(&self, bucket: usize, visit: &mut dyn FnMut(&[StateKey], &[u64]) -> Result<()>) -> Result<()>;
+
+    /// Adds states to `bucket` of the next layer (duplicates allowed: they are merged).
+    fn emit(&self, bucket: usize, keys: &[StateKey], residues: &[u64]) -> Result<()>;
+
+    /// Merges the next layer and makes it current.
+    fn finish_step(&mut self) -> Result<LayerSummary>;
+}
+
+/// The bucket of a key among `buckets`. Part of the on-disk format: changing it invalidates
+/// stored layers.
+#[inline]
+pub fn bucket_of(key: StateKey, buckets: usize) -> usize {
+    let mixed = (key ^ (key >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let mixed = (mixed ^ (mixed >> 32)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((mixed as u128 * buckets as u128) >> 64) as usize
+}

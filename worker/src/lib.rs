@@ -1,0 +1,54 @@
+//! The worker: a gRPC service over its own data directory. Today it answers `Info` (who it is,
+//! what format it speaks, which job its directory belongs to); the cluster issue adds expand,
+//! shuffle, merge and shard leases on the same service.
+
+pub mod auth;
+pub mod service;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use leaper_proto::v1::worker_server::WorkerServer;
+use tokio::net::TcpListener;
+use tonic::transport::server::TcpIncoming;
+
+use crate::auth::TokenCheck;
+use crate::service::WorkerService;
+
+#[derive(Debug, Clone, Parser)]
+#[command(name = "leaper-worker", version, about = "A leaper worker: one per machine, driven by a coordinator")]
+pub struct WorkerConfig {
+    /// Address to serve gRPC on, for example 127.0.0.1:7101.
+    #[arg(long)]
+    pub listen: SocketAddr,
+
+    /// The worker's own data directory (created if missing).
+    #[arg(long)]
+    pub data_dir: PathBuf,
+
+    /// File holding the shared token every call must carry.
+    #[arg(long)]
+    pub token_file: PathBuf,
+
+    /// Threads for expansion (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// Serves on `listener` until `shutdown` completes.
+pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<()> {
+    let token = auth::read_token(&config.token_file)?;
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("cannot create data directory {}", config.data_dir.display()))?;
+    let threads = config.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let service = WorkerService::new(config.data_dir.clone(), threads);
+    tracing::info!(listen = %listener.local_addr()?, data_dir = %config.data_dir.display(), "worker ready");
+    tonic::transport::Server::builder()
+        .add_service(WorkerServer::with_interceptor(service, TokenCheck::new(token)))
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown)
+        .await
+        .context("gRPC server failed")
+}
