@@ -43,6 +43,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct TourArgs {
     /// The board, WIDTHxLENGTH, for example 8x6. A single board is swept along its longer side.
+    #[arg(allow_hyphen_values = true)]
     pub board: BoardSize,
 
     /// Count every length from 1 to LENGTH in one sweep across a frontier WIDTH cells wide.

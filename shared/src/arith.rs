@@ -169,7 +169,7 @@ impl Moduli {
 
     /// `value mod m_i`, in the stored form.
     pub fn residue_of(&self, value: &Integer, i: usize) -> u64 {
-        Integer::from(value % self.modulus(i)).to_u64().expect("a residue is below 2^64")
+        (value % self.modulus(i)).to_u64().expect("a residue is below 2^64")
     }
 }
 
@@ -189,15 +189,15 @@ pub fn exact_count(moduli: &Moduli, residues: &[u64], spare: usize, board: &str)
     let used = moduli.len() - spare;
     let primary = Moduli::from_values(moduli.values()[..used].to_vec());
     let value = primary.reconstruct(&residues[..used]);
-    for i in used..moduli.len() {
+    for (i, &expected) in residues.iter().enumerate().skip(used) {
         let got = moduli.residue_of(&value, i);
-        if got != residues[i] {
+        if got != expected {
             return Err(Error::VerificationFailed {
                 board: board.to_string(),
                 moduli: used,
                 value: value.to_string(),
                 spare: moduli.values()[i],
-                expected: residues[i],
+                expected,
                 got,
             });
         }

@@ -5,6 +5,7 @@ use leaper_core::board::{Geometry, MoveSet};
 use leaper_core::brute;
 use leaper_core::store::{MemoryStore, StateStore};
 use leaper_core::tmx::{count_closed_tours, SweepConfig};
+use rug::ops::Pow;
 use rug::Integer;
 
 /// Counts for lengths `1..=rows` at width `width`, verified with a spare modulus.
@@ -69,14 +70,15 @@ fn seven_by_even() {
 
 #[test]
 fn eight_by_n_small() {
-    let counts = sweep(8, 7, &MoveSet::knight());
-    assert_eq!(counts[4].to_string(), "44202");
-    assert_eq!(counts[5].to_string(), "55488142");
-    assert_eq!(counts[6].to_string(), "34524432316");
+    // Swept along the narrow side; a frontier 8 wide needs the out-of-core store for long
+    // boards (hundreds of millions of states by row 4).
+    assert_eq!(count(8, 5).to_string(), "44202");
+    assert_eq!(count(8, 6).to_string(), "55488142");
+    assert_eq!(count(8, 7).to_string(), "34524432316");
 }
 
 #[test]
-#[ignore = "minutes of CPU: run with --ignored"]
+#[ignore = "needs more than 24 GiB in memory: run with --ignored on a larger machine"]
 fn eight_by_eight() {
     assert_eq!(count(8, 8).to_string(), "13267364410532");
 }
@@ -93,8 +95,10 @@ fn counts_far_beyond_2_128_are_exact() {
     // modulus (inside `run`). The short lengths of the same sweep must still match the table.
     let counts = sweep(6, 40, &MoveSet::knight());
     let big = &counts[39];
-    assert!(big.significant_bits() > 200 && big.significant_bits() < 220, "6x40 = {big}");
-    assert!(big.to_string().starts_with("38"), "6x40 = {big}");
+    // "about 3.8 x 10^65" (the figure); exactness rests on the spare modulus.
+    let scale = Integer::from(10).pow(63);
+    let leading = Integer::from(big / &scale);
+    assert!((375..385).contains(&leading.to_u32().unwrap()), "6x40 = {big}");
     assert_eq!(counts[9].to_string(), "239187240144");
 }
 

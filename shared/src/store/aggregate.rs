@@ -32,7 +32,7 @@ pub struct AggregationTable {
 }
 
 /// How far ahead a batch insert prefetches: enough to overlap several cache misses.
-const PREFETCH_AHEAD: usize = 8;
+const PREFETCH_AHEAD: usize = 16;
 
 impl AggregationTable {
     pub fn new(width: usize) -> Self {
@@ -151,8 +151,18 @@ impl AggregationTable {
     /// Moves the entries out into a batch (in slot order) and empties the table, keeping its
     /// allocation unless it is far larger than what it held.
     pub fn drain(&mut self) -> StateBatch {
-        let stride = 1 + self.width;
         let mut batch = StateBatch::with_capacity(self.width, self.len);
+        self.drain_into(&mut batch);
+        batch
+    }
+
+    /// [`drain`](Self::drain) into a reused batch (cleared first), sparing fresh allocations.
+    pub fn drain_into(&mut self, batch: &mut StateBatch) {
+        let stride = 1 + self.width;
+        batch.clear();
+        batch.width = self.width;
+        batch.keys.reserve(self.len);
+        batch.residues.reserve(self.len * self.width);
         for entry in self.slots.chunks_exact_mut(stride) {
             if entry[0] != VACANT {
                 batch.push(entry[0], &entry[1..]);
@@ -163,7 +173,6 @@ impl AggregationTable {
             *self = Self::with_capacity(self.width, self.len);
         }
         self.len = 0;
-        batch
     }
 
     /// The aggregated states, keys in ascending order (sorted keys compress well on disk and make

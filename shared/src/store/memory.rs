@@ -9,12 +9,15 @@ use rayon::prelude::*;
 use crate::arith::Moduli;
 use crate::error::Result;
 use crate::frontier::StateKey;
-use crate::store::{AggregationTable, LayerSummary, StateBatch, StateStore};
+use crate::store::{AggregationTable, LayerSummary, StateBatch, StateStore, StateVisitor};
 
 pub struct MemoryStore {
     moduli: Moduli,
     current: Vec<Mutex<Option<StateBatch>>>,
     next: Vec<Mutex<AggregationTable>>,
+    /// Batches already read this step, kept for the next drain: reusing their memory spares
+    /// the kernel from zeroing fresh pages every step.
+    spare: Mutex<Vec<StateBatch>>,
 }
 
 impl MemoryStore {
@@ -23,6 +26,7 @@ impl MemoryStore {
         MemoryStore {
             current: (0..buckets).map(|_| Mutex::new(None)).collect(),
             next: (0..buckets).map(|_| Mutex::new(AggregationTable::new(width))).collect(),
+            spare: Mutex::new(Vec::new()),
             moduli,
         }
     }
@@ -33,12 +37,12 @@ impl StateStore for MemoryStore {
         self.current.len()
     }
 
-    fn read_bucket(&self, bucket: usize, visit: &mut dyn FnMut(&[StateKey], &[u64]) -> Result<()>) -> Result<()> {
+    fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
         let batch = self.current[bucket].lock().expect("bucket lock").take();
-        match batch {
-            Some(batch) => visit(&batch.keys, &batch.residues),
-            None => Ok(()),
-        }
+        let Some(batch) = batch else { return Ok(()) };
+        let visited = visit(&batch.keys, &batch.residues);
+        self.spare.lock().expect("spare lock").push(batch);
+        visited
     }
 
     fn emit(&self, bucket: usize, keys: &[StateKey], residues: &[u64]) -> Result<()> {

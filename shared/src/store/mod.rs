@@ -69,6 +69,9 @@ pub struct LayerSummary {
     pub bytes: u64,
 }
 
+/// Receives the states of a bucket, a chunk at a time: keys and their residue vectors.
+pub type StateVisitor<'a> = dyn FnMut(&[StateKey], &[u64]) -> Result<()> + 'a;
+
 /// A layered state store. Reads and emits may come from many threads at once.
 pub trait StateStore: Send + Sync {
     /// Number of buckets a layer is split into.
@@ -76,7 +79,7 @@ pub trait StateStore: Send + Sync {
 
     /// Passes the states of `bucket` of the current layer to `visit`, in one or more chunks. Each
     /// bucket is read once per step; the store may release it afterwards.
-    fn read_bucket(&self, bucket: usize, visit: &mut dyn FnMut(&[StateKey], &[u64]) -> Result<()>) -> Result<()>;
+    fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()>;
 
     /// Adds states to `bucket` of the next layer (duplicates allowed: they are merged).
     fn emit(&self, bucket: usize, keys: &[StateKey], residues: &[u64]) -> Result<()>;
