@@ -73,6 +73,57 @@ pub struct TourArgs {
     /// Moduli per counting pass: fewer means fewer bytes per state and more passes.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub moduli_per_pass: Option<u32>,
+
+    /// Keep layers out of core, in bucket files under this directory (created if missing; it
+    /// must not hold another run's layers).
+    #[arg(long, value_name = "DIR")]
+    pub job_dir: Option<PathBuf>,
+
+    /// Memory budget of an out-of-core run, for example 2GiB or 512MiB.
+    #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
+    pub mem_limit: u64,
+}
+
+/// Parses `1024`, `512KiB`, `2GiB`, `3G`, `1.5GB` (binary and decimal units).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("{text:?} is not a size such as 2GiB or 512MiB"))?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "kb" => 1e3,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "mb" => 1e6,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "gb" => 1e9,
+        "t" | "tib" => 1024f64.powi(4),
+        "tb" => 1e12,
+        other => return Err(format!("unknown size unit {other:?} in {text:?}: use B, KiB, MiB, GiB or TiB")),
+    };
+    let bytes = value * scale;
+    if !(1.0..1.8e19).contains(&bytes) {
+        return Err(format!("{text:?} is not a usable size"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("2GB"), Ok(2_000_000_000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5 parsecs").is_err());
+        assert!(parse_size("0").is_err());
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

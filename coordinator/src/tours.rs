@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use leaper_core::arith::Moduli;
 use leaper_core::board::{BoardSize, Geometry, MoveSet};
-use leaper_core::store::{MemoryStore, StateStore};
+use leaper_core::store::{DiskStore, MemoryStore, StateStore};
 use leaper_core::tmx::{count_closed_tours, StepReport, SweepConfig};
 
 use crate::cli::TourArgs;
@@ -91,8 +91,15 @@ pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
         moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
     };
     let buckets = args.buckets as usize;
+    if let Some(dir) = &args.job_dir {
+        check_job_dir(dir)?;
+    }
+    let (job_dir, mem_limit) = (args.job_dir.clone(), args.mem_limit);
     let mut new_store = |moduli: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
-        Ok(Box::new(MemoryStore::new(buckets, moduli.clone())))
+        Ok(match &job_dir {
+            Some(dir) => Box::new(DiskStore::create(dir, buckets, moduli.clone(), mem_limit)?),
+            None => Box::new(MemoryStore::new(buckets, moduli.clone())),
+        })
     };
     let _job = tracing::info_span!("job", problem = %piece.problem(), board = %args.board).entered();
     let started = Instant::now();
@@ -133,6 +140,25 @@ pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
         output::write_bfile(path, &rows)?;
     }
     Ok(())
+}
+
+/// An out-of-core run needs a directory of its own: refuse one that holds files already, so
+/// that nothing of another run is overwritten or deleted.
+fn check_job_dir(dir: &std::path::Path) -> Result<()> {
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                anyhow::bail!(
+                    "job directory {} is not empty; give each run a fresh directory (resuming a run is not \
+                     supported yet)",
+                    dir.display()
+                );
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(anyhow::anyhow!("cannot use job directory {}: {e}", dir.display())),
+    }
 }
 
 /// Turns step reports into log lines: one debug event per cell, one info event per row.

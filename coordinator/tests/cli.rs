@@ -83,3 +83,27 @@ fn an_unwritable_bfile_fails_before_counting() {
     assert!(stderr(&output).contains("does not exist"), "{}", stderr(&output));
     assert!(stdout(&output).is_empty());
 }
+
+#[test]
+fn out_of_core_runs_match_and_refuse_bad_settings() {
+    let dir = std::env::temp_dir().join(format!("leaper-cli-job-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let job = dir.join("job");
+    let output = leaper(&["knight", "6x8", "--sweep", "--job-dir", job.to_str().unwrap(), "--mem-limit", "64MiB"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).ends_with("6x7 1067638\n6x8 55488142\n"), "{}", stdout(&output));
+
+    std::fs::write(job.join("precious"), "keep me").unwrap();
+    let output = leaper(&["knight", "6x8", "--job-dir", job.to_str().unwrap()]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("is not empty"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(job.join("precious")).unwrap(), "keep me");
+
+    for (limit, message) in [("lots", "not a size"), ("1MiB", "raise --mem-limit")] {
+        let fresh = dir.join(limit);
+        let output = leaper(&["knight", "6x8", "--job-dir", fresh.to_str().unwrap(), "--mem-limit", limit]);
+        assert!(!output.status.success(), "{limit}");
+        assert!(stderr(&output).contains(message), "{limit}: {}", stderr(&output));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -177,13 +177,19 @@ impl AggregationTable {
 
     /// The aggregated states, keys in ascending order (sorted keys compress well on disk and make
     /// runs reproducible).
-    pub fn into_sorted_batch(mut self) -> StateBatch {
-        let batch = self.drain();
-        let mut order: Vec<u32> = (0..batch.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| batch.keys[i as usize]);
-        let mut sorted = StateBatch::with_capacity(self.width, batch.len());
-        for i in order {
-            sorted.push(batch.keys[i as usize], batch.residues_of(i as usize));
+    pub fn into_sorted_batch(self) -> StateBatch {
+        let stride = 1 + self.width;
+        let mut order: Vec<(StateKey, u32)> = Vec::with_capacity(self.len);
+        for (slot, entry) in self.slots.chunks_exact(stride).enumerate() {
+            if entry[0] != VACANT {
+                order.push((entry[0], slot as u32));
+            }
+        }
+        order.sort_unstable_by_key(|&(key, _)| key);
+        let mut sorted = StateBatch::with_capacity(self.width, order.len());
+        for (key, slot) in order {
+            let slot = slot as usize;
+            sorted.push(key, &self.slots[slot * stride + 1..(slot + 1) * stride]);
         }
         sorted
     }

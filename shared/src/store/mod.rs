@@ -6,13 +6,16 @@
 //! the buckets of the next layer; [`finish_step`](StateStore::finish_step) merges equal keys and
 //! makes the next layer current.
 //!
-//! [`MemoryStore`] keeps everything in RAM. The out-of-core store (bucket files on disk) and the
-//! cluster's shuffle implement the same trait, so the step engine never changes.
+//! [`MemoryStore`] keeps everything in RAM; [`DiskStore`] keeps layers in bucket files and memory
+//! within a budget. The cluster's shuffle will implement the same trait, so the step engine never
+//! changes.
 
 mod aggregate;
+mod disk;
 mod memory;
 
 pub use aggregate::AggregationTable;
+pub use disk::{write_bucket_file, BucketFile, BucketWriter, DiskStore, BUCKET_FORMAT};
 pub use memory::MemoryStore;
 
 use crate::error::Result;

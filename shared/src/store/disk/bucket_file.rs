@@ -1,0 +1,372 @@
+//! Bucket files: one bucket of one layer, written once, then only read through a memory map.
+//!
+//! ```text
+//! header  "LEAPBKT1"  format u32  width u32                                        (16 bytes)
+//! blocks  zstd( count u32 | keys: first absolute, then deltas, LEB128 | residues u64 LE ... )
+//! index   per block: offset u64  compressed length u32  states u32  first key u64 (24 bytes)
+//! footer  states u64  blocks u32  index offset u64  crc32 u32  "LEAPEND1"         (32 bytes)
+//! ```
+//!
+//! The CRC covers every byte before it. Counts live in the footer so the file is written in one
+//! streaming pass.
+//!
+//! ```text
+//! ```
+//!
+//! Keys are sorted, so their deltas are small and compress well; residues are uniformly random
+//! and do not. Every read checks the magic numbers, the format version and the CRC before any
+//! state is used: a damaged file is an error naming the file, never a wrong count.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::error::{Error, Result};
+use crate::frontier::StateKey;
+use crate::store::{StateBatch, StateVisitor};
+
+/// Version of the bucket file layout; files of another version are refused.
+pub const BUCKET_FORMAT: u32 = 1;
+
+const HEADER_MAGIC: &[u8; 8] = b"LEAPBKT1";
+const FOOTER_MAGIC: &[u8; 8] = b"LEAPEND1";
+const HEADER_BYTES: usize = 16;
+const INDEX_ENTRY_BYTES: usize = 24;
+const FOOTER_BYTES: usize = 32;
+/// States per compressed block: large enough to compress well, small enough to decode in cache.
+const BLOCK_STATES: usize = 16 * 1024;
+const ZSTD_LEVEL: i32 = 1;
+
+fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::File {
+        path: path.to_path_buf(),
+        message: format!("damaged bucket file: {what}; restore it or rerun the job from its last good checkpoint"),
+    }
+}
+
+fn io_error(path: &Path, action: &str, error: std::io::Error) -> Error {
+    Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}") }
+}
+
+/// Writes `batch` (keys ascending) to `path`, fsynced. Returns the bytes written.
+pub fn write_bucket_file(path: &Path, batch: &StateBatch) -> Result<u64> {
+    let mut writer = BucketWriter::create(path, batch.width)?;
+    for i in 0..batch.len() {
+        writer.push(batch.keys[i], batch.residues_of(i))?;
+    }
+    writer.finish()
+}
+
+/// Streams states (keys strictly ascending) into a bucket file, one compressed block at a time.
+pub struct BucketWriter {
+    path: PathBuf,
+    file: std::io::BufWriter<File>,
+    crc: crc32fast::Hasher,
+    written: u64,
+    width: usize,
+    states: u64,
+    index: Vec<u8>,
+    block: StateBatch,
+    last_key: Option<StateKey>,
+}
+
+impl BucketWriter {
+    pub fn create(path: &Path, width: usize) -> Result<Self> {
+        let file = File::create(path).map_err(|e| io_error(path, "create", e))?;
+        let mut writer = BucketWriter {
+            path: path.to_path_buf(),
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            crc: crc32fast::Hasher::new(),
+            written: 0,
+            width,
+            states: 0,
+            index: Vec::new(),
+            block: StateBatch::with_capacity(width, BLOCK_STATES),
+            last_key: None,
+        };
+        let mut header = Vec::with_capacity(HEADER_BYTES);
+        header.extend_from_slice(HEADER_MAGIC);
+        header.extend_from_slice(&BUCKET_FORMAT.to_le_bytes());
+        header.extend_from_slice(&(width as u32).to_le_bytes());
+        writer.write(&header)?;
+        Ok(writer)
+    }
+
+    pub fn push(&mut self, key: StateKey, residues: &[u64]) -> Result<()> {
+        debug_assert!(self.last_key.is_none_or(|last| last < key), "bucket keys must ascend");
+        self.last_key = Some(key);
+        self.block.push(key, residues);
+        self.states += 1;
+        if self.block.len() == BLOCK_STATES {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.write_all(bytes).map_err(|e| io_error(&self.path, "write", e))?;
+        self.crc.update(bytes);
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn flush_block(&mut self) -> Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let mut raw = Vec::with_capacity(4 + self.block.len() * (3 + 8 * self.width));
+        raw.extend_from_slice(&(self.block.len() as u32).to_le_bytes());
+        let mut previous = 0u64;
+        for &key in &self.block.keys {
+            write_varint(&mut raw, key - previous);
+            previous = key;
+        }
+        for residue in &self.block.residues {
+            raw.extend_from_slice(&residue.to_le_bytes());
+        }
+        let compressed =
+            zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(|e| io_error(&self.path, "compress a block", e))?;
+        self.index.extend_from_slice(&self.written.to_le_bytes());
+        self.index.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
+        self.index.extend_from_slice(&(self.block.len() as u32).to_le_bytes());
+        self.index.extend_from_slice(&self.block.keys[0].to_le_bytes());
+        self.write(&compressed)?;
+        self.block.clear();
+        Ok(())
+    }
+
+    /// Writes the index and footer and fsyncs. Returns the file size.
+    pub fn finish(mut self) -> Result<u64> {
+        self.flush_block()?;
+        let blocks = (self.index.len() / INDEX_ENTRY_BYTES) as u32;
+        let index_offset = self.written;
+        let index = std::mem::take(&mut self.index);
+        self.write(&index)?;
+        self.write(&self.states.to_le_bytes())?;
+        self.write(&blocks.to_le_bytes())?;
+        self.write(&index_offset.to_le_bytes())?;
+        let mut tail = self.crc.clone().finalize().to_le_bytes().to_vec();
+        tail.extend_from_slice(FOOTER_MAGIC);
+        self.file.write_all(&tail).map_err(|e| io_error(&self.path, "write", e))?;
+        let file = self.file.into_inner().map_err(|e| io_error(&self.path, "write", e.into_error()))?;
+        file.sync_all().map_err(|e| io_error(&self.path, "fsync", e))?;
+        Ok(self.written + tail.len() as u64)
+    }
+}
+
+/// A finished bucket file, memory-mapped and checked.
+pub struct BucketFile {
+    path: PathBuf,
+    map: Mmap,
+    width: usize,
+    states: u64,
+    /// (offset, compressed length, states) per block.
+    blocks: Vec<(usize, usize, usize)>,
+}
+
+impl BucketFile {
+    /// Opens and verifies `path`; `width` is the residue count the job expects.
+    pub fn open(path: &Path, width: usize) -> Result<Self> {
+        let file = File::open(path).map_err(|e| io_error(path, "open", e))?;
+        // SAFETY: bucket files are immutable once renamed into place; nothing writes them while
+        // they are mapped.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| io_error(path, "memory-map", e))?;
+        let bytes = &map[..];
+        if bytes.len() < HEADER_BYTES + FOOTER_BYTES {
+            return Err(damaged(path, format!("only {} bytes, truncated", bytes.len())));
+        }
+        if &bytes[..8] != HEADER_MAGIC {
+            return Err(damaged(path, "not a leaper bucket file (bad header)"));
+        }
+        let format = u32_at(bytes, 8);
+        if format != BUCKET_FORMAT {
+            return Err(Error::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "bucket format {format}, this leaper reads format {BUCKET_FORMAT}; use the leaper release that wrote it"
+                ),
+            });
+        }
+        let footer = bytes.len() - FOOTER_BYTES;
+        if &bytes[footer + 24..] != FOOTER_MAGIC {
+            return Err(damaged(path, "missing end marker, truncated"));
+        }
+        let crc = u32_at(bytes, footer + 20);
+        if crc32fast::hash(&bytes[..footer + 20]) != crc {
+            return Err(damaged(path, "checksum mismatch"));
+        }
+        let file_width = u32_at(bytes, 12) as usize;
+        if file_width != width {
+            return Err(damaged(path, format!("{file_width} residues per state, the job uses {width}")));
+        }
+        let states = u64_at(bytes, footer);
+        let block_count = u32_at(bytes, footer + 8) as usize;
+        let index_offset = u64_at(bytes, footer + 12) as usize;
+        if index_offset.checked_add(block_count.saturating_mul(INDEX_ENTRY_BYTES)) != Some(footer) {
+            return Err(damaged(path, "block index does not fit the file"));
+        }
+        let mut blocks = Vec::with_capacity(block_count);
+        let mut total = 0u64;
+        for i in 0..block_count {
+            let entry = index_offset + i * INDEX_ENTRY_BYTES;
+            let (offset, length, count) =
+                (u64_at(bytes, entry) as usize, u32_at(bytes, entry + 8) as usize, u32_at(bytes, entry + 12) as usize);
+            if offset < HEADER_BYTES || offset + length > index_offset {
+                return Err(damaged(path, format!("block {i} lies outside the data area")));
+            }
+            total += count as u64;
+            blocks.push((offset, length, count));
+        }
+        if total != states {
+            return Err(damaged(path, format!("blocks hold {total} states, header says {states}")));
+        }
+        Ok(BucketFile { path: path.to_path_buf(), map, width, states, blocks })
+    }
+
+    pub fn states(&self) -> u64 {
+        self.states
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Decodes the blocks in order and passes each to `visit`.
+    pub fn visit(&self, visit: &mut StateVisitor) -> Result<()> {
+        let mut batch = StateBatch::with_capacity(self.width, BLOCK_STATES);
+        let mut raw = Vec::new();
+        for (i, &(offset, length, count)) in self.blocks.iter().enumerate() {
+            raw.clear();
+            let capacity = 4 + count * (10 + 8 * self.width);
+            raw = zstd::bulk::decompress(&self.map[offset..offset + length], capacity)
+                .map_err(|e| damaged(&self.path, format!("block {i} does not decompress: {e}")))?;
+            self.decode_block(&raw, count, &mut batch)
+                .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))?;
+            visit(&batch.keys, &batch.residues)?;
+        }
+        Ok(())
+    }
+
+    fn decode_block(&self, raw: &[u8], count: usize, batch: &mut StateBatch) -> std::result::Result<(), String> {
+        batch.clear();
+        if raw.len() < 4 || u32_at(raw, 0) as usize != count {
+            return Err("state count disagrees with the index".into());
+        }
+        let mut at = 4;
+        let mut key: StateKey = 0;
+        for _ in 0..count {
+            let (delta, used) = read_varint(&raw[at..]).ok_or("key data truncated")?;
+            at += used;
+            key = key.checked_add(delta).ok_or("key overflow")?;
+            batch.keys.push(key);
+        }
+        let residue_bytes = count * self.width * 8;
+        if raw.len() != at + residue_bytes {
+            return Err("residue data has the wrong length".into());
+        }
+        batch.residues.extend(raw[at..].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
+        Ok(())
+    }
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+}
+
+fn write_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (i, &byte) in bytes.iter().enumerate().take(10) {
+        value |= ((byte & 0x7F) as u64) << (7 * i);
+        if byte < 0x80 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(states: usize, width: usize) -> StateBatch {
+        let mut batch = StateBatch::with_capacity(width, states);
+        let mut key = 5u64;
+        for i in 0..states {
+            key += 1 + (i as u64 * 7919) % 1000;
+            let residues: Vec<u64> =
+                (0..width as u64).map(|j| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ j).collect();
+            batch.push(key, &residues);
+        }
+        batch
+    }
+
+    fn read_all(path: &Path, width: usize) -> Result<StateBatch> {
+        let file = BucketFile::open(path, width)?;
+        let mut all = StateBatch::with_capacity(width, file.states() as usize);
+        file.visit(&mut |keys, residues| {
+            all.keys.extend_from_slice(keys);
+            all.residues.extend_from_slice(residues);
+            Ok(())
+        })?;
+        Ok(all)
+    }
+
+    #[test]
+    fn round_trips_across_blocks() {
+        let dir = std::env::temp_dir().join(format!("leaper-bucket-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (states, width) in [(0, 1), (1, 2), (BLOCK_STATES * 2 + 17, 2)] {
+            let path = dir.join(format!("b{states}.lpb"));
+            let batch = sample(states, width);
+            write_bucket_file(&path, &batch).unwrap();
+            assert_eq!(read_all(&path, width).unwrap(), batch);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn damage_is_reported_by_name() {
+        let dir = std::env::temp_dir().join(format!("leaper-bucket-damage-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.lpb");
+        let batch = sample(1000, 2);
+        write_bucket_file(&path, &batch).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("truncated", good[..good.len() / 2].to_vec()),
+            ("flipped bit", {
+                let mut bad = good.clone();
+                bad[HEADER_BYTES + 10] ^= 1;
+                bad
+            }),
+            ("empty", Vec::new()),
+            ("other version", {
+                let mut bad = good.clone();
+                bad[8] = 9;
+                bad
+            }),
+        ];
+        for (what, bytes) in cases {
+            std::fs::write(&path, bytes).unwrap();
+            let error = read_all(&path, 2).expect_err(what).to_string();
+            assert!(error.contains("b.lpb"), "{what}: {error}");
+        }
+        std::fs::write(&path, &good).unwrap();
+        assert!(read_all(&path, 3).is_err(), "wrong residue width");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

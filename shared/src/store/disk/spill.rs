@@ -1,0 +1,200 @@
+//! Spill files: the raw, unsorted successors of one bucket, and their aggregation into a
+//! bucket file within a memory budget.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::arith::Moduli;
+use crate::error::{Error, Result};
+use crate::frontier::StateKey;
+use crate::store::disk::bucket_file::BucketWriter;
+use crate::store::{AggregationTable, LayerSummary, StateBatch};
+
+/// Write buffer per spill file.
+pub const SPILL_BUFFER_BYTES: usize = 64 * 1024;
+
+fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
+    Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}") }
+}
+
+/// Appends `key, residues...` records (little-endian u64s) to a spill file.
+pub struct SpillWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    width: usize,
+}
+
+impl SpillWriter {
+    pub fn create(path: &Path, width: usize) -> Result<Self> {
+        let file = File::create(path).map_err(|e| file_error(path, "create", e))?;
+        Ok(SpillWriter { path: path.to_path_buf(), out: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file), width })
+    }
+
+    pub fn append(&mut self, keys: &[StateKey], residues: &[u64]) -> Result<()> {
+        let mut record = Vec::with_capacity(8 * (1 + self.width));
+        for (i, &key) in keys.iter().enumerate() {
+            record.clear();
+            record.extend_from_slice(&key.to_le_bytes());
+            for residue in &residues[i * self.width..(i + 1) * self.width] {
+                record.extend_from_slice(&residue.to_le_bytes());
+            }
+            self.out.write_all(&record).map_err(|e| file_error(&self.path, "write", e))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes and closes; spills are scratch (rebuilt by rerunning the step), so no fsync.
+    pub fn finish(self) -> Result<PathBuf> {
+        self.out.into_inner().map_err(|e| file_error(&self.path, "write", e.into_error()))?;
+        Ok(self.path)
+    }
+}
+
+/// Reads records back in chunks of at most `limit` states.
+struct RecordReader {
+    path: PathBuf,
+    input: BufReader<File>,
+    width: usize,
+    bytes: Vec<u8>,
+}
+
+impl RecordReader {
+    fn open(path: &Path, width: usize) -> Result<(Self, u64)> {
+        let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
+        let length = file.metadata().map_err(|e| file_error(path, "stat", e))?.len();
+        let record = 8 * (1 + width as u64);
+        if length % record != 0 {
+            return Err(Error::File {
+                path: path.to_path_buf(),
+                message: format!("spill file of {length} bytes is not whole records; rerun the step"),
+            });
+        }
+        let reader = RecordReader {
+            path: path.to_path_buf(),
+            input: BufReader::with_capacity(1 << 20, file),
+            width,
+            bytes: Vec::new(),
+        };
+        Ok((reader, length / record))
+    }
+
+    /// Fills `batch` with the next `count` records.
+    fn read(&mut self, count: usize, batch: &mut StateBatch) -> Result<()> {
+        batch.clear();
+        self.bytes.resize(count * 8 * (1 + self.width), 0);
+        self.input.read_exact(&mut self.bytes).map_err(|e| file_error(&self.path, "read", e))?;
+        for record in self.bytes.chunks_exact(8 * (1 + self.width)) {
+            let mut words = record.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap()));
+            batch.keys.push(words.next().unwrap());
+            batch.residues.extend(words);
+        }
+        Ok(())
+    }
+}
+
+/// Merges equal keys of the spill at `spill` into the sorted bucket file `out`, using at most
+/// about `budget` bytes.
+pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize) -> Result<LayerSummary> {
+    let width = moduli.len();
+    let (mut reader, records) = RecordReader::open(spill, width)?;
+    // A table entry, its sorted copy and the read buffer, per state.
+    let per_state = AggregationTable::bytes_for(width, 1 << 20) / (1 << 20) + 3 * 8 * (1 + width);
+    let chunk = (budget / per_state).max(1024);
+    let mut batch = StateBatch::with_capacity(width, chunk.min(records as usize));
+    if records as usize <= chunk {
+        let mut table = AggregationTable::with_capacity(width, records as usize);
+        reader.read(records as usize, &mut batch)?;
+        table.add_all(&batch.keys, &batch.residues, moduli);
+        drop(batch);
+        let sorted = table.into_sorted_batch();
+        let bytes = super::write_bucket_file(out, &sorted)?;
+        return Ok(LayerSummary { states: sorted.len() as u64, bytes });
+    }
+
+    // Too big for one table: aggregated, sorted runs, then a k-way merge.
+    let mut runs = Vec::new();
+    let mut remaining = records as usize;
+    while remaining > 0 {
+        let take = remaining.min(chunk);
+        reader.read(take, &mut batch)?;
+        remaining -= take;
+        let mut table = AggregationTable::with_capacity(width, take);
+        table.add_all(&batch.keys, &batch.residues, moduli);
+        let sorted = table.into_sorted_batch();
+        let run = spill.with_extension(format!("run{}", runs.len()));
+        let mut writer = SpillWriter::create(&run, width)?;
+        writer.append(&sorted.keys, &sorted.residues)?;
+        runs.push(writer.finish()?);
+    }
+    let summary = merge_runs(&runs, out, moduli)?;
+    for run in &runs {
+        std::fs::remove_file(run).map_err(|e| file_error(run, "remove", e))?;
+    }
+    Ok(summary)
+}
+
+fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSummary> {
+    const READ_AHEAD: usize = 4096;
+    let width = moduli.len();
+    struct Cursor {
+        reader: RecordReader,
+        left: usize,
+        batch: StateBatch,
+        at: usize,
+    }
+    impl Cursor {
+        fn refill(&mut self) -> Result<bool> {
+            if self.at < self.batch.len() {
+                return Ok(true);
+            }
+            if self.left == 0 {
+                return Ok(false);
+            }
+            let take = self.left.min(READ_AHEAD);
+            self.reader.read(take, &mut self.batch)?;
+            self.left -= take;
+            self.at = 0;
+            Ok(true)
+        }
+    }
+    let mut cursors = Vec::with_capacity(runs.len());
+    let mut heap = BinaryHeap::new();
+    for (i, run) in runs.iter().enumerate() {
+        let (reader, left) = RecordReader::open(run, width)?;
+        let mut cursor =
+            Cursor { reader, left: left as usize, batch: StateBatch::with_capacity(width, READ_AHEAD), at: 0 };
+        if cursor.refill()? {
+            heap.push(Reverse((cursor.batch.keys[0], i)));
+        }
+        cursors.push(cursor);
+    }
+    let mut writer = BucketWriter::create(out, width)?;
+    let mut states = 0u64;
+    let mut pending: Option<(StateKey, Vec<u64>)> = None;
+    while let Some(Reverse((key, i))) = heap.pop() {
+        let cursor = &mut cursors[i];
+        let residues = cursor.batch.residues_of(cursor.at);
+        match &mut pending {
+            Some((pending_key, sum)) if *pending_key == key => moduli.add_assign(sum, residues),
+            _ => {
+                if let Some((done_key, sum)) = pending.replace((key, residues.to_vec())) {
+                    writer.push(done_key, &sum)?;
+                    states += 1;
+                }
+            }
+        }
+        cursor.at += 1;
+        if cursor.refill()? {
+            heap.push(Reverse((cursor.batch.keys[cursor.at], i)));
+        }
+    }
+    if let Some((key, sum)) = pending {
+        writer.push(key, &sum)?;
+        states += 1;
+    }
+    let bytes = writer.finish()?;
+    Ok(LayerSummary { states, bytes })
+}
