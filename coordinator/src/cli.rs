@@ -79,9 +79,10 @@ pub struct TourArgs {
     #[arg(long, value_name = "DIR")]
     pub job_dir: Option<PathBuf>,
 
-    /// Memory budget of an out-of-core run, for example 2GiB or 512MiB.
-    #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
-    pub mem_limit: u64,
+    /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
+    /// is 80% of the machine's RAM, and a count that needs more stops with advice to use --job-dir.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mem_limit: Option<u64>,
 }
 
 /// Parses `1024`, `512KiB`, `2GiB`, `3G`, `1.5GB` (binary and decimal units).

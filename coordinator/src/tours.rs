@@ -94,11 +94,16 @@ pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
     if let Some(dir) = &args.job_dir {
         check_job_dir(dir)?;
     }
-    let (job_dir, mem_limit) = (args.job_dir.clone(), args.mem_limit);
+    let job_dir = args.job_dir.clone();
+    let mem_limit = match (args.mem_limit, &job_dir) {
+        (Some(limit), _) => limit,
+        (None, Some(_)) => 4 << 30,
+        (None, None) => crate::memory::default_in_memory_limit(),
+    };
     let mut new_store = |moduli: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
         Ok(match &job_dir {
             Some(dir) => Box::new(DiskStore::create(dir, buckets, moduli.clone(), mem_limit)?),
-            None => Box::new(MemoryStore::new(buckets, moduli.clone())),
+            None => Box::new(MemoryStore::new(buckets, moduli.clone(), mem_limit)),
         })
     };
     let _job = tracing::info_span!("job", problem = %piece.problem(), board = %args.board).entered();

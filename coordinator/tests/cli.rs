@@ -107,3 +107,11 @@ fn out_of_core_runs_match_and_refuse_bad_settings() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_in_memory_count_over_its_limit_stops_with_advice() {
+    let output = leaper(&["knight", "7x8", "--mem-limit", "16MiB"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("--job-dir"), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+}

@@ -27,6 +27,12 @@ pub enum Error {
         max_width: usize,
     },
 
+    #[error(
+        "the layers held in memory reached {held} bytes, over the memory limit of {limit} bytes; count out \
+         of core with --job-dir DIR (layers in bucket files on disk), or raise --mem-limit"
+    )]
+    MemoryLimit { held: u64, limit: u64 },
+
     #[error("invalid option: {0}")]
     InvalidOption(String),
 

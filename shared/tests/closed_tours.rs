@@ -3,7 +3,7 @@
 use leaper_core::arith::Moduli;
 use leaper_core::board::{Geometry, MoveSet};
 use leaper_core::brute;
-use leaper_core::store::{MemoryStore, StateStore};
+use leaper_core::store::{DiskStore, MemoryStore, StateStore};
 use leaper_core::tmx::{count_closed_tours, SweepConfig};
 use rug::ops::Pow;
 use rug::Integer;
@@ -24,8 +24,9 @@ fn run(width: usize, rows: usize, min_rows: usize, moves: &MoveSet, per_pass: Op
         spare_moduli: 1,
         moduli_per_pass: per_pass,
     };
-    let mut new_store =
-        |m: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> { Ok(Box::new(MemoryStore::new(31, m.clone()))) };
+    let mut new_store = |m: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
+        Ok(Box::new(MemoryStore::new(31, m.clone(), u64::MAX)))
+    };
     let report = count_closed_tours(&config, &mut new_store, &mut |_| {}).expect("sweep");
     let lengths: Vec<usize> = report.counts.iter().map(|(rows, _)| *rows).collect();
     assert_eq!(lengths, (min_rows..=rows).collect::<Vec<_>>());
@@ -78,9 +79,22 @@ fn eight_by_n_small() {
 }
 
 #[test]
-#[ignore = "needs more than 24 GiB in memory: run with --ignored on a larger machine"]
+#[ignore = "tens of minutes out of core: run with --ignored"]
 fn eight_by_eight() {
-    assert_eq!(count(8, 8).to_string(), "13267364410532");
+    // In memory the peak layers need more than 24 GiB: count out of core.
+    let dir = std::env::temp_dir().join(format!("leaper-8x8-{}", std::process::id()));
+    let config = SweepConfig {
+        geometry: Geometry::new(8, 8, MoveSet::knight()),
+        min_rows: 8,
+        spare_moduli: 1,
+        moduli_per_pass: None,
+    };
+    let mut new_store = |m: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
+        Ok(Box::new(DiskStore::create(&dir, 503, m.clone(), 8 << 30)?))
+    };
+    let report = count_closed_tours(&config, &mut new_store, &mut |_| {}).expect("sweep");
+    assert_eq!(report.counts[0].1.to_string(), "13267364410532");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

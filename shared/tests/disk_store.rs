@@ -28,7 +28,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn disk_equals_memory() {
-    let memory = sweep(6, 10, &mut |m| Ok(Box::new(MemoryStore::new(31, m.clone()))));
+    let memory = sweep(6, 10, &mut |m| Ok(Box::new(MemoryStore::new(31, m.clone(), u64::MAX))));
     let dir = scratch("equal");
     let disk = sweep(6, 10, &mut |m| Ok(Box::new(DiskStore::create(&dir, 31, m.clone(), 1 << 30)?)));
     assert_eq!(memory.counts, disk.counts);
@@ -40,7 +40,7 @@ fn disk_equals_memory() {
 
 #[test]
 fn tiny_memory_limit_forces_sorted_runs() {
-    let memory = sweep(6, 10, &mut |m| Ok(Box::new(MemoryStore::new(7, m.clone()))));
+    let memory = sweep(6, 10, &mut |m| Ok(Box::new(MemoryStore::new(7, m.clone(), u64::MAX))));
     let dir = scratch("tiny");
     let disk = sweep(6, 10, &mut |m| Ok(Box::new(DiskStore::create(&dir, 7, m.clone(), 4 << 20)?)));
     assert_eq!(memory.counts, disk.counts);

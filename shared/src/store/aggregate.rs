@@ -105,14 +105,15 @@ impl AggregationTable {
         }
     }
 
-    /// Adds every state of a batch, prefetching the slots of the states a little ahead.
-    pub fn add_all(&mut self, keys: &[StateKey], residues: &[u64], moduli: &Moduli) {
-        let w = self.width;
-        for (i, &key) in keys.iter().enumerate() {
-            if let Some(&ahead) = keys.get(i + PREFETCH_AHEAD) {
+    /// Adds every state of `records` (key, then residues, per state), prefetching the slots of
+    /// the states a little ahead.
+    pub fn add_records(&mut self, records: &[u64], moduli: &Moduli) {
+        let stride = 1 + self.width;
+        for (i, record) in records.chunks_exact(stride).enumerate() {
+            if let Some(&ahead) = records.get((i + PREFETCH_AHEAD) * stride) {
                 self.prefetch(ahead);
             }
-            self.add(key, &residues[i * w..i * w + w], moduli);
+            self.add(record[0], &record[1..], moduli);
         }
     }
 

@@ -84,8 +84,9 @@ pub trait StateStore: Send + Sync {
     /// bucket is read once per step; the store may release it afterwards.
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()>;
 
-    /// Adds states to `bucket` of the next layer (duplicates allowed: they are merged).
-    fn emit(&self, bucket: usize, keys: &[StateKey], residues: &[u64]) -> Result<()>;
+    /// Adds states to `bucket` of the next layer. `records` holds, per state, its key followed
+    /// by its residues; duplicate keys are allowed (they are merged).
+    fn emit(&self, bucket: usize, records: &[u64]) -> Result<()>;
 
     /// Merges the next layer and makes it current.
     fn finish_step(&mut self) -> Result<LayerSummary>;

@@ -13,7 +13,7 @@ use crate::arith::{exact_count, hamiltonian_cycle_bound_bits, Moduli};
 use crate::board::Geometry;
 use crate::error::{Error, Result};
 use crate::frontier::StateKey;
-use crate::store::{bucket_of, LayerSummary, StateBatch, StateStore};
+use crate::store::{bucket_of, LayerSummary, StateStore};
 use crate::tmx::TransferMatrix;
 
 /// Successors staged per target bucket before they are handed to the store.
@@ -123,7 +123,9 @@ fn run_pass(
 ) -> Result<Vec<Vec<u64>>> {
     let geometry = matrix.geometry();
     let start = matrix.start_key();
-    store.emit(bucket_of(start, store.buckets()), &[start], &moduli.one())?;
+    let mut seed = vec![start];
+    seed.extend(moduli.one());
+    store.emit(bucket_of(start, store.buckets()), &seed)?;
     let mut layer = store.finish_step()?;
     let mut totals = vec![vec![0u64; moduli.len()]; geometry.rows + 1];
     for cell in 0..geometry.cells() {
@@ -157,7 +159,8 @@ fn run_pass(
 
 /// Per-thread state of a step: staged successors and closed-cycle sums.
 struct Expander {
-    stages: Vec<StateBatch>,
+    /// Per target bucket, records (key, then residues) waiting to be handed to the store.
+    stages: Vec<Vec<u64>>,
     /// Residues of closed cycles, `(rows + 1) * width`, indexed by board length.
     closed: Vec<u64>,
     emitted: u64,
@@ -178,7 +181,7 @@ fn run_step(
     let buckets = store.buckets();
     let width = moduli.len();
     let new_expander = || Expander {
-        stages: (0..buckets).map(|_| StateBatch::with_capacity(width, STAGE)).collect(),
+        stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * (1 + width))).collect(),
         closed: vec![0; (rows + 1) * width],
         emitted: 0,
     };
@@ -194,7 +197,7 @@ fn run_step(
             let mut expander = expander?;
             for (bucket, stage) in expander.stages.iter_mut().enumerate() {
                 if !stage.is_empty() {
-                    store.emit(bucket, &stage.keys, &stage.residues)?;
+                    store.emit(bucket, stage)?;
                     stage.clear();
                 }
             }
@@ -234,9 +237,10 @@ fn expand_chunk(
                 *emitted += 1;
                 let bucket = bucket_of(child, buckets);
                 let stage = &mut stages[bucket];
-                stage.push(child, counts);
-                if stage.len() >= STAGE {
-                    if let Err(e) = store.emit(bucket, &stage.keys, &stage.residues) {
+                stage.push(child);
+                stage.extend_from_slice(counts);
+                if stage.len() >= STAGE * (1 + width) {
+                    if let Err(e) = store.emit(bucket, stage) {
                         failure.get_or_insert(e);
                     }
                     stage.clear();

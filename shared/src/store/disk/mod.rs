@@ -21,7 +21,6 @@ use rayon::prelude::*;
 
 use crate::arith::Moduli;
 use crate::error::{Error, Result};
-use crate::frontier::StateKey;
 use crate::store::{LayerSummary, StateStore, StateVisitor};
 use spill::{aggregate_spill, SpillWriter, SPILL_BUFFER_BYTES};
 
@@ -87,7 +86,7 @@ impl StateStore for DiskStore {
         }
     }
 
-    fn emit(&self, bucket: usize, keys: &[StateKey], residues: &[u64]) -> Result<()> {
+    fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
         let mut slot = self.spills[bucket].lock().expect("spill lock");
         if slot.is_none() {
             let path = self.spill_path(bucket);
@@ -96,7 +95,7 @@ impl StateStore for DiskStore {
             }
             *slot = Some(SpillWriter::create(&path, self.moduli.len())?);
         }
-        slot.as_mut().expect("just created").append(keys, residues)
+        slot.as_mut().expect("just created").append(records)
     }
 
     fn finish_step(&mut self) -> Result<LayerSummary> {

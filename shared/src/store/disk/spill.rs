@@ -33,17 +33,23 @@ impl SpillWriter {
         Ok(SpillWriter { path: path.to_path_buf(), out: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file), width })
     }
 
-    pub fn append(&mut self, keys: &[StateKey], residues: &[u64]) -> Result<()> {
-        let mut record = Vec::with_capacity(8 * (1 + self.width));
-        for (i, &key) in keys.iter().enumerate() {
-            record.clear();
-            record.extend_from_slice(&key.to_le_bytes());
-            for residue in &residues[i * self.width..(i + 1) * self.width] {
-                record.extend_from_slice(&residue.to_le_bytes());
-            }
-            self.out.write_all(&record).map_err(|e| file_error(&self.path, "write", e))?;
+    /// Appends records (key, then residues, per state).
+    pub fn append(&mut self, records: &[u64]) -> Result<()> {
+        let mut bytes = Vec::with_capacity(records.len() * 8);
+        for word in records {
+            bytes.extend_from_slice(&word.to_le_bytes());
         }
-        Ok(())
+        self.out.write_all(&bytes).map_err(|e| file_error(&self.path, "write", e))
+    }
+
+    /// Appends a batch, interleaving keys and residues into records.
+    pub fn append_batch(&mut self, batch: &StateBatch) -> Result<()> {
+        let mut records = Vec::with_capacity(batch.len() * (1 + self.width));
+        for i in 0..batch.len() {
+            records.push(batch.keys[i]);
+            records.extend_from_slice(batch.residues_of(i));
+        }
+        self.append(&records)
     }
 
     /// Flushes and closes; spills are scratch (rebuilt by rerunning the step), so no fsync.
@@ -81,16 +87,12 @@ impl RecordReader {
         Ok((reader, length / record))
     }
 
-    /// Fills `batch` with the next `count` records.
-    fn read(&mut self, count: usize, batch: &mut StateBatch) -> Result<()> {
-        batch.clear();
+    /// Fills `records` with the next `count` records.
+    fn read(&mut self, count: usize, records: &mut Vec<u64>) -> Result<()> {
         self.bytes.resize(count * 8 * (1 + self.width), 0);
         self.input.read_exact(&mut self.bytes).map_err(|e| file_error(&self.path, "read", e))?;
-        for record in self.bytes.chunks_exact(8 * (1 + self.width)) {
-            let mut words = record.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap()));
-            batch.keys.push(words.next().unwrap());
-            batch.residues.extend(words);
-        }
+        records.clear();
+        records.extend(self.bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
         Ok(())
     }
 }
@@ -103,12 +105,12 @@ pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize)
     // A table entry, its sorted copy and the read buffer, per state.
     let per_state = AggregationTable::bytes_for(width, 1 << 20) / (1 << 20) + 3 * 8 * (1 + width);
     let chunk = (budget / per_state).max(1024);
-    let mut batch = StateBatch::with_capacity(width, chunk.min(records as usize));
+    let mut buffer = Vec::new();
     if records as usize <= chunk {
         let mut table = AggregationTable::with_capacity(width, records as usize);
-        reader.read(records as usize, &mut batch)?;
-        table.add_all(&batch.keys, &batch.residues, moduli);
-        drop(batch);
+        reader.read(records as usize, &mut buffer)?;
+        table.add_records(&buffer, moduli);
+        drop(buffer);
         let sorted = table.into_sorted_batch();
         let bytes = super::write_bucket_file(out, &sorted)?;
         return Ok(LayerSummary { states: sorted.len() as u64, bytes });
@@ -119,14 +121,14 @@ pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize)
     let mut remaining = records as usize;
     while remaining > 0 {
         let take = remaining.min(chunk);
-        reader.read(take, &mut batch)?;
+        reader.read(take, &mut buffer)?;
         remaining -= take;
         let mut table = AggregationTable::with_capacity(width, take);
-        table.add_all(&batch.keys, &batch.residues, moduli);
+        table.add_records(&buffer, moduli);
         let sorted = table.into_sorted_batch();
         let run = spill.with_extension(format!("run{}", runs.len()));
         let mut writer = SpillWriter::create(&run, width)?;
-        writer.append(&sorted.keys, &sorted.residues)?;
+        writer.append_batch(&sorted)?;
         runs.push(writer.finish()?);
     }
     let summary = merge_runs(&runs, out, moduli)?;
@@ -139,22 +141,28 @@ pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize)
 fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSummary> {
     const READ_AHEAD: usize = 4096;
     let width = moduli.len();
+    let stride = 1 + width;
+    /// One run being merged: a window of its records and how many remain on disk.
     struct Cursor {
         reader: RecordReader,
         left: usize,
-        batch: StateBatch,
+        records: Vec<u64>,
         at: usize,
     }
     impl Cursor {
-        fn refill(&mut self) -> Result<bool> {
-            if self.at < self.batch.len() {
+        fn record(&self, stride: usize) -> &[u64] {
+            &self.records[self.at * stride..(self.at + 1) * stride]
+        }
+
+        fn refill(&mut self, stride: usize) -> Result<bool> {
+            if self.at * stride < self.records.len() {
                 return Ok(true);
             }
             if self.left == 0 {
                 return Ok(false);
             }
             let take = self.left.min(READ_AHEAD);
-            self.reader.read(take, &mut self.batch)?;
+            self.reader.read(take, &mut self.records)?;
             self.left -= take;
             self.at = 0;
             Ok(true)
@@ -164,10 +172,9 @@ fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSumm
     let mut heap = BinaryHeap::new();
     for (i, run) in runs.iter().enumerate() {
         let (reader, left) = RecordReader::open(run, width)?;
-        let mut cursor =
-            Cursor { reader, left: left as usize, batch: StateBatch::with_capacity(width, READ_AHEAD), at: 0 };
-        if cursor.refill()? {
-            heap.push(Reverse((cursor.batch.keys[0], i)));
+        let mut cursor = Cursor { reader, left: left as usize, records: Vec::new(), at: 0 };
+        if cursor.refill(stride)? {
+            heap.push(Reverse((cursor.record(stride)[0], i)));
         }
         cursors.push(cursor);
     }
@@ -176,7 +183,7 @@ fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSumm
     let mut pending: Option<(StateKey, Vec<u64>)> = None;
     while let Some(Reverse((key, i))) = heap.pop() {
         let cursor = &mut cursors[i];
-        let residues = cursor.batch.residues_of(cursor.at);
+        let residues = &cursor.record(stride)[1..];
         match &mut pending {
             Some((pending_key, sum)) if *pending_key == key => moduli.add_assign(sum, residues),
             _ => {
@@ -187,8 +194,8 @@ fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSumm
             }
         }
         cursor.at += 1;
-        if cursor.refill()? {
-            heap.push(Reverse((cursor.batch.keys[cursor.at], i)));
+        if cursor.refill(stride)? {
+            heap.push(Reverse((cursor.record(stride)[0], i)));
         }
     }
     if let Some((key, sum)) = pending {
