@@ -208,3 +208,21 @@ impl Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_sweep_along_the_narrow_side_and_name_boards_as_written() {
+        let plan = Plan::new("8x6".parse().unwrap(), false);
+        assert_eq!((plan.width, plan.rows, plan.min_rows), (6, 8, 8));
+        assert_eq!(plan.label(8), "8x6");
+        let plan = Plan::new("6x8".parse().unwrap(), false);
+        assert_eq!((plan.width, plan.rows, plan.min_rows), (6, 8, 8));
+        assert_eq!(plan.label(8), "6x8");
+        let plan = Plan::new("8x12".parse().unwrap(), true);
+        assert_eq!((plan.width, plan.rows, plan.min_rows), (8, 12, 1));
+        assert_eq!(plan.label(3), "8x3");
+    }
+}

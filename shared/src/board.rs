@@ -42,15 +42,6 @@ impl BoardSize {
         }
         Ok(size)
     }
-
-    /// The same board turned a quarter: the count of tours does not change.
-    pub fn transposed(self) -> Self {
-        BoardSize { width: self.length, length: self.width }
-    }
-
-    pub fn cells(self) -> usize {
-        self.width * self.length
-    }
 }
 
 impl fmt::Display for BoardSize {
@@ -136,11 +127,6 @@ impl MoveSet {
     /// All move vectors, both directions.
     pub fn vectors(&self) -> &[Move] {
         &self.vectors
-    }
-
-    /// The leapers this set is the union of, each as `(a, b)` with `a <= b`.
-    pub fn leaper_pairs(&self) -> &[(u32, u32)] {
-        &self.leapers
     }
 
     /// Vectors that go forward in row-major order: down a row, or right within the row.

@@ -45,16 +45,4 @@ pub enum Error {
 
     #[error("{path}: {message}")]
     File { path: PathBuf, message: String },
-
-    #[error("{context}: {source}")]
-    Io { context: String, source: std::io::Error },
-
-    #[error("interrupted: {0}")]
-    Interrupted(String),
-}
-
-impl Error {
-    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
-        Error::Io { context: context.into(), source }
-    }
 }

@@ -82,16 +82,6 @@ impl FrontierState {
         FrontierState { mate: [EMPTY; MAX_WINDOW + 1], full: 0, used: 0, ends_used: 0 }
     }
 
-    /// 0 for EMPTY, 2 for FULL, 1 for an endpoint.
-    #[inline]
-    pub fn degree(&self, p: usize) -> u8 {
-        match self.mate[p] {
-            EMPTY => 0,
-            FULL => 2,
-            _ => 1,
-        }
-    }
-
     #[inline]
     pub fn set_full(&mut self, p: usize) {
         self.mate[p] = FULL;
@@ -104,11 +94,6 @@ impl FrontierState {
     pub fn set_end(&mut self, p: usize, mate: u8) {
         self.mate[p] = mate;
         self.used |= 1 << p;
-    }
-
-    #[inline]
-    pub fn is_endpoint(&self, p: usize) -> bool {
-        self.mate[p] <= FREE
     }
 }
 
