@@ -42,7 +42,7 @@ fn disk_equals_memory() {
 fn tiny_memory_limit_forces_sorted_runs() {
     let memory = sweep(6, 10, &mut |m| Ok(Box::new(MemoryStore::new(7, m.clone(), u64::MAX))));
     let dir = scratch("tiny");
-    let disk = sweep(6, 10, &mut |m| Ok(Box::new(DiskStore::create(&dir, 7, m.clone(), 6 << 20)?)));
+    let disk = sweep(6, 10, &mut |m| Ok(Box::new(DiskStore::create(&dir, 7, m.clone(), 4 << 20)?)));
     assert_eq!(memory.counts, disk.counts);
     std::fs::remove_dir_all(&dir).unwrap();
 }

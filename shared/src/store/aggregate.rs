@@ -149,11 +149,6 @@ impl AggregationTable {
         }
     }
 
-    /// The entries as a batch, in slot order (no sorting).
-    pub fn into_batch(mut self) -> StateBatch {
-        self.drain()
-    }
-
     /// Moves the entries out into a batch (in slot order) and empties the table, keeping its
     /// allocation unless it is far larger than what it held.
     pub fn drain(&mut self) -> StateBatch {

@@ -25,6 +25,7 @@ use memmap2::Mmap;
 
 use crate::error::{Error, Result};
 use crate::frontier::StateKey;
+use crate::store::disk::file_error;
 use crate::store::{StateBatch, StateVisitor};
 
 /// Version of the bucket file layout; files of another version are refused.
@@ -44,10 +45,6 @@ fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
         path: path.to_path_buf(),
         message: format!("damaged bucket file: {what}; restore it or rerun the job from its last good checkpoint"),
     }
-}
-
-fn io_error(path: &Path, action: &str, error: std::io::Error) -> Error {
-    Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}") }
 }
 
 /// Writes `batch` (keys ascending) to `path`, fsynced. Returns the bytes written.
@@ -74,7 +71,7 @@ pub struct BucketWriter {
 
 impl BucketWriter {
     pub fn create(path: &Path, width: usize) -> Result<Self> {
-        let file = File::create(path).map_err(|e| io_error(path, "create", e))?;
+        let file = File::create(path).map_err(|e| file_error(path, "create", e))?;
         let mut writer = BucketWriter {
             path: path.to_path_buf(),
             file: std::io::BufWriter::with_capacity(1 << 20, file),
@@ -106,7 +103,7 @@ impl BucketWriter {
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        self.file.write_all(bytes).map_err(|e| io_error(&self.path, "write", e))?;
+        self.file.write_all(bytes).map_err(|e| file_error(&self.path, "write", e))?;
         self.crc.update(bytes);
         self.written += bytes.len() as u64;
         Ok(())
@@ -127,7 +124,7 @@ impl BucketWriter {
             raw.extend_from_slice(&residue.to_le_bytes());
         }
         let compressed =
-            zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(|e| io_error(&self.path, "compress a block", e))?;
+            zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(|e| file_error(&self.path, "compress a block", e))?;
         self.index.extend_from_slice(&self.written.to_le_bytes());
         self.index.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
         self.index.extend_from_slice(&(self.block.len() as u32).to_le_bytes());
@@ -149,9 +146,9 @@ impl BucketWriter {
         self.write(&index_offset.to_le_bytes())?;
         let mut tail = self.crc.clone().finalize().to_le_bytes().to_vec();
         tail.extend_from_slice(FOOTER_MAGIC);
-        self.file.write_all(&tail).map_err(|e| io_error(&self.path, "write", e))?;
-        let file = self.file.into_inner().map_err(|e| io_error(&self.path, "write", e.into_error()))?;
-        file.sync_all().map_err(|e| io_error(&self.path, "fsync", e))?;
+        self.file.write_all(&tail).map_err(|e| file_error(&self.path, "write", e))?;
+        let file = self.file.into_inner().map_err(|e| file_error(&self.path, "write", e.into_error()))?;
+        file.sync_all().map_err(|e| file_error(&self.path, "fsync", e))?;
         Ok(self.written + tail.len() as u64)
     }
 }
@@ -169,10 +166,10 @@ pub struct BucketFile {
 impl BucketFile {
     /// Opens and verifies `path`; `width` is the residue count the job expects.
     pub fn open(path: &Path, width: usize) -> Result<Self> {
-        let file = File::open(path).map_err(|e| io_error(path, "open", e))?;
+        let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
         // SAFETY: bucket files are immutable once renamed into place; nothing writes them while
         // they are mapped.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| io_error(path, "memory-map", e))?;
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| file_error(path, "memory-map", e))?;
         let bytes = &map[..];
         if bytes.len() < HEADER_BYTES + FOOTER_BYTES {
             return Err(damaged(path, format!("only {} bytes, truncated", bytes.len())));

@@ -2,12 +2,9 @@
 //! within a budget however large a layer grows.
 //!
 //! A step streams each bucket file of layer `h` (memory-mapped, block by block) through the
-//! engine; successors are merged in one hash table per bucket of layer `h + 1` while the tables
-//! fit half the budget. When they outgrow it, the table being filled is appended, unsorted, to
-//! its bucket's spill file and starts afresh. `finish_step` then writes each bucket: straight
-//! from its table when it never spilled, otherwise by aggregating the spill (plus what the table
-//! still holds) in one table when it fits its share of the budget, or in sorted runs merged k
-//! ways.
+//! engine; successors are appended, unsorted, to one spill file per bucket of layer `h + 1`.
+//! `finish_step` then aggregates each spill: in one hash table when the bucket fits its share of
+//! the budget, otherwise in sorted runs (each aggregated in a table that fits) merged k ways.
 //! The result is a sorted, compressed, checksummed [`bucket file`](bucket_file), fsynced before
 //! the files of layer `h` are deleted.
 
@@ -18,14 +15,13 @@ pub use bucket_file::{write_bucket_file, BucketFile, BucketWriter, BUCKET_FORMAT
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
 
 use crate::arith::Moduli;
 use crate::error::{Error, Result};
-use crate::store::{AggregationTable, LayerSummary, StateStore, StateVisitor};
+use crate::store::{LayerSummary, StateStore, StateVisitor};
 use spill::{aggregate_spill, SpillWriter, SPILL_BUFFER_BYTES};
 
 /// Layers of states in bucket files under `dir`.
@@ -37,18 +33,7 @@ pub struct DiskStore {
     layer: u64,
     /// Bucket files of the current layer (`None`: the bucket is empty).
     current: Vec<Option<PathBuf>>,
-    /// The next layer, per bucket.
-    pending: Vec<Mutex<Pending>>,
-    /// Bytes held by all pending tables, and how many they may hold.
-    table_bytes: AtomicU64,
-    table_budget: u64,
-}
-
-/// One bucket of the next layer: states merged in memory, and the spill file they went to when
-/// the tables outgrew their budget.
-struct Pending {
-    table: AggregationTable,
-    spill: Option<SpillWriter>,
+    spills: Vec<Mutex<Option<SpillWriter>>>,
 }
 
 impl DiskStore {
@@ -58,10 +43,7 @@ impl DiskStore {
         fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the directory", e))?;
         let threads = rayon::current_num_threads().max(1);
         let fixed = buckets * SPILL_BUFFER_BYTES + threads * buckets * 256 * 8 * (1 + moduli.len());
-        // Half the rest for the tables that collect a step's successors, half for aggregating
-        // spilled buckets, one bucket per thread.
-        let rest = (mem_limit as usize).saturating_sub(fixed);
-        let budget = rest / 2 / threads;
+        let budget = (mem_limit as usize).saturating_sub(fixed) / threads;
         let minimum = 1 << 20;
         if budget < minimum {
             return Err(Error::InvalidOption(format!(
@@ -71,15 +53,11 @@ impl DiskStore {
         }
         Ok(DiskStore {
             dir: dir.to_path_buf(),
+            moduli,
             aggregation_budget: budget,
             layer: 0,
             current: vec![None; buckets],
-            pending: (0..buckets)
-                .map(|_| Mutex::new(Pending { table: AggregationTable::new(moduli.len()), spill: None }))
-                .collect(),
-            table_bytes: AtomicU64::new(0),
-            table_budget: (rest / 2) as u64,
-            moduli,
+            spills: (0..buckets).map(|_| Mutex::new(None)).collect(),
         })
     }
 
@@ -92,7 +70,8 @@ impl DiskStore {
     }
 }
 
-fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
+/// An I/O failure on `path`, saying what was being done.
+pub(crate) fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
     Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}") }
 }
 
@@ -109,58 +88,35 @@ impl StateStore for DiskStore {
     }
 
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
-        let mut pending = self.pending[bucket].lock().expect("bucket lock");
-        let before = pending.table.bytes() as u64;
-        pending.table.add_records(records, &self.moduli);
-        let grown = pending.table.bytes() as u64 - before;
-        let total = self.table_bytes.fetch_add(grown, Ordering::Relaxed) + grown;
-        if total <= self.table_budget {
-            return Ok(());
-        }
-        // Over budget: this bucket's table goes to its spill file.
-        if pending.spill.is_none() {
+        let mut slot = self.spills[bucket].lock().expect("spill lock");
+        if slot.is_none() {
             let path = self.spill_path(bucket);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent).map_err(|e| file_error(parent, "create the directory", e))?;
             }
-            pending.spill = Some(SpillWriter::create(&path, self.moduli.len())?);
+            *slot = Some(SpillWriter::create(&path, self.moduli.len())?);
         }
-        let full = std::mem::replace(&mut pending.table, AggregationTable::new(self.moduli.len()));
-        self.table_bytes.fetch_sub(full.bytes() as u64 - pending.table.bytes() as u64, Ordering::Relaxed);
-        let batch = full.into_batch();
-        pending.spill.as_mut().expect("just created").append_batch(&batch)
+        slot.as_mut().expect("just created").append(records)
     }
 
     fn finish_step(&mut self) -> Result<LayerSummary> {
         let next_dir = self.layer_dir(self.layer + 1);
         fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
+        let spills: Vec<Option<PathBuf>> = self
+            .spills
+            .iter_mut()
+            .map(|slot| slot.get_mut().expect("spill lock").take().map(SpillWriter::finish).transpose())
+            .collect::<Result<_>>()?;
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
-        let table_bytes = &self.table_bytes;
-        let written: Vec<Option<(PathBuf, LayerSummary)>> = self
-            .pending
-            .par_iter_mut()
+        let written: Vec<Option<(PathBuf, LayerSummary)>> = spills
+            .into_par_iter()
             .enumerate()
-            .map(|(bucket, slot)| -> Result<Option<(PathBuf, LayerSummary)>> {
-                let pending = slot.get_mut().expect("bucket lock");
-                let table = std::mem::replace(&mut pending.table, AggregationTable::new(moduli.len()));
-                table_bytes.fetch_sub(table.bytes() as u64 - pending.table.bytes() as u64, Ordering::Relaxed);
+            .map(|(bucket, spill)| -> Result<Option<(PathBuf, LayerSummary)>> {
+                let Some(spill) = spill else { return Ok(None) };
                 let out = next_dir.join(format!("b{bucket:04}.lpb"));
-                let summary = match pending.spill.take() {
-                    None if table.is_empty() => return Ok(None),
-                    None => {
-                        let sorted = table.into_sorted_batch();
-                        let bytes = write_bucket_file(&out, &sorted)?;
-                        LayerSummary { states: sorted.len() as u64, bytes }
-                    }
-                    Some(mut spill) => {
-                        spill.append_batch(&table.into_batch())?;
-                        let path = spill.finish()?;
-                        let summary = aggregate_spill(&path, &out, moduli, budget)?;
-                        fs::remove_file(&path).map_err(|e| file_error(&path, "remove", e))?;
-                        summary
-                    }
-                };
+                let summary = aggregate_spill(&spill, &out, moduli, budget)?;
+                fs::remove_file(&spill).map_err(|e| file_error(&spill, "remove", e))?;
                 Ok(Some((out, summary)))
             })
             .collect::<Result<_>>()?;

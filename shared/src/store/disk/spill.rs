@@ -11,14 +11,11 @@ use crate::arith::Moduli;
 use crate::error::{Error, Result};
 use crate::frontier::StateKey;
 use crate::store::disk::bucket_file::BucketWriter;
+use crate::store::disk::file_error;
 use crate::store::{AggregationTable, LayerSummary, StateBatch};
 
 /// Write buffer per spill file.
 pub const SPILL_BUFFER_BYTES: usize = 64 * 1024;
-
-fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
-    Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}") }
-}
 
 /// Appends `key, residues...` records (little-endian u64s) to a spill file.
 pub struct SpillWriter {
