@@ -149,15 +149,8 @@ impl AggregationTable {
         }
     }
 
-    /// Moves the entries out into a batch (in slot order) and empties the table, keeping its
-    /// allocation unless it is far larger than what it held.
-    pub fn drain(&mut self) -> StateBatch {
-        let mut batch = StateBatch::with_capacity(self.width, self.len);
-        self.drain_into(&mut batch);
-        batch
-    }
-
-    /// [`drain`](Self::drain) into a reused batch (cleared first), sparing fresh allocations.
+    /// Moves the entries into `batch` (cleared first, its allocation reused) in slot order and
+    /// empties the table, keeping its allocation unless it is far larger than what it held.
     pub fn drain_into(&mut self, batch: &mut StateBatch) {
         let stride = 1 + self.width;
         batch.clear();

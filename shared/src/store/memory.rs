@@ -1,6 +1,6 @@
 //! The in-memory store: each bucket of the next layer is an [`AggregationTable`] behind its own
 //! lock, filled by whichever thread produces states for it; each bucket of the current layer is
-//! a sorted [`StateBatch`], dropped as soon as it has been read.
+//! a [`StateBatch`] whose memory is reused for the next layer once it has been read.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;

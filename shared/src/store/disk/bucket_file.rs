@@ -10,11 +10,8 @@
 //! The CRC covers every byte before it. Counts live in the footer so the file is written in one
 //! streaming pass.
 //!
-//! ```text
-//! ```
-//!
-//! Keys are sorted, so their deltas are small and compress well; residues are uniformly random
-//! and do not. Every read checks the magic numbers, the format version and the CRC before any
+//! Keys are sorted, so their deltas are small and compress well; residues compress too while
+//! most counts are small numbers (about 6 bytes per state in all for the 8 x 8 sweep). Every read checks the magic numbers, the format version and the CRC before any
 //! state is used: a damaged file is an error naming the file, never a wrong count.
 
 use std::fs::File;
@@ -167,8 +164,8 @@ impl BucketFile {
     /// Opens and verifies `path`; `width` is the residue count the job expects.
     pub fn open(path: &Path, width: usize) -> Result<Self> {
         let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
-        // SAFETY: bucket files are immutable once renamed into place; nothing writes them while
-        // they are mapped.
+        // SAFETY: a bucket file is written and fsynced before its layer is read, and nothing
+        // writes it again while it is mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| file_error(path, "memory-map", e))?;
         let bytes = &map[..];
         if bytes.len() < HEADER_BYTES + FOOTER_BYTES {
@@ -233,11 +230,9 @@ impl BucketFile {
     /// Decodes the blocks in order and passes each to `visit`.
     pub fn visit(&self, visit: &mut StateVisitor) -> Result<()> {
         let mut batch = StateBatch::with_capacity(self.width, BLOCK_STATES);
-        let mut raw = Vec::new();
         for (i, &(offset, length, count)) in self.blocks.iter().enumerate() {
-            raw.clear();
             let capacity = 4 + count * (10 + 8 * self.width);
-            raw = zstd::bulk::decompress(&self.map[offset..offset + length], capacity)
+            let raw = zstd::bulk::decompress(&self.map[offset..offset + length], capacity)
                 .map_err(|e| damaged(&self.path, format!("block {i} does not decompress: {e}")))?;
             self.decode_block(&raw, count, &mut batch)
                 .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))?;

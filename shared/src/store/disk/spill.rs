@@ -104,11 +104,8 @@ pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize)
     let chunk = (budget / per_state).max(1024);
     let mut buffer = Vec::new();
     if records as usize <= chunk {
-        let mut table = AggregationTable::with_capacity(width, records as usize);
-        reader.read(records as usize, &mut buffer)?;
-        table.add_records(&buffer, moduli);
+        let sorted = read_aggregated(&mut reader, records as usize, &mut buffer, moduli)?;
         drop(buffer);
-        let sorted = table.into_sorted_batch();
         let bytes = super::write_bucket_file(out, &sorted)?;
         return Ok(LayerSummary { states: sorted.len() as u64, bytes });
     }
@@ -118,11 +115,8 @@ pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize)
     let mut remaining = records as usize;
     while remaining > 0 {
         let take = remaining.min(chunk);
-        reader.read(take, &mut buffer)?;
+        let sorted = read_aggregated(&mut reader, take, &mut buffer, moduli)?;
         remaining -= take;
-        let mut table = AggregationTable::with_capacity(width, take);
-        table.add_records(&buffer, moduli);
-        let sorted = table.into_sorted_batch();
         let run = spill.with_extension(format!("run{}", runs.len()));
         let mut writer = SpillWriter::create(&run, width)?;
         writer.append_batch(&sorted)?;
@@ -133,6 +127,19 @@ pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize)
         std::fs::remove_file(run).map_err(|e| file_error(run, "remove", e))?;
     }
     Ok(summary)
+}
+
+/// The next `count` records of `reader`, equal keys merged, sorted by key.
+fn read_aggregated(
+    reader: &mut RecordReader,
+    count: usize,
+    buffer: &mut Vec<u64>,
+    moduli: &Moduli,
+) -> Result<StateBatch> {
+    reader.read(count, buffer)?;
+    let mut table = AggregationTable::with_capacity(moduli.len(), count);
+    table.add_records(buffer, moduli);
+    Ok(table.into_sorted_batch())
 }
 
 fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSummary> {
