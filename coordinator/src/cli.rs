@@ -38,6 +38,44 @@ pub enum Command {
         #[command(flatten)]
         args: TourArgs,
     },
+    /// Continue an out-of-core job from its last committed step (after a crash or a kill).
+    Resume(ResumeArgs),
+    /// Show where a job stands: last committed step, layer size, rate, ETA; running or not.
+    Status(StatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The job directory given to --job-dir when the job started.
+    #[arg(long, value_name = "DIR")]
+    pub job_dir: PathBuf,
+
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// Memory budget for this run (default: the one the job started with).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mem_limit: Option<u64>,
+
+    /// Output format (default: the one the job started with).
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+
+    /// Write the results as an OEIS b-file (default: the one the job started with).
+    #[arg(long, value_name = "FILE")]
+    pub bfile: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The job directory.
+    #[arg(long, value_name = "DIR")]
+    pub job_dir: PathBuf,
+
+    /// Output format: text, or one JSON object.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Args)]
@@ -74,8 +112,8 @@ pub struct TourArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub moduli_per_pass: Option<u32>,
 
-    /// Keep layers out of core, in bucket files under this directory (created if missing; it
-    /// must not hold another run's layers).
+    /// Run as a resumable out-of-core job: layers in bucket files and a checkpoint after every
+    /// step under this directory (created if missing; it must be empty).
     #[arg(long, value_name = "DIR")]
     pub job_dir: Option<PathBuf>,
 

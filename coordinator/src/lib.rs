@@ -2,9 +2,12 @@
 //! result output. `main.rs` only wires these together.
 
 pub mod cli;
+pub mod job;
 pub mod logging;
 pub mod memory;
 pub mod output;
+pub mod progress;
+pub mod status;
 pub mod tours;
 
 use anyhow::Result;
@@ -18,5 +21,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Camel(args) => tours::run(tours::Piece::Camel, args),
         Command::Zebra(args) => tours::run(tours::Piece::Zebra, args),
         Command::Tours { moves, args } => tours::run(tours::Piece::Custom(moves), args),
+        Command::Resume(args) => tours::resume(args),
+        Command::Status(args) => status::show(args),
     }
 }

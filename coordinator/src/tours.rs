@@ -1,16 +1,18 @@
-//! Counting closed tours in the embedded mode: plan the sweep, run it on all cores with the
-//! in-memory store, log progress, print exact results.
-
-use std::time::Instant;
+//! Counting closed tours in the embedded mode: plan the sweep, run it on all cores in memory or
+//! out of core in a job directory, log progress, print exact results.
 
 use anyhow::{Context, Result};
 use leaper_core::arith::Moduli;
 use leaper_core::board::{BoardSize, Geometry, MoveSet};
-use leaper_core::store::{DiskStore, MemoryStore, StateStore};
-use leaper_core::tmx::{count_closed_tours, StepReport, SweepConfig};
+use leaper_core::store::{MemoryStore, StateStore};
+use leaper_core::tmx::{
+    count_closed_tours, plan_moduli, StepReport, SweepConfig, SweepHost, SweepProgress, SweepReport,
+};
 
-use crate::cli::TourArgs;
+use crate::cli::{ResumeArgs, TourArgs};
+use crate::job::{JobDir, JobSpec};
 use crate::output::{self, CountLine};
+use crate::progress::Progress;
 
 /// Which piece tours the board.
 #[derive(Clone, Debug)]
@@ -29,6 +31,27 @@ impl Piece {
             Piece::Zebra => MoveSet::leaper(2, 3).expect("valid leaper"),
             Piece::Custom(moves) => moves.clone(),
         }
+    }
+
+    /// The name a job spec records.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Piece::Knight => "knight",
+            Piece::Camel => "camel",
+            Piece::Zebra => "zebra",
+            Piece::Custom(_) => "tours",
+        }
+    }
+
+    /// The piece a job spec names.
+    pub fn from_name(name: &str, moves: MoveSet) -> Option<Self> {
+        Some(match name {
+            "knight" => Piece::Knight,
+            "camel" => Piece::Camel,
+            "zebra" => Piece::Zebra,
+            "tours" => Piece::Custom(moves),
+            _ => return None,
+        })
     }
 
     /// The `problem` field of JSON output.
@@ -78,48 +101,107 @@ impl Plan {
     }
 }
 
+/// The memory budget of an out-of-core run when `--mem-limit` is not given.
+const OUT_OF_CORE_MEM_LIMIT: u64 = 4 << 30;
+
+/// `leaper knight|camel|zebra|tours ...`: a new count, in memory or in a new job directory.
 pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
     if let Some(path) = &args.bfile {
         output::check_writable(path)?;
     }
+    match &args.job_dir {
+        Some(dir) => {
+            let mem_limit = args.mem_limit.unwrap_or(OUT_OF_CORE_MEM_LIMIT);
+            let job = JobDir::create(dir, JobSpec::new(&piece, &args, mem_limit))?;
+            run_job(piece, args, job, mem_limit)
+        }
+        None => {
+            let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+            let buckets = args.buckets as usize;
+            let mut host = MemoryHost {
+                new_store: |moduli: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
+                    Ok(Box::new(MemoryStore::new(buckets, moduli.clone(), mem_limit)))
+                },
+                progress: Progress::default(),
+            };
+            let config = sweep_config(&piece, &args);
+            let _job = tracing::info_span!("job", job = %format!("{}-{}", piece.name(), args.board)).entered();
+            let report =
+                with_threads(args.threads, || count_closed_tours(&config, &mut host, SweepProgress::default()))??;
+            log_finished(&report);
+            report_counts(&piece, &args, &decimal(&report))
+        }
+    }
+}
+
+/// `leaper resume --job-dir DIR`: continues a job from its last committed step.
+pub fn resume(resume: ResumeArgs) -> Result<()> {
+    let job = JobDir::open(&resume.job_dir)?;
+    let (piece, mut args) = job.spec().tour_args(&resume.job_dir)?;
+    args.threads = resume.threads;
+    if let Some(format) = resume.format {
+        args.format = format;
+    }
+    if let Some(path) = resume.bfile {
+        args.bfile = Some(path);
+    }
+    if let Some(path) = &args.bfile {
+        output::check_writable(path)?;
+    }
+    if let Some(counts) = job.manifest().and_then(|m| m.result.clone()) {
+        tracing::info!(job = %job.spec().id, "the job had finished; printing its counts");
+        return report_counts(&piece, &args, &counts);
+    }
+    let mem_limit = resume.mem_limit.unwrap_or(job.spec().mem_limit);
+    run_job(piece, args, job, mem_limit)
+}
+
+/// Runs (or continues) an out-of-core job to the end, records and prints its counts.
+fn run_job(piece: Piece, args: TourArgs, mut job: JobDir, mem_limit: u64) -> Result<()> {
+    let config = sweep_config(&piece, &args);
+    let (_, passes) = plan_moduli(&config)?;
+    job.plan(passes.len(), config.geometry.cells(), mem_limit);
+    let start = job.start();
+    let _job = tracing::info_span!("job", job = %job.spec().id).entered();
+    let report = with_threads(args.threads, || count_closed_tours(&config, &mut job, start))??;
+    log_finished(&report);
+    let counts = decimal(&report);
+    job.finish(&counts)?;
+    report_counts(&piece, &args, &counts)
+}
+
+/// The sweep that answers `args` for `piece`.
+fn sweep_config(piece: &Piece, args: &TourArgs) -> SweepConfig {
     let plan = Plan::new(args.board, args.sweep);
-    let geometry = Geometry::new(plan.width, plan.rows, piece.moves());
-    let config = SweepConfig {
-        geometry,
+    SweepConfig {
+        geometry: Geometry::new(plan.width, plan.rows, piece.moves()),
         min_rows: plan.min_rows,
         spare_moduli: usize::from(args.verify),
         moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
-    };
-    let buckets = args.buckets as usize;
-    if let Some(dir) = &args.job_dir {
-        check_job_dir(dir)?;
     }
-    let job_dir = args.job_dir.clone();
-    let mem_limit = match (args.mem_limit, &job_dir) {
-        (Some(limit), _) => limit,
-        (None, Some(_)) => 4 << 30,
-        (None, None) => crate::memory::default_in_memory_limit(),
-    };
-    let mut new_store = |moduli: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
-        Ok(match &job_dir {
-            Some(dir) => Box::new(DiskStore::create(dir, buckets, moduli.clone(), mem_limit)?),
-            None => Box::new(MemoryStore::new(buckets, moduli.clone(), mem_limit)),
-        })
-    };
-    let _job = tracing::info_span!("job", problem = %piece.problem(), board = %args.board).entered();
-    let started = Instant::now();
-    let mut progress = Progress::default();
-    let mut sweep = || count_closed_tours(&config, &mut new_store, &mut |step| progress.step(step));
-    let report = match args.threads {
+}
+
+/// Runs `work` on `threads` threads (default: all cores), inside the caller's tracing span.
+fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T> {
+    let span = tracing::Span::current();
+    let work = move || span.in_scope(work);
+    Ok(match threads {
         Some(threads) => rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .context("could not start the worker threads")?
-            .install(sweep),
-        None => sweep(),
-    }?;
+            .install(work),
+        None => work(),
+    })
+}
+
+fn decimal(report: &SweepReport) -> Vec<(usize, String)> {
+    report.counts.iter().map(|(rows, count)| (*rows, count.to_string())).collect()
+}
+
+fn log_finished(report: &SweepReport) {
     tracing::info!(
-        seconds = format!("{:.2}", started.elapsed().as_secs_f64()),
+        step_seconds = format!("{:.2}", report.step_seconds),
         peak_states = report.peak_states,
         peak_layer_bytes = report.peak_bytes,
         states_processed = report.states_processed,
@@ -127,85 +209,40 @@ pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
         peak_rss = crate::memory::peak_rss_bytes().unwrap_or(0),
         "sweep finished"
     );
+}
 
-    let problem = piece.problem();
-    let lines: Vec<CountLine> = report
-        .counts
+/// Prints `(rows, count)` pairs as the user asked, and writes the b-file if asked.
+fn report_counts(piece: &Piece, args: &TourArgs, counts: &[(usize, String)]) -> Result<()> {
+    let plan = Plan::new(args.board, args.sweep);
+    let lines: Vec<CountLine> = counts
         .iter()
         .map(|(rows, count)| CountLine {
-            problem: problem.clone(),
+            problem: piece.problem(),
             board: plan.label(*rows),
             tours: "closed",
-            count: count.to_string(),
+            count: count.clone(),
         })
         .collect();
     output::print_counts(&lines, args.format, args.sweep)?;
     if let Some(path) = &args.bfile {
-        let rows: Vec<(usize, String)> = report.counts.iter().map(|(n, c)| (*n, c.to_string())).collect();
-        output::write_bfile(path, &rows)?;
+        output::write_bfile(path, counts)?;
     }
     Ok(())
 }
 
-/// An out-of-core run needs a directory of its own: refuse one that holds files already, so
-/// that nothing of another run is overwritten or deleted.
-fn check_job_dir(dir: &std::path::Path) -> Result<()> {
-    match std::fs::read_dir(dir) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                anyhow::bail!(
-                    "job directory {} is not empty; give each run a fresh directory (resuming a run is not \
-                     supported yet)",
-                    dir.display()
-                );
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(anyhow::anyhow!("cannot use job directory {}: {e}", dir.display())),
+/// The in-memory host: a fresh store per pass, progress logs, no checkpoints.
+struct MemoryHost<F> {
+    new_store: F,
+    progress: Progress,
+}
+
+impl<F: FnMut(&Moduli) -> leaper_core::Result<Box<dyn StateStore>>> SweepHost for MemoryHost<F> {
+    fn store(&mut self, moduli: &Moduli, _progress: &SweepProgress) -> leaper_core::Result<Box<dyn StateStore>> {
+        (self.new_store)(moduli)
     }
-}
 
-/// Turns step reports into log lines: one debug event per cell, one info event per row.
-#[derive(Default)]
-struct Progress {
-    row_started: Option<Instant>,
-    row_states: u64,
-}
-
-impl Progress {
-    fn step(&mut self, step: &StepReport) {
-        let started = *self.row_started.get_or_insert_with(|| Instant::now() - step.elapsed);
-        self.row_states += step.states_in;
-        let rate = step.states_in as f64 / step.elapsed.as_secs_f64().max(1e-9);
-        tracing::debug!(
-            pass = step.pass,
-            cell = step.cell,
-            row = step.row,
-            col = step.col,
-            states_in = step.states_in,
-            states_out = step.layer.states,
-            emitted = step.states_emitted,
-            bytes = step.layer.bytes,
-            rate = rate as u64,
-            peak_rss = crate::memory::peak_rss_bytes().unwrap_or(0),
-            "step"
-        );
-        if step.col + 1 == step.width || step.layer.states == 0 {
-            let seconds = started.elapsed().as_secs_f64().max(1e-9);
-            tracing::info!(
-                pass = format!("{}/{}", step.pass + 1, step.passes),
-                row = format!("{}/{}", step.row + 1, step.rows),
-                states = step.layer.states,
-                bytes = step.layer.bytes,
-                rate = (self.row_states as f64 / seconds) as u64,
-                seconds = format!("{seconds:.2}"),
-                peak_rss = crate::memory::peak_rss_bytes().unwrap_or(0),
-                "row done"
-            );
-            self.row_started = None;
-            self.row_states = 0;
-        }
+    fn observe(&mut self, step: &StepReport) {
+        self.progress.step(step);
     }
 }
 

@@ -93,11 +93,17 @@ fn out_of_core_runs_match_and_refuse_bad_settings() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).ends_with("6x7 1067638\n6x8 55488142\n"), "{}", stdout(&output));
 
-    std::fs::write(job.join("precious"), "keep me").unwrap();
     let output = leaper(&["knight", "6x8", "--job-dir", job.to_str().unwrap()]);
     assert!(!output.status.success());
+    assert!(stderr(&output).contains("already holds job"), "{}", stderr(&output));
+
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("precious"), "keep me").unwrap();
+    let output = leaper(&["knight", "6x8", "--job-dir", other.to_str().unwrap()]);
+    assert!(!output.status.success());
     assert!(stderr(&output).contains("is not empty"), "{}", stderr(&output));
-    assert_eq!(std::fs::read_to_string(job.join("precious")).unwrap(), "keep me");
+    assert_eq!(std::fs::read_to_string(other.join("precious")).unwrap(), "keep me");
 
     for (limit, message) in [("lots", "not a size"), ("1MiB", "raise --mem-limit")] {
         let fresh = dir.join(limit);

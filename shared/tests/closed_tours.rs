@@ -4,7 +4,7 @@ use leaper_core::arith::Moduli;
 use leaper_core::board::{Geometry, MoveSet};
 use leaper_core::brute;
 use leaper_core::store::{DiskStore, MemoryStore, StateStore};
-use leaper_core::tmx::{count_closed_tours, SweepConfig};
+use leaper_core::tmx::{count_closed_tours, StoreFactory, SweepConfig, SweepProgress};
 use rug::ops::Pow;
 use rug::Integer;
 
@@ -27,7 +27,8 @@ fn run(width: usize, rows: usize, min_rows: usize, moves: &MoveSet, per_pass: Op
     let mut new_store = |m: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
         Ok(Box::new(MemoryStore::new(31, m.clone(), u64::MAX)))
     };
-    let report = count_closed_tours(&config, &mut new_store, &mut |_| {}).expect("sweep");
+    let report =
+        count_closed_tours(&config, &mut StoreFactory(&mut new_store), SweepProgress::default()).expect("sweep");
     let lengths: Vec<usize> = report.counts.iter().map(|(rows, _)| *rows).collect();
     assert_eq!(lengths, (min_rows..=rows).collect::<Vec<_>>());
     report.counts.into_iter().map(|(_, count)| count).collect()
@@ -92,7 +93,8 @@ fn eight_by_eight() {
     let mut new_store = |m: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
         Ok(Box::new(DiskStore::create(&dir, 503, m.clone(), 8 << 30)?))
     };
-    let report = count_closed_tours(&config, &mut new_store, &mut |_| {}).expect("sweep");
+    let report =
+        count_closed_tours(&config, &mut StoreFactory(&mut new_store), SweepProgress::default()).expect("sweep");
     assert_eq!(report.counts[0].1.to_string(), "13267364410532");
     let _ = std::fs::remove_dir_all(&dir);
 }

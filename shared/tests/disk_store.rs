@@ -4,7 +4,7 @@
 use leaper_core::arith::Moduli;
 use leaper_core::board::{Geometry, MoveSet};
 use leaper_core::store::{DiskStore, MemoryStore, StateStore};
-use leaper_core::tmx::{count_closed_tours, SweepConfig, SweepReport};
+use leaper_core::tmx::{count_closed_tours, StoreFactory, SweepConfig, SweepProgress, SweepReport};
 
 fn sweep(
     width: usize,
@@ -17,7 +17,7 @@ fn sweep(
         spare_moduli: 1,
         moduli_per_pass: None,
     };
-    count_closed_tours(&config, new_store, &mut |_| {}).expect("sweep")
+    count_closed_tours(&config, &mut StoreFactory(new_store), SweepProgress::default()).expect("sweep")
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {

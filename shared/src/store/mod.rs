@@ -11,11 +11,12 @@
 //! changes.
 
 mod aggregate;
+pub mod checkpoint;
 mod disk;
 mod memory;
 
 pub use aggregate::AggregationTable;
-pub use disk::{write_bucket_file, BucketFile, BucketWriter, DiskStore, BUCKET_FORMAT};
+pub use disk::{write_bucket_file, BucketFile, BucketInfo, BucketWriter, DiskStore, BUCKET_FORMAT};
 pub use memory::MemoryStore;
 
 use crate::error::Result;
@@ -70,6 +71,24 @@ pub struct LayerSummary {
     pub states: u64,
     /// Bytes the layer occupies (RAM for the memory store, disk for the file store).
     pub bytes: u64,
+    /// Scratch bytes the step wrote before merging (spill files of the disk store).
+    pub spilled_bytes: u64,
+}
+
+/// The files of a layer, as a checkpoint records them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DurableLayer {
+    /// The store's sequence number of the layer (it names the layer's directory).
+    pub number: u64,
+    pub files: Vec<LayerFile>,
+}
+
+/// One bucket file of a durable layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerFile {
+    pub bucket: usize,
+    pub path: std::path::PathBuf,
+    pub info: BucketInfo,
 }
 
 /// Receives the states of a bucket, a chunk at a time: keys and their residue vectors.
@@ -90,6 +109,23 @@ pub trait StateStore: Send + Sync {
 
     /// Merges the next layer and makes it current.
     fn finish_step(&mut self) -> Result<LayerSummary>;
+
+    /// The files holding the current layer, for a checkpoint; `None` if the store keeps nothing
+    /// that outlives the process.
+    fn durable_layer(&self) -> Option<DurableLayer> {
+        None
+    }
+
+    /// A committed checkpoint names the current layer: older layers may go. Until this call
+    /// the store keeps the previous layer, which the last checkpoint may still name.
+    fn release_older_layers(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The pass is over and committed: the current layer may go too.
+    fn discard(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// The bucket of a key among `buckets`. Part of the on-disk format: changing it invalidates

@@ -31,7 +31,9 @@
 
 mod sweep;
 
-pub use sweep::{count_closed_tours, StepReport, SweepConfig, SweepReport};
+pub use sweep::{
+    count_closed_tours, plan_moduli, StepReport, StoreFactory, SweepConfig, SweepHost, SweepProgress, SweepReport,
+};
 
 use crate::board::Geometry;
 use crate::error::{Error, Result};
@@ -218,7 +220,7 @@ impl TransferMatrix {
             }
         }
         let key = self.codec.encode(next, 1);
-        if (cell + 1) % self.geometry.width == 0 {
+        if (cell + 1).is_multiple_of(self.geometry.width) {
             // The next cell starts a row: a state and its mirror image have the same
             // completions, so one key stands for both.
             if let Some(mirrored) = self.mirrored_key(next) {
@@ -269,7 +271,7 @@ impl TransferMatrix {
             return; // a FULL cell after an EMPTY one: the cycle skipped a cell
         }
         let end = cell + first_not_full;
-        if end % self.geometry.width == 0 {
+        if end.is_multiple_of(self.geometry.width) {
             close(end / self.geometry.width);
         }
     }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use rug::Integer;
+use serde::{Deserialize, Serialize};
 
 use crate::arith::{exact_count, hamiltonian_cycle_bound_bits, Moduli};
 use crate::board::Geometry;
@@ -59,102 +60,197 @@ pub struct SweepReport {
     pub peak_states: u64,
     pub peak_bytes: u64,
     pub states_processed: u64,
-    pub elapsed: Duration,
+    /// Seconds spent in steps, over every run of a resumed job.
+    pub step_seconds: f64,
 }
 
-/// Counts closed tours for every length `min_rows..=rows` of `config.geometry`. `new_store` makes the
-/// store for one pass from the moduli of that pass; `observe` sees every step.
-pub fn count_closed_tours(
-    config: &SweepConfig,
-    new_store: &mut dyn FnMut(&Moduli) -> Result<Box<dyn StateStore>>,
-    observe: &mut dyn FnMut(&StepReport),
-) -> Result<SweepReport> {
-    let started = Instant::now();
+/// Where a sweep stands between two steps. Together with the store's current layer it is all a
+/// sweep needs to go on after a crash; checkpoints record it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SweepProgress {
+    pub pass: usize,
+    /// The next cell of this pass; `cells` once the pass is over.
+    pub next_cell: usize,
+    /// Per board length (index: rows), the residues of the finished passes, in moduli order.
+    pub finished: Vec<Vec<u64>>,
+    /// Per board length, the residues this pass has counted so far.
+    pub totals: Vec<Vec<u64>>,
+    pub states_processed: u64,
+    pub peak_states: u64,
+    pub peak_bytes: u64,
+    /// Microseconds spent in steps, over every run (an integer: checkpoints hold no floats, so
+    /// their checksums survive a round trip).
+    pub step_micros: u64,
+}
+
+/// What a sweep runs on: it supplies the stores, makes progress durable, and watches.
+pub trait SweepHost {
+    /// The store for pass `progress.pass`: empty when `progress.next_cell == 0`, otherwise
+    /// holding the layer committed together with `progress`.
+    fn store(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<Box<dyn StateStore>>;
+
+    /// Makes `progress` durable together with the store's current layer. The store keeps the
+    /// previous layer until this returns.
+    fn commit(&mut self, _progress: &SweepProgress, _store: &dyn StateStore) -> Result<()> {
+        Ok(())
+    }
+
+    /// Sees every finished step.
+    fn observe(&mut self, _step: &StepReport) {}
+}
+
+/// A host without checkpoints: a fresh store per pass from a closure.
+pub struct StoreFactory<F>(pub F);
+
+impl<F: FnMut(&Moduli) -> Result<Box<dyn StateStore>>> SweepHost for StoreFactory<F> {
+    fn store(&mut self, moduli: &Moduli, _progress: &SweepProgress) -> Result<Box<dyn StateStore>> {
+        (self.0)(moduli)
+    }
+}
+
+/// The moduli a sweep of `config` counts with, and their split into passes.
+pub fn plan_moduli(config: &SweepConfig) -> Result<(Moduli, Vec<Moduli>)> {
     let geometry = &config.geometry;
     let min_rows = config.min_rows.clamp(1, geometry.rows.max(1));
-    let matrix = TransferMatrix::new(geometry.clone(), min_rows)?;
     let bound_bits = (min_rows..=geometry.rows)
         .map(|rows| hamiltonian_cycle_bound_bits(&Geometry::new(geometry.width, rows, geometry.moves.clone())))
         .fold(0.0, f64::max);
     let moduli = Moduli::covering(bound_bits, config.spare_moduli)?;
     let passes = moduli.passes(config.moduli_per_pass.unwrap_or(moduli.len()));
+    Ok((moduli, passes))
+}
+
+/// Counts closed tours for every length `min_rows..=rows` of `config.geometry`, starting from
+/// `start` (`SweepProgress::default()` for a new count, a checkpoint's progress to resume).
+pub fn count_closed_tours(config: &SweepConfig, host: &mut dyn SweepHost, start: SweepProgress) -> Result<SweepReport> {
+    let geometry = &config.geometry;
+    let min_rows = config.min_rows.clamp(1, geometry.rows.max(1));
+    let matrix = TransferMatrix::new(geometry.clone(), min_rows)?;
+    let (moduli, passes) = plan_moduli(config)?;
     tracing::info!(
         board = %format!("{}x{}", geometry.width, geometry.rows),
         moves = %geometry.moves,
         window = matrix.codec().len(),
-        bound_bits = format!("{bound_bits:.1}"),
         moduli = moduli.len(),
         passes = passes.len(),
         "sweep planned"
     );
 
-    let mut residues: Vec<Vec<u64>> = vec![Vec::with_capacity(moduli.len()); geometry.rows + 1];
-    let (mut peak_states, mut peak_bytes, mut processed) = (0u64, 0u64, 0u64);
-    for (pass, pass_moduli) in passes.iter().enumerate() {
-        let mut store = new_store(pass_moduli)?;
-        let totals = run_pass(&matrix, pass_moduli, store.as_mut(), &mut |mut report| {
-            report.pass = pass;
-            report.passes = passes.len();
-            peak_states = peak_states.max(report.layer.states);
-            peak_bytes = peak_bytes.max(report.layer.bytes);
-            processed += report.states_in;
-            observe(&report);
-        })?;
-        for (rows, pass_residues) in totals.into_iter().enumerate() {
-            residues[rows].extend(pass_residues);
+    let mut progress = start;
+    if progress == SweepProgress::default() {
+        progress.finished = vec![Vec::new(); geometry.rows + 1];
+    }
+    check_progress(&progress, &passes, geometry.rows, geometry.cells())?;
+    if progress.pass > 0 || progress.next_cell > 0 {
+        tracing::info!(pass = progress.pass, cell = progress.next_cell, "resuming from the checkpoint");
+    }
+    while progress.pass < passes.len() {
+        let pass_moduli = &passes[progress.pass];
+        if progress.next_cell == 0 {
+            progress.totals = vec![vec![0; pass_moduli.len()]; geometry.rows + 1];
         }
+        let mut store = host.store(pass_moduli, &progress)?;
+        run_pass(&matrix, pass_moduli, passes.len(), store.as_mut(), host, &mut progress)?;
+        for (finished, totals) in progress.finished.iter_mut().zip(std::mem::take(&mut progress.totals)) {
+            finished.extend(totals);
+        }
+        progress.pass += 1;
+        progress.next_cell = 0;
+        host.commit(&progress, store.as_ref())?;
+        store.discard()?;
     }
 
     let counts = (min_rows..=geometry.rows)
         .map(|rows| {
             let board = format!("{}x{}", geometry.width, rows);
-            Ok((rows, exact_count(&moduli, &residues[rows], config.spare_moduli, &board)?))
+            Ok((rows, exact_count(&moduli, &progress.finished[rows], config.spare_moduli, &board)?))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(SweepReport { counts, moduli, peak_states, peak_bytes, states_processed: processed, elapsed: started.elapsed() })
+    Ok(SweepReport {
+        counts,
+        moduli,
+        peak_states: progress.peak_states,
+        peak_bytes: progress.peak_bytes,
+        states_processed: progress.states_processed,
+        step_seconds: progress.step_micros as f64 / 1e6,
+    })
 }
 
-/// One pass over the board with one set of moduli: residues of the count for each length.
+/// A checkpoint's progress must fit the sweep it resumes.
+fn check_progress(progress: &SweepProgress, passes: &[Moduli], rows: usize, cells: usize) -> Result<()> {
+    let finished_width: usize = passes.iter().take(progress.pass).map(Moduli::len).sum();
+    let fits = progress.pass <= passes.len()
+        && progress.next_cell <= cells
+        && progress.finished.len() == rows + 1
+        && progress.finished.iter().all(|r| r.len() == finished_width)
+        && (progress.next_cell == 0
+            || (progress.totals.len() == rows + 1
+                && progress.totals.iter().all(|r| r.len() == passes[progress.pass].len())));
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::InvalidOption(format!(
+            "the checkpoint (pass {}, cell {}) does not fit this sweep ({} passes, {cells} cells, {rows} rows)",
+            progress.pass,
+            progress.next_cell,
+            passes.len()
+        )))
+    }
+}
+
+/// The rest of one pass over the board with one set of moduli, from `progress.next_cell`.
 fn run_pass(
     matrix: &TransferMatrix,
     moduli: &Moduli,
+    passes: usize,
     store: &mut dyn StateStore,
-    observe: &mut dyn FnMut(StepReport),
-) -> Result<Vec<Vec<u64>>> {
+    host: &mut dyn SweepHost,
+    progress: &mut SweepProgress,
+) -> Result<()> {
     let geometry = matrix.geometry();
-    let start = matrix.start_key();
-    let mut seed = vec![start];
-    seed.extend(moduli.one());
-    store.emit(bucket_of(start, store.buckets()), &seed)?;
-    let mut layer = store.finish_step()?;
-    let mut totals = vec![vec![0u64; moduli.len()]; geometry.rows + 1];
-    for cell in 0..geometry.cells() {
-        if layer.states == 0 {
-            break;
-        }
+    let cells = geometry.cells();
+    if progress.next_cell == 0 {
+        let start = matrix.start_key();
+        let mut seed = vec![start];
+        seed.extend(moduli.one());
+        store.emit(bucket_of(start, store.buckets()), &seed)?;
+        store.finish_step()?;
+    }
+    while progress.next_cell < cells {
+        let cell = progress.next_cell;
+        let (row, col) = (cell / geometry.width, cell % geometry.width);
+        let _span = tracing::info_span!("step", pass = progress.pass, step = cell, row, col).entered();
         let step_started = Instant::now();
         let step = run_step(matrix, cell, moduli, store, geometry.rows)?;
-        for (total, closed) in totals.iter_mut().zip(step.closed.chunks(moduli.len())) {
+        let states_in = step.read;
+        let layer = store.finish_step()?;
+        for (total, closed) in progress.totals.iter_mut().zip(step.closed.chunks(moduli.len())) {
             moduli.add_assign(total, closed);
         }
-        let states_in = layer.states;
-        layer = store.finish_step()?;
-        observe(StepReport {
-            pass: 0,
-            passes: 1,
+        let elapsed = step_started.elapsed();
+        progress.next_cell = if layer.states == 0 { cells } else { cell + 1 };
+        progress.states_processed += states_in;
+        progress.peak_states = progress.peak_states.max(layer.states);
+        progress.peak_bytes = progress.peak_bytes.max(layer.bytes);
+        progress.step_micros += elapsed.as_micros() as u64;
+        host.commit(progress, store)?;
+        store.release_older_layers()?;
+        host.observe(&StepReport {
+            pass: progress.pass,
+            passes,
             cell,
-            cells: geometry.cells(),
+            cells,
             width: geometry.width,
             rows: geometry.rows,
-            row: cell / geometry.width,
-            col: cell % geometry.width,
+            row,
+            col,
             states_in,
             states_emitted: step.emitted,
             layer,
-            elapsed: step_started.elapsed(),
+            elapsed,
         });
     }
-    Ok(totals)
+    Ok(())
 }
 
 /// Per-thread state of a step: staged successors and closed-cycle sums.
@@ -164,11 +260,14 @@ struct Expander {
     /// Residues of closed cycles, `(rows + 1) * width`, indexed by board length.
     closed: Vec<u64>,
     emitted: u64,
+    /// States read from the current layer.
+    read: u64,
 }
 
 struct StepTotals {
     closed: Vec<u64>,
     emitted: u64,
+    read: u64,
 }
 
 fn run_step(
@@ -184,6 +283,7 @@ fn run_step(
         stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * (1 + width))).collect(),
         closed: vec![0; (rows + 1) * width],
         emitted: 0,
+        read: 0,
     };
     (0..buckets)
         .into_par_iter()
@@ -201,15 +301,16 @@ fn run_step(
                     stage.clear();
                 }
             }
-            Ok(StepTotals { closed: expander.closed, emitted: expander.emitted })
+            Ok(StepTotals { closed: expander.closed, emitted: expander.emitted, read: expander.read })
         })
         .try_reduce(
-            || StepTotals { closed: vec![0; (rows + 1) * width], emitted: 0 },
+            || StepTotals { closed: vec![0; (rows + 1) * width], emitted: 0, read: 0 },
             |mut a, b| {
                 for (x, y) in a.closed.chunks_mut(width).zip(b.closed.chunks(width)) {
                     moduli.add_assign(x, y);
                 }
                 a.emitted += b.emitted;
+                a.read += b.read;
                 Ok(a)
             },
         )
@@ -226,7 +327,8 @@ fn expand_chunk(
 ) -> Result<()> {
     let width = moduli.len();
     let buckets = store.buckets();
-    let Expander { stages, closed, emitted } = expander;
+    let Expander { stages, closed, emitted, read } = expander;
+    *read += keys.len() as u64;
     let mut failure: Option<Error> = None;
     for (i, &key) in keys.iter().enumerate() {
         let counts = &residues[i * width..(i + 1) * width];

@@ -44,8 +44,16 @@ fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
     }
 }
 
-/// Writes `batch` (keys ascending) to `path`, fsynced. Returns the bytes written.
-pub fn write_bucket_file(path: &Path, batch: &StateBatch) -> Result<u64> {
+/// What a finished bucket file holds, as a checkpoint records it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BucketInfo {
+    pub states: u64,
+    pub bytes: u64,
+    pub crc32: u32,
+}
+
+/// Writes `batch` (keys ascending) to `path`, fsynced.
+pub fn write_bucket_file(path: &Path, batch: &StateBatch) -> Result<BucketInfo> {
     let mut writer = BucketWriter::create(path, batch.width)?;
     for i in 0..batch.len() {
         writer.push(batch.keys[i], batch.residues_of(i))?;
@@ -131,8 +139,8 @@ impl BucketWriter {
         Ok(())
     }
 
-    /// Writes the index and footer and fsyncs. Returns the file size.
-    pub fn finish(mut self) -> Result<u64> {
+    /// Writes the index and footer and fsyncs.
+    pub fn finish(mut self) -> Result<BucketInfo> {
         self.flush_block()?;
         let blocks = (self.index.len() / INDEX_ENTRY_BYTES) as u32;
         let index_offset = self.written;
@@ -141,12 +149,13 @@ impl BucketWriter {
         self.write(&self.states.to_le_bytes())?;
         self.write(&blocks.to_le_bytes())?;
         self.write(&index_offset.to_le_bytes())?;
-        let mut tail = self.crc.clone().finalize().to_le_bytes().to_vec();
+        let crc32 = self.crc.clone().finalize();
+        let mut tail = crc32.to_le_bytes().to_vec();
         tail.extend_from_slice(FOOTER_MAGIC);
         self.file.write_all(&tail).map_err(|e| file_error(&self.path, "write", e))?;
         let file = self.file.into_inner().map_err(|e| file_error(&self.path, "write", e.into_error()))?;
         file.sync_all().map_err(|e| file_error(&self.path, "fsync", e))?;
-        Ok(self.written + tail.len() as u64)
+        Ok(BucketInfo { states: self.states, bytes: self.written + tail.len() as u64, crc32 })
     }
 }
 
@@ -219,12 +228,10 @@ impl BucketFile {
         Ok(BucketFile { path: path.to_path_buf(), map, width, states, blocks })
     }
 
-    pub fn states(&self) -> u64 {
-        self.states
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.map.len() as u64
+    /// What the file holds, as its footer records it (verified by `open`).
+    pub fn info(&self) -> BucketInfo {
+        let footer = self.map.len() - FOOTER_BYTES;
+        BucketInfo { states: self.states, bytes: self.map.len() as u64, crc32: u32_at(&self.map, footer + 20) }
     }
 
     /// Decodes the blocks in order and passes each to `visit`.
@@ -308,7 +315,7 @@ mod tests {
 
     fn read_all(path: &Path, width: usize) -> Result<StateBatch> {
         let file = BucketFile::open(path, width)?;
-        let mut all = StateBatch::with_capacity(width, file.states() as usize);
+        let mut all = StateBatch::with_capacity(width, file.info().states as usize);
         file.visit(&mut |keys, residues| {
             all.keys.extend_from_slice(keys);
             all.residues.extend_from_slice(residues);

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::arith::Moduli;
 use crate::error::{Error, Result};
 use crate::frontier::StateKey;
-use crate::store::disk::bucket_file::BucketWriter;
+use crate::store::disk::bucket_file::{BucketInfo, BucketWriter};
 use crate::store::disk::file_error;
-use crate::store::{AggregationTable, LayerSummary, StateBatch};
+use crate::store::{AggregationTable, StateBatch};
 
 /// Write buffer per spill file.
 pub const SPILL_BUFFER_BYTES: usize = 64 * 1024;
@@ -36,7 +36,9 @@ impl SpillWriter {
         for word in records {
             bytes.extend_from_slice(&word.to_le_bytes());
         }
-        self.out.write_all(&bytes).map_err(|e| file_error(&self.path, "write", e))
+        crate::fault::point("spill")
+            .and_then(|()| self.out.write_all(&bytes))
+            .map_err(|e| file_error(&self.path, "write", e))
     }
 
     /// Appends a batch, interleaving keys and residues into records.
@@ -96,7 +98,7 @@ impl RecordReader {
 
 /// Merges equal keys of the spill at `spill` into the sorted bucket file `out`, using at most
 /// about `budget` bytes.
-pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize) -> Result<LayerSummary> {
+pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize) -> Result<BucketInfo> {
     let width = moduli.len();
     let (mut reader, records) = RecordReader::open(spill, width)?;
     // A table entry, its sorted copy and the read buffer, per state.
@@ -106,8 +108,7 @@ pub fn aggregate_spill(spill: &Path, out: &Path, moduli: &Moduli, budget: usize)
     if records as usize <= chunk {
         let sorted = read_aggregated(&mut reader, records as usize, &mut buffer, moduli)?;
         drop(buffer);
-        let bytes = super::write_bucket_file(out, &sorted)?;
-        return Ok(LayerSummary { states: sorted.len() as u64, bytes });
+        return super::write_bucket_file(out, &sorted);
     }
 
     // Too big for one table: aggregated, sorted runs, then a k-way merge.
@@ -142,7 +143,7 @@ fn read_aggregated(
     Ok(table.into_sorted_batch())
 }
 
-fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSummary> {
+fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<BucketInfo> {
     const READ_AHEAD: usize = 4096;
     let width = moduli.len();
     let stride = 1 + width;
@@ -206,6 +207,7 @@ fn merge_runs(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<LayerSumm
         writer.push(key, &sum)?;
         states += 1;
     }
-    let bytes = writer.finish()?;
-    Ok(LayerSummary { states, bytes })
+    let info = writer.finish()?;
+    debug_assert_eq!(info.states, states);
+    Ok(info)
 }

@@ -1,0 +1,345 @@
+//! Out-of-core jobs survive crashes: a job killed at any point (mid-step, mid-aggregation,
+//! mid-commit, by `kill -9`) and resumed prints exactly the counts of an uninterrupted run; a
+//! damaged job directory is refused by name and left as it was.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BOARD: &[&str] = &["knight", "6x8", "--sweep", "--buckets", "7", "--format", "json"];
+
+fn leaper(args: &[&str], fault: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
+    command.args(args).env_remove("LEAPER_FAULT");
+    if let Some(fault) = fault {
+        command.env("LEAPER_FAULT", fault);
+    }
+    command.output().expect("leaper runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("leaper-resume-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn start(dir: &Path, fault: Option<&str>) -> Output {
+    let mut args = BOARD.to_vec();
+    args.extend(["--job-dir", dir.to_str().unwrap()]);
+    leaper(&args, fault)
+}
+
+fn resume(dir: &Path, fault: Option<&str>) -> Output {
+    leaper(&["resume", "--job-dir", dir.to_str().unwrap()], fault)
+}
+
+fn status(dir: &Path) -> serde_json::Value {
+    let output = leaper(&["status", "--job-dir", dir.to_str().unwrap(), "--format", "json"], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("status is JSON")
+}
+
+/// What an uninterrupted in-memory run prints.
+fn reference() -> String {
+    let output = leaper(BOARD, None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains(r#"{"problem":"knight","board":"6x8","tours":"closed","count":"55488142"}"#), "{stdout}");
+    stdout
+}
+
+/// A job that crashed (by fault injection) after some committed steps.
+fn crashed_job(name: &str, fault: &str) -> PathBuf {
+    let dir = scratch(name);
+    let output = start(&dir, Some(fault));
+    assert!(!output.status.success(), "the fault {fault} did not stop the job");
+    assert!(output.stdout.is_empty(), "a crashed job printed counts");
+    dir
+}
+
+#[test]
+fn a_job_crashed_at_any_point_resumes_to_the_same_counts() {
+    let expected = reference();
+    // Every kind of moment: writing spills, between bucket files, after the layer is durable
+    // but unnamed, with the new manifest beside the old, right after the rename, after the
+    // old layer went.
+    for fault in [
+        "crash@spill:300",
+        "crash@bucket:90",
+        "crash@layer:20",
+        "crash@manifest-temp:25",
+        "crash@manifest:30",
+        "crash@release:33",
+    ] {
+        let dir = crashed_job(&fault.replace(['@', ':'], "-"), fault);
+        let before = status(&dir);
+        assert_eq!(before["state"], "stopped", "{fault}: {before}");
+        assert!(before["cells_done"].as_u64().unwrap() > 0, "{fault}: nothing committed before the crash");
+        let output = resume(&dir, None);
+        assert!(output.status.success(), "{fault}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), expected, "{fault}");
+        let after = status(&dir);
+        assert_eq!(after["state"], "finished", "{fault}: {after}");
+        // Only the spec, the lock and the manifest with the counts are left.
+        let mut left: Vec<String> =
+            fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        assert_eq!(left, ["job.toml", "lock", "manifest.json"], "{fault}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_job_of_several_passes_resumes_in_any_pass() {
+    // One modulus per pass and a spare: two passes of 48 steps each.
+    let board = ["knight", "6x8", "--sweep", "--buckets", "7", "--verify", "--moduli-per-pass", "1"];
+    let expected = text(&leaper(&board, None).stdout);
+    assert!(expected.ends_with("6x8 55488142\n"), "{expected}");
+    // In pass 1; at the end of pass 1 (its 48 step commits, then the pass commit); in pass 2.
+    for fault in ["crash@layer:30", "crash@manifest:49", "crash@manifest-temp:50", "crash@layer:70"] {
+        let dir = scratch(&format!("passes-{}", fault.replace(['@', ':'], "-")));
+        let mut args = board.to_vec();
+        args.extend(["--job-dir", dir.to_str().unwrap()]);
+        assert!(!leaper(&args, Some(fault)).status.success(), "{fault}");
+        let stopped = status(&dir);
+        assert_eq!(stopped["passes"], 2, "{stopped}");
+        let output = resume(&dir, None);
+        assert_eq!(text(&output.stdout), expected, "{fault}: {}", text(&output.stderr));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_resume_that_crashes_too_is_resumed_again() {
+    let expected = reference();
+    let dir = crashed_job("twice", "crash@layer:10");
+    let first = status(&dir)["cells_done"].as_u64().unwrap();
+    let output = resume(&dir, Some("crash@manifest-temp:12"));
+    assert!(!output.status.success());
+    // The resume went on from the first checkpoint: 11 more steps committed, the 12th not.
+    assert_eq!(status(&dir)["cells_done"].as_u64().unwrap(), first + 11);
+    let output = resume(&dir, None);
+    assert_eq!(text(&output.stdout), expected, "{}", text(&output.stderr));
+    // A finished job resumed again prints its recorded counts.
+    let output = resume(&dir, None);
+    assert_eq!(text(&output.stdout), expected);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_job_killed_with_sigkill_resumes_to_the_same_counts() {
+    let dir = scratch("kill");
+    let args = ["knight", "6x12", "--sweep", "--buckets", "31", "--job-dir", dir.to_str().unwrap()];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .env_remove("LEAPER_FAULT")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("leaper starts");
+    // Kill it once it is well into the board (row 6 of 12), at no particular moment of a step.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        if dir.join("manifest.json").exists() && status(&dir)["cells_done"].as_u64().unwrap_or(0) >= 36 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill -9");
+    child.wait().unwrap();
+    let killed = status(&dir);
+    assert_eq!(killed["state"], "stopped", "{killed}");
+    assert!(killed["cells_done"].as_u64().unwrap() < 72, "the job finished before the kill: {killed}");
+
+    let output = resume(&dir, None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let last = text(&output.stdout).lines().last().unwrap_or_default().to_string();
+    assert_eq!(last, "6x12 964730606632516");
+    assert_eq!(status(&dir)["counts"][11][1], "964730606632516");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_full_disk_stops_the_job_with_advice_and_loses_nothing() {
+    let expected = reference();
+    let dir = scratch("full");
+    let output = start(&dir, Some("full@spill:400"));
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("spill-") && stderr.contains("disk is full") && stderr.contains("leaper resume"),
+        "{stderr}"
+    );
+    let output = resume(&dir, None);
+    assert_eq!(text(&output.stdout), expected, "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir` with its contents.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(snapshot(&path));
+        } else if path.file_name().unwrap() != "lock" {
+            files.push((path.clone(), fs::read(&path).unwrap()));
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn damaged_job_directories_are_refused_by_name_and_left_alone() {
+    // A clean checkpoint: the crash comes right after a commit, so every file is named.
+    let good = crashed_job("damage", "crash@release:30");
+    let manifest: serde_json::Value = serde_json::from_slice(&fs::read(good.join("manifest.json")).unwrap()).unwrap();
+    let files = manifest["layer"]["files"].as_array().unwrap();
+    let bucket =
+        files.iter().max_by_key(|f| f["bytes"].as_u64().unwrap()).unwrap()["file"].as_str().unwrap().to_string();
+
+    type Damage = fn(&Path, &str);
+    let cases: Vec<(&str, Damage, &str)> = vec![
+        (
+            "truncated",
+            |dir, bucket| {
+                let path = dir.join(bucket);
+                let bytes = fs::read(&path).unwrap();
+                fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+            },
+            "truncated",
+        ),
+        ("missing", |dir, bucket| fs::remove_file(dir.join(bucket)).unwrap(), "missing"),
+        (
+            "flipped",
+            |dir, bucket| {
+                let path = dir.join(bucket);
+                let mut bytes = fs::read(&path).unwrap();
+                let middle = bytes.len() / 2;
+                bytes[middle] ^= 0x10;
+                fs::write(&path, bytes).unwrap();
+            },
+            "checksum mismatch",
+        ),
+        (
+            "swapped",
+            |dir, bucket| {
+                // A valid bucket file, but not the one the checkpoint recorded.
+                let path = dir.join(bucket);
+                let layer = path.parent().unwrap();
+                let other = fs::read_dir(layer).unwrap().map(|e| e.unwrap().path()).find(|p| *p != path).unwrap();
+                fs::copy(other, &path).unwrap();
+            },
+            "the checkpoint recorded",
+        ),
+        (
+            "version skew",
+            |dir, _| {
+                let path = dir.join("manifest.json");
+                let text = fs::read_to_string(&path).unwrap().replacen("\"format\": 1", "\"format\": 7", 1);
+                fs::write(path, text).unwrap();
+            },
+            "manifest format 7, this leaper reads format 1",
+        ),
+        (
+            "manifest cut short",
+            |dir, _| {
+                let path = dir.join("manifest.json");
+                let bytes = fs::read(&path).unwrap();
+                fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
+            },
+            "damaged manifest",
+        ),
+        (
+            "spec skew",
+            |dir, _| {
+                let path = dir.join("job.toml");
+                let text = fs::read_to_string(&path).unwrap().replacen("format = 1", "format = 3", 1);
+                fs::write(path, text).unwrap();
+            },
+            "job format 3, this leaper reads format 1",
+        ),
+    ];
+    for (name, damage, message) in cases {
+        let dir = scratch(&format!("damaged-{}", name.replace(' ', "-")));
+        copy_dir(&good, &dir);
+        damage(&dir, &bucket);
+        let before = snapshot(&dir);
+        let output = resume(&dir, None);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(output.stdout.is_empty(), "{name}");
+        assert!(stderr.contains(message), "{name}: {stderr}");
+        let named = if name.contains("skew") || name.contains("manifest") { "" } else { bucket.as_str() };
+        assert!(stderr.contains(named), "{name}: the error does not name {named}: {stderr}");
+        assert!(snapshot(&dir) == before, "{name}: the failed resume changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // Untouched, the same checkpoint resumes.
+    let output = resume(&good, None);
+    assert_eq!(text(&output.stdout), reference(), "{}", text(&output.stderr));
+    fs::remove_dir_all(&good).unwrap();
+}
+
+#[test]
+fn a_job_directory_belongs_to_one_job_and_one_process() {
+    let dir = crashed_job("owned", "crash@layer:5");
+    // Starting another job there is refused, and says how to continue the one it holds.
+    let output = leaper(&["knight", "6x6", "--job-dir", dir.to_str().unwrap()], None);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr.contains("already holds job knight-6x8-sweep") && stderr.contains("leaper resume"), "{stderr}");
+
+    // While another process holds the lock, resume is refused.
+    let lock = fs::File::options().read(true).write(true).open(dir.join("lock")).unwrap();
+    lock.try_lock().unwrap();
+    assert_eq!(status(&dir)["state"], "running");
+    let output = resume(&dir, None);
+    assert!(text(&output.stderr).contains("in use by another leaper process"), "{}", text(&output.stderr));
+    drop(lock);
+
+    // Files no checkpoint names (here: a stray one) are removed on resume.
+    let stray = dir.join("pass-0").join("stray.raw");
+    fs::write(&stray, b"left over").unwrap();
+    let output = leaper(&["--log-format", "json", "resume", "--job-dir", dir.to_str().unwrap()], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(!stray.exists());
+    // Step events carry the job and step spans and the progress fields.
+    let stderr = text(&output.stderr);
+    let step: serde_json::Value = stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|event| event["message"] == "step done")
+        .expect("a step event");
+    for field in ["states_in", "states_out", "bytes", "rate", "eta"] {
+        assert!(step.get(field).is_some(), "no {field} in {step}");
+    }
+    assert!(step["spans"][0]["job"].as_str().unwrap().starts_with("knight-6x8-sweep"), "{step}");
+    for field in ["step", "row", "col"] {
+        assert!(step["span"].get(field).is_some(), "no {field} in {step}");
+    }
+
+    let output = resume(&scratch("nothing-here"), None);
+    assert!(text(&output.stderr).contains("holds no leaper job"), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
