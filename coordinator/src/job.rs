@@ -21,7 +21,7 @@ use anyhow::{bail, Context, Result};
 use leaper_core::arith::Moduli;
 use leaper_core::store::checkpoint::{LayerRecord, Manifest, MANIFEST_FILE, MANIFEST_FORMAT};
 use leaper_core::store::{DiskStore, StateStore};
-use leaper_core::tmx::{StepReport, SweepHost, SweepProgress};
+use leaper_core::tmx::{StepReport, StoreHost, SweepProgress};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{OutputFormat, TourArgs};
@@ -260,7 +260,7 @@ impl JobDir {
     }
 }
 
-impl SweepHost for JobDir {
+impl StoreHost for JobDir {
     fn store(&mut self, moduli: &Moduli, progress: &SweepProgress) -> leaper_core::Result<Box<dyn StateStore>> {
         let dir = self.pass_dir(progress.pass);
         let buckets = self.spec.buckets as usize;

@@ -6,7 +6,7 @@ use leaper_core::arith::Moduli;
 use leaper_core::board::{BoardSize, Geometry, MoveSet};
 use leaper_core::store::{MemoryStore, StateStore};
 use leaper_core::tmx::{
-    count_closed_tours, plan_moduli, StepReport, SweepConfig, SweepHost, SweepProgress, SweepReport,
+    count_closed_tours, plan_moduli, StepReport, StoreHost, SweepConfig, SweepProgress, SweepReport,
 };
 
 use crate::cli::{ResumeArgs, TourArgs};
@@ -236,7 +236,7 @@ struct MemoryHost<F> {
     progress: Progress,
 }
 
-impl<F: FnMut(&Moduli) -> leaper_core::Result<Box<dyn StateStore>>> SweepHost for MemoryHost<F> {
+impl<F: FnMut(&Moduli) -> leaper_core::Result<Box<dyn StateStore>>> StoreHost for MemoryHost<F> {
     fn store(&mut self, moduli: &Moduli, _progress: &SweepProgress) -> leaper_core::Result<Box<dyn StateStore>> {
         (self.new_store)(moduli)
     }

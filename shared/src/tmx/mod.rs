@@ -32,7 +32,8 @@
 mod sweep;
 
 pub use sweep::{
-    count_closed_tours, plan_moduli, StepReport, StoreFactory, SweepConfig, SweepHost, SweepProgress, SweepReport,
+    count_closed_tours, expand_layer, plan_moduli, run_sweep, LocalSteps, StepOutcome, StepReport, StoreFactory,
+    StoreHost, SweepConfig, SweepHost, SweepProgress, SweepReport,
 };
 
 use crate::board::Geometry;

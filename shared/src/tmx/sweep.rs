@@ -83,8 +83,43 @@ pub struct SweepProgress {
     pub step_micros: u64,
 }
 
-/// What a sweep runs on: it supplies the stores, makes progress durable, and watches.
+/// What one step did, wherever it ran.
+#[derive(Clone, Debug, Default)]
+pub struct StepOutcome {
+    /// Residues of the cycles closed at this step, `(rows + 1) * moduli` (index: board length).
+    pub closed: Vec<u64>,
+    /// States read from the current layer and successors emitted.
+    pub read: u64,
+    pub emitted: u64,
+    /// The merged next layer.
+    pub layer: LayerSummary,
+}
+
+/// Where the steps of a sweep run: in this process on a store ([`LocalSteps`]), or on a
+/// cluster. The driver ([`run_sweep`]) only sequences them and keeps the totals.
 pub trait SweepHost {
+    /// Gets pass `progress.pass` ready: an empty layer when `progress.next_cell == 0`, otherwise
+    /// the layer committed together with `progress`.
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()>;
+
+    /// Makes the start state (a record: key, then residues) the current layer.
+    fn seed(&mut self, record: &[u64]) -> Result<()>;
+
+    /// Expands the current layer at `cell` and merges the next one.
+    fn step(&mut self, matrix: &TransferMatrix, cell: usize, moduli: &Moduli) -> Result<StepOutcome>;
+
+    /// Makes `progress` durable together with the current layer; older layers may go after.
+    fn commit(&mut self, progress: &SweepProgress) -> Result<()>;
+
+    /// The pass is over and committed: its last layer may go.
+    fn end_pass(&mut self) -> Result<()>;
+
+    /// Sees every finished step.
+    fn observe(&mut self, _step: &StepReport) {}
+}
+
+/// Supplies the stores of an in-process sweep and makes its progress durable.
+pub trait StoreHost {
     /// The store for pass `progress.pass`: empty when `progress.next_cell == 0`, otherwise
     /// holding the layer committed together with `progress`.
     fn store(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<Box<dyn StateStore>>;
@@ -102,9 +137,64 @@ pub trait SweepHost {
 /// A host without checkpoints: a fresh store per pass from a closure.
 pub struct StoreFactory<F>(pub F);
 
-impl<F: FnMut(&Moduli) -> Result<Box<dyn StateStore>>> SweepHost for StoreFactory<F> {
+impl<F: FnMut(&Moduli) -> Result<Box<dyn StateStore>>> StoreHost for StoreFactory<F> {
     fn store(&mut self, moduli: &Moduli, _progress: &SweepProgress) -> Result<Box<dyn StateStore>> {
         (self.0)(moduli)
+    }
+}
+
+/// Steps in this process, on all cores, over the stores a [`StoreHost`] supplies.
+pub struct LocalSteps<'a> {
+    host: &'a mut dyn StoreHost,
+    store: Option<Box<dyn StateStore>>,
+}
+
+impl<'a> LocalSteps<'a> {
+    pub fn new(host: &'a mut dyn StoreHost) -> Self {
+        LocalSteps { host, store: None }
+    }
+
+    fn store(&mut self) -> &mut dyn StateStore {
+        self.store.as_deref_mut().expect("a pass has begun")
+    }
+}
+
+impl SweepHost for LocalSteps<'_> {
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
+        self.store = Some(self.host.store(moduli, progress)?);
+        Ok(())
+    }
+
+    fn seed(&mut self, record: &[u64]) -> Result<()> {
+        let store = self.store();
+        store.emit(bucket_of(record[0], store.buckets()), record)?;
+        store.finish_step()?;
+        Ok(())
+    }
+
+    fn step(&mut self, matrix: &TransferMatrix, cell: usize, moduli: &Moduli) -> Result<StepOutcome> {
+        let store = self.store();
+        let buckets: Vec<usize> = (0..store.buckets()).collect();
+        let mut outcome = expand_layer(matrix, cell, moduli, store, &buckets)?;
+        outcome.layer = store.finish_step()?;
+        Ok(outcome)
+    }
+
+    fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
+        let store = self.store.as_deref_mut().expect("a pass has begun");
+        self.host.commit(progress, store)?;
+        store.release_older_layers()
+    }
+
+    fn end_pass(&mut self) -> Result<()> {
+        if let Some(mut store) = self.store.take() {
+            store.discard()?;
+        }
+        Ok(())
+    }
+
+    fn observe(&mut self, step: &StepReport) {
+        self.host.observe(step);
     }
 }
 
@@ -120,9 +210,16 @@ pub fn plan_moduli(config: &SweepConfig) -> Result<(Moduli, Vec<Moduli>)> {
     Ok((moduli, passes))
 }
 
-/// Counts closed tours for every length `min_rows..=rows` of `config.geometry`, starting from
-/// `start` (`SweepProgress::default()` for a new count, a checkpoint's progress to resume).
-pub fn count_closed_tours(config: &SweepConfig, host: &mut dyn SweepHost, start: SweepProgress) -> Result<SweepReport> {
+/// Counts closed tours for every length `min_rows..=rows` of `config.geometry` in this process,
+/// starting from `start` (`SweepProgress::default()` for a new count, a checkpoint's progress
+/// to resume).
+pub fn count_closed_tours(config: &SweepConfig, host: &mut dyn StoreHost, start: SweepProgress) -> Result<SweepReport> {
+    run_sweep(config, &mut LocalSteps::new(host), start)
+}
+
+/// Counts closed tours for every length `min_rows..=rows` of `config.geometry`, with the steps
+/// run by `host`, starting from `start`.
+pub fn run_sweep(config: &SweepConfig, host: &mut dyn SweepHost, start: SweepProgress) -> Result<SweepReport> {
     let geometry = &config.geometry;
     let min_rows = config.min_rows.clamp(1, geometry.rows.max(1));
     let matrix = TransferMatrix::new(geometry.clone(), min_rows)?;
@@ -149,15 +246,15 @@ pub fn count_closed_tours(config: &SweepConfig, host: &mut dyn SweepHost, start:
         if progress.next_cell == 0 {
             progress.totals = vec![vec![0; pass_moduli.len()]; geometry.rows + 1];
         }
-        let mut store = host.store(pass_moduli, &progress)?;
-        run_pass(&matrix, pass_moduli, passes.len(), store.as_mut(), host, &mut progress)?;
+        host.begin_pass(pass_moduli, &progress)?;
+        run_pass(&matrix, pass_moduli, passes.len(), host, &mut progress)?;
         for (finished, totals) in progress.finished.iter_mut().zip(std::mem::take(&mut progress.totals)) {
             finished.extend(totals);
         }
         progress.pass += 1;
         progress.next_cell = 0;
-        host.commit(&progress, store.as_ref())?;
-        store.discard()?;
+        host.commit(&progress)?;
+        host.end_pass()?;
     }
 
     let counts = (min_rows..=geometry.rows)
@@ -203,27 +300,23 @@ fn run_pass(
     matrix: &TransferMatrix,
     moduli: &Moduli,
     passes: usize,
-    store: &mut dyn StateStore,
     host: &mut dyn SweepHost,
     progress: &mut SweepProgress,
 ) -> Result<()> {
     let geometry = matrix.geometry();
     let cells = geometry.cells();
     if progress.next_cell == 0 {
-        let start = matrix.start_key();
-        let mut seed = vec![start];
+        let mut seed = vec![matrix.start_key()];
         seed.extend(moduli.one());
-        store.emit(bucket_of(start, store.buckets()), &seed)?;
-        store.finish_step()?;
+        host.seed(&seed)?;
     }
     while progress.next_cell < cells {
         let cell = progress.next_cell;
         let (row, col) = (cell / geometry.width, cell % geometry.width);
         let _span = tracing::info_span!("step", pass = progress.pass, step = cell, row, col).entered();
         let step_started = Instant::now();
-        let step = run_step(matrix, cell, moduli, store, geometry.rows)?;
-        let states_in = step.read;
-        let layer = store.finish_step()?;
+        let step = host.step(matrix, cell, moduli)?;
+        let (states_in, layer) = (step.read, step.layer);
         for (total, closed) in progress.totals.iter_mut().zip(step.closed.chunks(moduli.len())) {
             moduli.add_assign(total, closed);
         }
@@ -233,8 +326,7 @@ fn run_pass(
         progress.peak_states = progress.peak_states.max(layer.states);
         progress.peak_bytes = progress.peak_bytes.max(layer.bytes);
         progress.step_micros += elapsed.as_micros() as u64;
-        host.commit(progress, store)?;
-        store.release_older_layers()?;
+        host.commit(progress)?;
         host.observe(&StepReport {
             pass: progress.pass,
             passes,
@@ -264,20 +356,18 @@ struct Expander {
     read: u64,
 }
 
-struct StepTotals {
-    closed: Vec<u64>,
-    emitted: u64,
-    read: u64,
-}
-
-fn run_step(
+/// Expands the states of `buckets` of the store's current layer at `cell`, on all cores, and
+/// emits the successors to the store (any bucket). Returns the closed-cycle residues and counts;
+/// the layer is not merged (`finish_step`). A cluster worker calls it with the buckets it owns.
+pub fn expand_layer(
     matrix: &TransferMatrix,
     cell: usize,
     moduli: &Moduli,
     store: &dyn StateStore,
-    rows: usize,
-) -> Result<StepTotals> {
+    buckets_to_read: &[usize],
+) -> Result<StepOutcome> {
     let buckets = store.buckets();
+    let rows = matrix.geometry().rows;
     let width = moduli.len();
     let new_expander = || Expander {
         stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * (1 + width))).collect(),
@@ -285,9 +375,9 @@ fn run_step(
         emitted: 0,
         read: 0,
     };
-    (0..buckets)
-        .into_par_iter()
-        .try_fold(new_expander, |mut expander, bucket| -> Result<Expander> {
+    buckets_to_read
+        .par_iter()
+        .try_fold(new_expander, |mut expander, &bucket| -> Result<Expander> {
             store.read_bucket(bucket, &mut |keys, residues| {
                 expand_chunk(matrix, cell, moduli, store, &mut expander, keys, residues)
             })?;
@@ -301,10 +391,15 @@ fn run_step(
                     stage.clear();
                 }
             }
-            Ok(StepTotals { closed: expander.closed, emitted: expander.emitted, read: expander.read })
+            Ok(StepOutcome {
+                closed: expander.closed,
+                emitted: expander.emitted,
+                read: expander.read,
+                layer: LayerSummary::default(),
+            })
         })
         .try_reduce(
-            || StepTotals { closed: vec![0; (rows + 1) * width], emitted: 0, read: 0 },
+            || StepOutcome { closed: vec![0; (rows + 1) * width], ..StepOutcome::default() },
             |mut a, b| {
                 for (x, y) in a.closed.chunks_mut(width).zip(b.closed.chunks(width)) {
                     moduli.add_assign(x, y);
