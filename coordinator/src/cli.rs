@@ -42,6 +42,8 @@ pub enum Command {
     Resume(ResumeArgs),
     /// Show where a job stands: last committed step, layer size, rate, ETA; running or not.
     Status(StatusArgs),
+    /// Serve as a cluster worker (the same as the `leaper-worker` binary).
+    Worker(leaper_worker::WorkerConfig),
 }
 
 #[derive(Debug, Args)]
@@ -116,6 +118,15 @@ pub struct TourArgs {
     /// step under this directory (created if missing; it must be empty).
     #[arg(long, value_name = "DIR")]
     pub job_dir: Option<PathBuf>,
+
+    /// Run the job on these workers (`host:port,...`, each a running `leaper-worker`), in this
+    /// order: it fixes which worker owns which buckets. Needs --job-dir and --token-file.
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',')]
+    pub workers: Vec<String>,
+
+    /// File holding the token the workers share.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
 
     /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
     /// is 80% of the machine's RAM, and a count that needs more stops with advice to use --job-dir.

@@ -19,7 +19,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
 use leaper_core::arith::Moduli;
-use leaper_core::store::checkpoint::{LayerRecord, Manifest, MANIFEST_FILE, MANIFEST_FORMAT};
+use leaper_core::store::checkpoint::{
+    remove_unnamed, LayerRecord, Manifest, WorkerLayer, MANIFEST_FILE, MANIFEST_FORMAT,
+};
 use leaper_core::store::{DiskStore, StateStore};
 use leaper_core::tmx::{StepReport, StoreHost, SweepProgress};
 use serde::{Deserialize, Serialize};
@@ -52,6 +54,10 @@ pub struct JobSpec {
     /// `text` or `json`.
     pub output: String,
     pub bfile: Option<PathBuf>,
+    /// Worker addresses of a cluster job, in bucket-ownership order (empty: one process).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<String>,
+    pub token_file: Option<PathBuf>,
 }
 
 impl JobSpec {
@@ -76,6 +82,8 @@ impl JobSpec {
                 OutputFormat::Json => "json".into(),
             },
             bfile: args.bfile.clone(),
+            workers: args.workers.clone(),
+            token_file: args.token_file.clone(),
         }
     }
 
@@ -101,6 +109,8 @@ impl JobSpec {
             moduli_per_pass: self.moduli_per_pass,
             job_dir: Some(dir.to_path_buf()),
             mem_limit: Some(self.mem_limit),
+            workers: self.workers.clone(),
+            token_file: self.token_file.clone(),
         };
         Ok((piece, args))
     }
@@ -197,7 +207,7 @@ impl JobDir {
             }
         }
         let named: HashSet<PathBuf> = manifest.iter().flat_map(Manifest::named_files).collect();
-        let removed = remove_unnamed(dir, dir, &named)?;
+        let removed = remove_unnamed(dir, &named, &[JOB_FILE, LOCK_FILE])?;
         if removed > 0 {
             tracing::info!(files = removed, "removed files that no checkpoint names (an interrupted step)");
         }
@@ -237,7 +247,15 @@ impl JobDir {
         manifest.result = Some(counts.to_vec());
         manifest.commit(&self.dir)?;
         self.manifest = Some(manifest);
-        remove_unnamed(&self.dir, &self.dir, &[PathBuf::from(MANIFEST_FILE)].into_iter().collect())?;
+        remove_unnamed(&self.dir, &[PathBuf::from(MANIFEST_FILE)].into_iter().collect(), &[JOB_FILE, LOCK_FILE])?;
+        Ok(())
+    }
+
+    /// Commits `progress` of a cluster job with each worker's part of the layer.
+    pub fn commit_cluster(&mut self, progress: &SweepProgress, workers: Vec<WorkerLayer>) -> leaper_core::Result<()> {
+        let manifest = Manifest { workers, ..self.manifest_for(progress, None) };
+        manifest.commit(&self.dir)?;
+        self.manifest = Some(manifest);
         Ok(())
     }
 
@@ -249,6 +267,7 @@ impl JobDir {
             cells: self.cells,
             progress: progress.clone(),
             layer,
+            workers: Vec::new(),
             committed_unix: unix_now(),
             result: None,
             crc32: 0,
@@ -325,30 +344,6 @@ pub fn running_pid(dir: &Path) -> Option<u32> {
         Ok(()) => None,
         Err(_) => Some(read_pid(&mut file).unwrap_or(0)),
     }
-}
-
-/// Deletes files under `at` that `named` (paths relative to `root`) does not list, and the
-/// directories left empty; returns how many files went. The spec and the lock stay.
-fn remove_unnamed(root: &Path, at: &Path, named: &HashSet<PathBuf>) -> Result<usize> {
-    let mut removed = 0;
-    for entry in fs::read_dir(at).with_context(|| format!("cannot read {}", at.display()))? {
-        let path = entry.with_context(|| format!("cannot read {}", at.display()))?.path();
-        let relative = path.strip_prefix(root).expect("under the root").to_path_buf();
-        if at == root && (relative == Path::new(JOB_FILE) || relative == Path::new(LOCK_FILE)) {
-            continue;
-        }
-        if path.is_dir() {
-            removed += remove_unnamed(root, &path, named)?;
-            if fs::read_dir(&path).map(|mut d| d.next().is_none()).unwrap_or(false) {
-                fs::remove_dir(&path).with_context(|| format!("cannot remove {}", path.display()))?;
-            }
-        } else if !named.contains(&relative) {
-            tracing::debug!(file = %path.display(), "removing a file no checkpoint names");
-            fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
-            removed += 1;
-        }
-    }
-    Ok(removed)
 }
 
 /// Writes `path` through a temporary file, fsynced and renamed into place.

@@ -2,6 +2,7 @@
 //! result output. `main.rs` only wires these together.
 
 pub mod cli;
+pub mod cluster;
 pub mod job;
 pub mod logging;
 pub mod memory;
@@ -23,5 +24,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Tours { moves, args } => tours::run(tours::Piece::Custom(moves), args),
         Command::Resume(args) => tours::resume(args),
         Command::Status(args) => status::show(args),
+        Command::Worker(config) => tokio::runtime::Runtime::new()?.block_on(leaper_worker::run(config)),
     }
 }

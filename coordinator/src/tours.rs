@@ -6,10 +6,11 @@ use leaper_core::arith::Moduli;
 use leaper_core::board::{BoardSize, Geometry, MoveSet};
 use leaper_core::store::{MemoryStore, StateStore};
 use leaper_core::tmx::{
-    count_closed_tours, plan_moduli, StepReport, StoreHost, SweepConfig, SweepProgress, SweepReport,
+    count_closed_tours, plan_moduli, run_sweep, StepReport, StoreHost, SweepConfig, SweepProgress, SweepReport,
 };
 
 use crate::cli::{ResumeArgs, TourArgs};
+use crate::cluster::{ClusterHost, ClusterJob};
 use crate::job::{JobDir, JobSpec};
 use crate::output::{self, CountLine};
 use crate::progress::Progress;
@@ -101,6 +102,9 @@ impl Plan {
     }
 }
 
+/// How long a cluster job waits for a failed worker to come back before it stops.
+const WORKER_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// The memory budget of an out-of-core run when `--mem-limit` is not given.
 const OUT_OF_CORE_MEM_LIMIT: u64 = 4 << 30;
 
@@ -108,6 +112,11 @@ const OUT_OF_CORE_MEM_LIMIT: u64 = 4 << 30;
 pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
     if let Some(path) = &args.bfile {
         output::check_writable(path)?;
+    }
+    if !args.workers.is_empty() && (args.job_dir.is_none() || args.token_file.is_none()) {
+        anyhow::bail!(
+            "--workers needs --job-dir (the coordinator's checkpoints) and --token-file (the workers' token)"
+        );
     }
     match &args.job_dir {
         Some(dir) => {
@@ -163,7 +172,23 @@ fn run_job(piece: Piece, args: TourArgs, mut job: JobDir, mem_limit: u64) -> Res
     job.plan(passes.len(), config.geometry.cells(), mem_limit);
     let start = job.start();
     let _job = tracing::info_span!("job", job = %job.spec().id).entered();
-    let report = with_threads(args.threads, || count_closed_tours(&config, &mut job, start))??;
+    let report = if args.workers.is_empty() {
+        with_threads(args.threads, || count_closed_tours(&config, &mut job, start))??
+    } else {
+        let token_file = args.token_file.as_ref().context("a cluster job needs --token-file")?;
+        let token = leaper_worker::auth::read_token(token_file)?;
+        let plan = ClusterJob {
+            width: config.geometry.width,
+            rows: config.geometry.rows,
+            min_rows: config.min_rows,
+            moves: config.geometry.moves.to_string(),
+            buckets: args.buckets as usize,
+            mem_limit,
+            passes: passes.len(),
+        };
+        let mut host = ClusterHost::connect(&args.workers, &token, &mut job, plan, WORKER_PATIENCE)?;
+        run_sweep(&config, &mut host, start)?
+    };
     log_finished(&report);
     let counts = decimal(&report);
     job.finish(&counts)?;

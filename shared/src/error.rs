@@ -45,4 +45,7 @@ pub enum Error {
 
     #[error("{path}: {message}")]
     File { path: PathBuf, message: String },
+
+    #[error("worker {peer}: {message}")]
+    Worker { peer: String, message: String },
 }

@@ -3,7 +3,10 @@
 //! shuffle, merge and shard leases on the same service.
 
 pub mod auth;
+pub mod client;
+pub mod job;
 pub mod service;
+pub mod wire;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -38,16 +41,41 @@ pub struct WorkerConfig {
     pub threads: Option<usize>,
 }
 
+/// Listens on `config.listen` and serves until SIGINT or SIGTERM.
+pub async fn run(config: WorkerConfig) -> Result<()> {
+    let listener =
+        TcpListener::bind(config.listen).await.with_context(|| format!("cannot listen on {}", config.listen))?;
+    let shutdown = async {
+        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("a SIGTERM handler can be installed");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+        tracing::info!("stopping");
+    };
+    serve(&config, listener, shutdown).await
+}
+
 /// Serves on `listener` until `shutdown` completes.
 pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<()> {
     let token = auth::read_token(&config.token_file)?;
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("cannot create data directory {}", config.data_dir.display()))?;
     let threads = config.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let service = WorkerService::new(config.data_dir.clone(), threads);
+    if let Some(threads) = config.threads {
+        // Expansion runs on rayon's global pool; a second build (tests) keeps the first.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+    }
+    let service = WorkerService::new(config.data_dir.clone(), threads, token.clone());
     tracing::info!(listen = %listener.local_addr()?, data_dir = %config.data_dir.display(), "worker ready");
     tonic::transport::Server::builder()
-        .add_service(WorkerServer::with_interceptor(service, TokenCheck::new(token)))
+        .add_service(tonic::service::interceptor::InterceptedService::new(
+            WorkerServer::new(service)
+                .max_decoding_message_size(wire::MAX_MESSAGE_BYTES)
+                .max_encoding_message_size(wire::MAX_MESSAGE_BYTES),
+            TokenCheck::new(token),
+        ))
         .serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown)
         .await
         .context("gRPC server failed")

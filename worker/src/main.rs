@@ -1,7 +1,7 @@
 //! `leaper-worker`: serves one machine's share of leaper jobs. Wiring only; see the library.
 
 use clap::Parser;
-use leaper_worker::{serve, WorkerConfig};
+use leaper_worker::WorkerConfig;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -13,12 +13,5 @@ async fn main() -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("interrupted, shutting down");
-    };
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.listen))?;
-    serve(&config, listener, shutdown).await
+    leaper_worker::run(config).await
 }

@@ -1,11 +1,25 @@
-//! The Worker gRPC service.
+//! The Worker gRPC service: prepare a pass, expand and shuffle, receive, merge, release.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, RwLock};
 
+use leaper_core::arith::Moduli;
+use leaper_core::board::{Geometry, MoveSet};
+use leaper_core::store::checkpoint::remove_unnamed;
+use leaper_core::store::{DiskStore, StateStore};
+use leaper_core::tmx::{expand_layer, TransferMatrix};
 use leaper_proto::v1::worker_server::Worker;
-use leaper_proto::v1::{InfoReply, InfoRequest};
+use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
-use tonic::{Request, Response, Status};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::client::client;
+use crate::job::{ActiveJob, ShuffleStore};
+use crate::wire::{decode_batch, files_to_wire, layer_from_wire, status};
 
 /// Name of the file in a data directory that records which job owns it.
 pub const JOB_ID_FILE: &str = "job-id";
@@ -13,20 +27,107 @@ pub const JOB_ID_FILE: &str = "job-id";
 pub struct WorkerService {
     data_dir: PathBuf,
     threads: usize,
+    token: String,
+    active: Mutex<Option<Arc<ActiveJob>>>,
 }
 
 impl WorkerService {
-    pub fn new(data_dir: PathBuf, threads: usize) -> Self {
-        WorkerService { data_dir, threads }
+    pub fn new(data_dir: PathBuf, threads: usize, token: String) -> Self {
+        WorkerService { data_dir, threads, token, active: Mutex::new(None) }
     }
 
-    fn job_id(&self) -> Result<String, Status> {
-        match std::fs::read_to_string(self.data_dir.join(JOB_ID_FILE)) {
-            Ok(text) => Ok(text.trim().to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-            Err(e) => Err(Status::internal(format!("cannot read {}: {e}", self.data_dir.join(JOB_ID_FILE).display()))),
+    /// The prepared job, if `job_id` is the one this worker was given, at `step`.
+    fn active(&self, job_id: &str, step: Option<u64>) -> Result<Arc<ActiveJob>, Status> {
+        let active = self.active.lock().expect("job lock").clone();
+        let job = active.ok_or_else(|| Status::failed_precondition("no job prepared on this worker"))?;
+        if job.job_id != job_id {
+            return Err(Status::permission_denied(format!("this worker runs job {}, not job {job_id}", job.job_id)));
         }
+        if let Some(step) = step {
+            let current = job.step.load(Ordering::SeqCst);
+            if step != current {
+                return Err(Status::failed_precondition(format!(
+                    "request for step {step}, the worker is at step {current}"
+                )));
+            }
+        }
+        Ok(job)
     }
+
+    fn prepare_job(data_dir: PathBuf, token: String, request: PrepareRequest) -> Result<(ActiveJob, usize), Status> {
+        if request.format_version != FORMAT_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "job format {}, this worker speaks format {FORMAT_VERSION}",
+                request.format_version
+            )));
+        }
+        let owner = read_job_id(&data_dir)?;
+        if !owner.is_empty() && owner != request.job_id {
+            return Err(Status::failed_precondition(format!(
+                "data directory {} belongs to job {owner}; give job {} a fresh data directory",
+                data_dir.display(),
+                request.job_id
+            )));
+        }
+        let workers = request.workers.len();
+        let index = request.index as usize;
+        if index >= workers || request.buckets == 0 || request.moduli.is_empty() {
+            return Err(Status::invalid_argument("bad job: worker index, buckets or moduli"));
+        }
+        std::fs::create_dir_all(&data_dir)
+            .and_then(|()| std::fs::write(data_dir.join(JOB_ID_FILE), format!("{}\n", request.job_id)))
+            .map_err(|e| Status::internal(format!("cannot write {}: {e}", data_dir.join(JOB_ID_FILE).display())))?;
+
+        let moves: MoveSet = request.moves.parse().map_err(status)?;
+        let geometry = Geometry::new(request.width as usize, request.rows as usize, moves);
+        let matrix = TransferMatrix::new(geometry, request.min_rows as usize).map_err(status)?;
+        let moduli = Moduli::from_values(request.moduli.clone());
+        let buckets = request.buckets as usize;
+        let pass_dir = data_dir.join(format!("pass-{}", request.pass));
+        let layer = layer_from_wire(&data_dir, request.layer_number, &request.files)?;
+        let named: HashSet<PathBuf> = request.files.iter().map(|f| PathBuf::from(&f.file)).collect();
+        let removed = remove_unnamed(&data_dir, &named, &[JOB_ID_FILE]).map_err(status)?;
+        let store = if request.step == 0 {
+            DiskStore::create(&pass_dir, buckets, moduli.clone(), request.mem_limit)
+        } else {
+            DiskStore::resume(&pass_dir, buckets, moduli.clone(), request.mem_limit, &layer)
+        }
+        .map_err(status)?;
+        let peers = request
+            .workers
+            .iter()
+            .enumerate()
+            .map(|(i, address)| (i != index).then(|| client(address, &token)).transpose())
+            .collect::<anyhow::Result<Vec<_>>>()
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let job = ActiveJob {
+            job_id: request.job_id,
+            index,
+            workers: request.workers,
+            matrix,
+            moduli,
+            buckets,
+            owned: (0..buckets).filter(|b| b % workers == index).collect(),
+            store: RwLock::new(Some(store)),
+            step: request.step.into(),
+            received: 0.into(),
+            peers,
+        };
+        Ok((job, removed))
+    }
+}
+
+/// The job a data directory belongs to (empty when fresh).
+fn read_job_id(data_dir: &std::path::Path) -> Result<String, Status> {
+    match std::fs::read_to_string(data_dir.join(JOB_ID_FILE)) {
+        Ok(text) => Ok(text.trim().to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(Status::internal(format!("cannot read {}: {e}", data_dir.join(JOB_ID_FILE).display()))),
+    }
+}
+
+fn join_error(error: tokio::task::JoinError) -> Status {
+    Status::internal(format!("worker task failed: {error}"))
 }
 
 #[tonic::async_trait]
@@ -36,7 +137,164 @@ impl Worker for WorkerService {
             worker_version: env!("CARGO_PKG_VERSION").to_string(),
             format_version: FORMAT_VERSION,
             threads: self.threads as u32,
-            job_id: self.job_id()?,
+            job_id: read_job_id(&self.data_dir)?,
         }))
+    }
+
+    async fn prepare(&self, request: Request<PrepareRequest>) -> Result<Response<PrepareReply>, Status> {
+        let request = request.into_inner();
+        // The old pass (if any) goes first: its store must not write while files are swept.
+        self.active.lock().expect("job lock").take();
+        let (data_dir, token) = (self.data_dir.clone(), self.token.clone());
+        let (job, removed) = tokio::task::spawn_blocking(move || WorkerService::prepare_job(data_dir, token, request))
+            .await
+            .map_err(join_error)??;
+        tracing::info!(job = %job.job_id, step = job.step.load(Ordering::SeqCst), removed, "pass prepared");
+        *self.active.lock().expect("job lock") = Some(Arc::new(job));
+        Ok(Response::new(PrepareReply { removed_files: removed as u64 }))
+    }
+
+    async fn expand(&self, request: Request<ExpandRequest>) -> Result<Response<ExpandReply>, Status> {
+        let request = request.into_inner();
+        let job = self.active(&request.job_id, Some(request.step))?;
+        let mut senders = Vec::new();
+        let mut pushes = Vec::new();
+        for peer in &job.peers {
+            match peer {
+                Some(client) => {
+                    let (sender, receiver) = mpsc::channel::<StateBatch>(4);
+                    let mut client = client.clone();
+                    pushes.push(Some(tokio::spawn(async move { client.push(ReceiverStream::new(receiver)).await })));
+                    senders.push(Some(sender));
+                }
+                None => {
+                    pushes.push(None);
+                    senders.push(None);
+                }
+            }
+        }
+        let cell = request.cell as usize;
+        let expanding = job.clone();
+        let (outcome, sent) = tokio::task::spawn_blocking(move || -> leaper_core::Result<_> {
+            let job = &expanding;
+            let guard = job.store.read().expect("store lock");
+            let local = guard.as_ref().ok_or_else(|| leaper_core::Error::InvalidOption("the pass has ended".into()))?;
+            let shuffle = ShuffleStore::new(job, local, senders);
+            let outcome = expand_layer(&job.matrix, cell, &job.moduli, &shuffle, &job.owned)?;
+            Ok((outcome, shuffle.finish()?))
+        })
+        .await
+        .map_err(join_error)?
+        .map_err(status)?;
+        for (peer, push) in pushes.into_iter().enumerate() {
+            let Some(push) = push else { continue };
+            let accepted = push.await.map_err(join_error)?.map_err(|e| {
+                Status::unavailable(format!("worker {} did not take its states: {}", job.workers[peer], e.message()))
+            })?;
+            if accepted.into_inner().records != sent[peer] {
+                return Err(Status::data_loss(format!(
+                    "worker {} took fewer records than were sent",
+                    job.workers[peer]
+                )));
+            }
+        }
+        Ok(Response::new(ExpandReply { closed: outcome.closed, read: outcome.read, emitted: outcome.emitted, sent }))
+    }
+
+    async fn push(&self, request: Request<Streaming<StateBatch>>) -> Result<Response<PushReply>, Status> {
+        let mut stream = request.into_inner();
+        let mut total = 0u64;
+        while let Some(batch) = stream.message().await? {
+            let job = self.active(&batch.job_id, Some(batch.step))?;
+            let sections = decode_batch(&batch, job.stride())?;
+            if let Some((bucket, _)) = sections.iter().find(|(bucket, _)| job.owner(*bucket) != job.index) {
+                return Err(Status::permission_denied(format!(
+                    "a batch for bucket {bucket}, which worker {} owns, not this one ({})",
+                    job.owner(*bucket),
+                    job.index
+                )));
+            }
+            let records: u64 = sections.iter().map(|(_, r)| (r.len() / job.stride()) as u64).sum();
+            let storing = job.clone();
+            tokio::task::spawn_blocking(move || -> leaper_core::Result<()> {
+                let guard = storing.store.read().expect("store lock");
+                let store =
+                    guard.as_ref().ok_or_else(|| leaper_core::Error::InvalidOption("the pass has ended".into()))?;
+                sections.iter().try_for_each(|(bucket, records)| store.emit(*bucket, records))
+            })
+            .await
+            .map_err(join_error)?
+            .map_err(status)?;
+            job.received.fetch_add(records, Ordering::SeqCst);
+            total += records;
+        }
+        Ok(Response::new(PushReply { records: total }))
+    }
+
+    async fn merge(&self, request: Request<MergeRequest>) -> Result<Response<MergeReply>, Status> {
+        let request = request.into_inner();
+        let job = self.active(&request.job_id, Some(request.step))?;
+        let received = job.received.load(Ordering::SeqCst);
+        if received != request.expected_records {
+            return Err(Status::data_loss(format!(
+                "received {received} records in step {}, the peers sent {}",
+                request.step, request.expected_records
+            )));
+        }
+        let data_dir = self.data_dir.clone();
+        let merging = job.clone();
+        let reply = tokio::task::spawn_blocking(move || -> Result<MergeReply, Status> {
+            let mut guard = merging.store.write().expect("store lock");
+            let store = guard.as_mut().ok_or_else(|| Status::failed_precondition("the pass has ended"))?;
+            let summary = store.finish_step().map_err(status)?;
+            let layer = store.durable_layer().expect("a disk store is durable");
+            Ok(MergeReply {
+                states: summary.states,
+                bytes: summary.bytes,
+                spilled_bytes: summary.spilled_bytes,
+                layer_number: layer.number,
+                files: files_to_wire(&data_dir, &layer)?,
+            })
+        })
+        .await
+        .map_err(join_error)??;
+        job.received.store(0, Ordering::SeqCst);
+        job.step.fetch_add(1, Ordering::SeqCst);
+        Ok(Response::new(reply))
+    }
+
+    async fn release(&self, request: Request<ReleaseRequest>) -> Result<Response<ReleaseReply>, Status> {
+        let request = request.into_inner();
+        let job = self.active(&request.job_id, Some(request.step))?;
+        tokio::task::spawn_blocking(move || -> Result<(), Status> {
+            let mut guard = job.store.write().expect("store lock");
+            match guard.as_mut() {
+                Some(store) => store.release_older_layers().map_err(status),
+                None => Ok(()),
+            }
+        })
+        .await
+        .map_err(join_error)??;
+        Ok(Response::new(ReleaseReply {}))
+    }
+
+    async fn end_pass(&self, request: Request<EndPassRequest>) -> Result<Response<EndPassReply>, Status> {
+        let request = request.into_inner();
+        let job = self.active(&request.job_id, None)?;
+        tokio::task::spawn_blocking(move || -> Result<(), Status> {
+            match job.store.write().expect("store lock").take() {
+                Some(mut store) => store.discard().map_err(status),
+                None => Ok(()),
+            }
+        })
+        .await
+        .map_err(join_error)??;
+        if request.job_finished {
+            self.active.lock().expect("job lock").take();
+            let data_dir = self.data_dir.clone();
+            let removed = remove_unnamed(&data_dir, &HashSet::new(), &[]).map_err(status)?;
+            tracing::info!(job = %request.job_id, removed, "job finished; the data directory is free");
+        }
+        Ok(Response::new(EndPassReply {}))
     }
 }

@@ -6,6 +6,7 @@
 //! deleted. Whatever the moment of a crash, `manifest.json` is either the old or the new manifest
 //! and every file it names is intact.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,11 @@ pub struct Manifest {
     pub progress: SweepProgress,
     /// The committed layer (absent between passes, when a pass starts from its seed).
     pub layer: Option<LayerRecord>,
+    /// On a cluster: the workers in the order that fixes bucket ownership (bucket `b` belongs
+    /// to worker `b mod len`), each with its part of the committed layer (paths relative to the
+    /// worker's data directory). Empty for a job run in one process.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerLayer>,
     /// Seconds since the Unix epoch of the commit (for `status`).
     pub committed_unix: u64,
     /// Exact counts `(rows, decimal)` once the job has finished.
@@ -51,6 +57,13 @@ pub struct LayerRecord {
     pub states: u64,
     pub bytes: u64,
     pub files: Vec<FileRecord>,
+}
+
+/// A worker of a cluster job and its part of the committed layer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerLayer {
+    pub address: String,
+    pub layer: Option<LayerRecord>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -171,6 +184,35 @@ impl Manifest {
     }
 }
 
+/// Deletes every file under `root` that `named` (paths relative to `root`) does not list,
+/// except the files `keep` at the top, and the directories left empty; returns how many files
+/// went. After a crash this clears half-written layers and spills.
+pub fn remove_unnamed(root: &Path, named: &HashSet<PathBuf>, keep: &[&str]) -> Result<usize> {
+    fn walk(root: &Path, at: &Path, named: &HashSet<PathBuf>, keep: &[&str]) -> Result<usize> {
+        let mut removed = 0;
+        let entries = fs::read_dir(at).map_err(|e| file_error(at, "read the directory", e))?;
+        for entry in entries {
+            let path = entry.map_err(|e| file_error(at, "read the directory", e))?.path();
+            let relative = path.strip_prefix(root).expect("under the root").to_path_buf();
+            if at == root && keep.iter().any(|k| relative == Path::new(k)) {
+                continue;
+            }
+            if path.is_dir() {
+                removed += walk(root, &path, named, keep)?;
+                if fs::read_dir(&path).map(|mut d| d.next().is_none()).unwrap_or(false) {
+                    fs::remove_dir(&path).map_err(|e| file_error(&path, "remove", e))?;
+                }
+            } else if !named.contains(&relative) {
+                tracing::debug!(file = %path.display(), "removing a file no checkpoint names");
+                fs::remove_file(&path).map_err(|e| file_error(&path, "remove", e))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+    walk(root, root, named, keep)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +234,7 @@ mod tests {
                     info: BucketInfo { states: 10, bytes: 500, crc32: 0xdead_beef },
                 }],
             }),
+            workers: Vec::new(),
             committed_unix: 1,
             result: None,
             crc32: 0,

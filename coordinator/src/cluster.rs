@@ -1,0 +1,372 @@
+//! Running a sweep's steps on workers: the coordinator side of the protocol in `leaper.proto`.
+//!
+//! A step: Expand on every worker (each streams successors to the owners of their buckets),
+//! check that every record sent was received, Merge on every worker, then the driver commits
+//! the manifest with each worker's part of the layer and the workers Release older layers.
+//! A failed call aborts the step: the coordinator waits for every worker to answer again (a
+//! restarted worker keeps its id: its place in `--workers` and its data directory), prepares
+//! them all again from the last committed layer and reruns the step.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use leaper_core::arith::Moduli;
+use leaper_core::store::checkpoint::{LayerRecord, WorkerLayer};
+use leaper_core::store::{bucket_of, LayerSummary};
+use leaper_core::tmx::{StepOutcome, StepReport, SweepHost, SweepProgress, TransferMatrix};
+use leaper_core::{Error, Result};
+use leaper_proto::v1::*;
+use leaper_proto::FORMAT_VERSION;
+use leaper_worker::client::{client, Client};
+use leaper_worker::wire::{encode_batch, layer_from_merge, record_to_wire};
+use tokio::runtime::Runtime;
+
+use crate::job::JobDir;
+use crate::progress::Progress;
+
+/// How many times a step is tried before the job stops.
+const ATTEMPTS: usize = 4;
+
+/// What the workers are asked to count (the job's sweep).
+#[derive(Clone, Debug)]
+pub struct ClusterJob {
+    pub width: usize,
+    pub rows: usize,
+    pub min_rows: usize,
+    pub moves: String,
+    pub buckets: usize,
+    pub mem_limit: u64,
+    pub passes: usize,
+}
+
+pub struct ClusterHost<'a> {
+    runtime: Runtime,
+    addresses: Vec<String>,
+    clients: Vec<Client>,
+    job: &'a mut JobDir,
+    plan: ClusterJob,
+    /// How long to wait for a failed worker to come back.
+    patience: Duration,
+    pass: usize,
+    moduli: Moduli,
+    /// Merges done in this pass, and each worker's part of the current layer.
+    step: u64,
+    layers: Vec<Option<LayerRecord>>,
+    /// The same, as last committed: where an aborted step restarts.
+    committed_step: u64,
+    committed_layers: Vec<Option<LayerRecord>>,
+    seed: Vec<u64>,
+    progress: Progress,
+}
+
+fn worker_error(peer: &str, message: impl std::fmt::Display) -> Error {
+    Error::Worker { peer: peer.to_string(), message: message.to_string() }
+}
+
+impl<'a> ClusterHost<'a> {
+    /// Connects to `addresses` and checks, before any work, that each answers, speaks this
+    /// format, and does not belong to another job.
+    pub fn connect(
+        addresses: &[String],
+        token: &str,
+        job: &'a mut JobDir,
+        plan: ClusterJob,
+        patience: Duration,
+    ) -> anyhow::Result<Self> {
+        let mut seen = std::collections::HashSet::new();
+        if let Some(duplicate) = addresses.iter().find(|a| !seen.insert(a.as_str())) {
+            bail!("worker {duplicate} is listed twice in --workers: each worker owns its own buckets");
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .context("cannot start the network runtime")?;
+        // Lazy channels attach to the runtime they are made in.
+        let clients = {
+            let _runtime = runtime.enter();
+            addresses.iter().map(|a| client(a, token)).collect::<anyhow::Result<Vec<_>>>()?
+        };
+        let job_id = job.spec().id.clone();
+        runtime.block_on(async {
+            for (address, client) in addresses.iter().zip(&clients) {
+                let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
+                    .await
+                    .map_err(|_| anyhow::anyhow!("worker {address} did not answer within 10 s"))?
+                    .map_err(|e| anyhow::anyhow!("cannot reach worker {address}: {}", e.message()))?
+                    .into_inner();
+                if info.format_version != FORMAT_VERSION {
+                    bail!(
+                        "worker {address} speaks format {}, this coordinator format {FORMAT_VERSION}: run the same \
+                         leaper release everywhere",
+                        info.format_version
+                    );
+                }
+                if !info.job_id.is_empty() && info.job_id != job_id {
+                    bail!(
+                        "worker {address}'s data directory belongs to job {}; give job {job_id} workers with fresh \
+                         data directories",
+                        info.job_id
+                    );
+                }
+            }
+            Ok(())
+        })?;
+        let workers = addresses.len();
+        Ok(ClusterHost {
+            runtime,
+            addresses: addresses.to_vec(),
+            clients,
+            job,
+            plan,
+            patience,
+            pass: 0,
+            moduli: Moduli::from_values(vec![0]),
+            step: 0,
+            layers: vec![None; workers],
+            committed_step: 0,
+            committed_layers: vec![None; workers],
+            seed: Vec::new(),
+            progress: Progress::default(),
+        })
+    }
+
+    fn job_id(&self) -> String {
+        self.job.spec().id.clone()
+    }
+
+    /// Prepares every worker at the committed step.
+    fn prepare_all(&mut self) -> Result<()> {
+        let requests: Vec<PrepareRequest> = (0..self.addresses.len())
+            .map(|index| {
+                let layer = self.committed_layers[index].as_ref();
+                PrepareRequest {
+                    job_id: self.job_id(),
+                    format_version: FORMAT_VERSION,
+                    width: self.plan.width as u32,
+                    rows: self.plan.rows as u32,
+                    min_rows: self.plan.min_rows as u32,
+                    moves: self.plan.moves.clone(),
+                    buckets: self.plan.buckets as u32,
+                    workers: self.addresses.clone(),
+                    index: index as u32,
+                    pass: self.pass as u32,
+                    moduli: self.moduli.values().to_vec(),
+                    mem_limit: self.plan.mem_limit,
+                    step: self.committed_step,
+                    layer_number: layer.map_or(0, |l| l.number),
+                    files: layer.map_or(Vec::new(), |l| l.files.iter().map(record_to_wire).collect()),
+                }
+            })
+            .collect();
+        self.call_all(requests, |mut client, request| async move { client.prepare(request).await })?;
+        self.step = self.committed_step;
+        self.layers = self.committed_layers.clone();
+        if self.step == 0 && !self.seed.is_empty() {
+            self.push_seed()?;
+        }
+        Ok(())
+    }
+
+    /// Sends the start state to the owner of its bucket and merges it on every worker.
+    fn push_seed(&mut self) -> Result<()> {
+        let workers = self.addresses.len();
+        let bucket = bucket_of(self.seed[0], self.plan.buckets);
+        let owner = bucket % workers;
+        let batch = encode_batch(&self.job_id(), 0, &[(bucket, self.seed.clone())], self.seed.len());
+        let mut client = self.clients[owner].clone();
+        let address = self.addresses[owner].clone();
+        self.runtime
+            .block_on(async move { client.push(tokio_stream::iter(vec![batch])).await })
+            .map_err(|e| worker_error(&address, e.message()))?;
+        let expected: Vec<u64> = (0..workers).map(|w| u64::from(w == owner)).collect();
+        self.merge_all(&expected)?;
+        Ok(())
+    }
+
+    /// Calls every worker at once with its request; fails with the first worker that fails.
+    fn call_all<Q, R, F, Fut>(&self, requests: Vec<Q>, call: F) -> Result<Vec<R>>
+    where
+        Q: Send + 'static,
+        R: Send + 'static,
+        F: Fn(Client, Q) -> Fut,
+        Fut: std::future::Future<Output = std::result::Result<tonic::Response<R>, tonic::Status>> + Send + 'static,
+    {
+        let calls: Vec<_> = self
+            .clients
+            .iter()
+            .zip(requests)
+            .map(|(client, request)| self.runtime.spawn(call(client.clone(), request)))
+            .collect();
+        self.runtime.block_on(async {
+            let mut replies = Vec::with_capacity(calls.len());
+            for (address, call) in self.addresses.iter().zip(calls) {
+                let reply = call.await.map_err(|e| worker_error(address, e))?;
+                replies.push(reply.map_err(|e| worker_error(address, e.message()))?.into_inner());
+            }
+            Ok(replies)
+        })
+    }
+
+    fn merge_all(&mut self, expected: &[u64]) -> Result<LayerSummary> {
+        let requests = expected
+            .iter()
+            .map(|&expected_records| MergeRequest { job_id: self.job_id(), step: self.step, expected_records })
+            .collect();
+        let replies = self.call_all(requests, |mut client, request| async move { client.merge(request).await })?;
+        let mut summary = LayerSummary::default();
+        for (slot, reply) in self.layers.iter_mut().zip(replies) {
+            summary.states += reply.states;
+            summary.bytes += reply.bytes;
+            summary.spilled_bytes += reply.spilled_bytes;
+            *slot = Some(layer_from_merge(&reply));
+        }
+        self.step += 1;
+        Ok(summary)
+    }
+
+    fn try_step(&mut self, cell: usize) -> Result<StepOutcome> {
+        let requests = (0..self.addresses.len())
+            .map(|_| ExpandRequest { job_id: self.job_id(), step: self.step, cell: cell as u32 })
+            .collect();
+        let replies = self.call_all(requests, |mut client, request| async move { client.expand(request).await })?;
+        let width = self.moduli.len();
+        let mut outcome = StepOutcome { closed: vec![0; (self.plan.rows + 1) * width], ..StepOutcome::default() };
+        let mut expected = vec![0u64; self.addresses.len()];
+        for (address, reply) in self.addresses.iter().zip(&replies) {
+            if reply.closed.len() != outcome.closed.len() || reply.sent.len() != expected.len() {
+                return Err(worker_error(address, "a malformed expand reply"));
+            }
+            for (total, closed) in outcome.closed.chunks_mut(width).zip(reply.closed.chunks(width)) {
+                self.moduli.add_assign(total, closed);
+            }
+            outcome.read += reply.read;
+            outcome.emitted += reply.emitted;
+            for (sum, sent) in expected.iter_mut().zip(&reply.sent) {
+                *sum += sent;
+            }
+            if reply.sent.iter().sum::<u64>() != reply.emitted {
+                return Err(worker_error(address, "sent a different number of records than it emitted"));
+            }
+        }
+        outcome.layer = self.merge_all(&expected)?;
+        Ok(outcome)
+    }
+
+    /// After a failure: wait until every worker answers, then prepare them all again from the
+    /// last committed layer.
+    fn recover(&mut self, failure: &Error) -> Result<()> {
+        tracing::warn!(error = %failure, "step aborted; waiting for every worker to answer, then rerunning it from the last committed layer");
+        let deadline = Instant::now() + self.patience;
+        loop {
+            let answers = self.runtime.block_on(async {
+                let mut all = true;
+                for client in &self.clients {
+                    let info = tokio::time::timeout(Duration::from_secs(5), client.clone().info(InfoRequest {})).await;
+                    all &= matches!(info, Ok(Ok(_)));
+                }
+                all
+            });
+            if answers {
+                return self.prepare_all();
+            }
+            if Instant::now() > deadline {
+                return Err(Error::Worker {
+                    peer: "(cluster)".into(),
+                    message: format!(
+                        "not every worker answered within {} s after: {failure}; restart it and run `leaper resume \
+                         --job-dir DIR`",
+                        self.patience.as_secs()
+                    ),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Runs `operation`, recovering and retrying after a failure.
+    fn with_retries<T>(&mut self, mut operation: impl FnMut(&mut Self) -> Result<T>) -> Result<T> {
+        let mut attempt = 1;
+        loop {
+            match operation(self) {
+                Ok(value) => return Ok(value),
+                Err(error) if attempt < ATTEMPTS => {
+                    attempt += 1;
+                    self.recover(&error)?;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+impl SweepHost for ClusterHost<'_> {
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
+        self.pass = progress.pass;
+        self.moduli = moduli.clone();
+        self.seed.clear();
+        let committed = self.job.manifest().filter(|_| progress.next_cell > 0).map(|m| m.workers.clone());
+        match committed {
+            Some(workers) => {
+                if workers.len() != self.addresses.len()
+                    || workers.iter().zip(&self.addresses).any(|(w, a)| &w.address != a)
+                {
+                    return Err(Error::InvalidOption(
+                        "the checkpoint's workers differ from this job's --workers; resume with the same workers in \
+                         the same order"
+                            .into(),
+                    ));
+                }
+                self.committed_step = progress.next_cell as u64 + 1;
+                self.committed_layers = workers.into_iter().map(|w| w.layer).collect();
+            }
+            None => {
+                self.committed_step = 0;
+                self.committed_layers = vec![None; self.addresses.len()];
+            }
+        }
+        self.with_retries(|host| host.prepare_all())
+    }
+
+    fn seed(&mut self, record: &[u64]) -> Result<()> {
+        self.seed = record.to_vec();
+        self.with_retries(|host| if host.step == 0 { host.push_seed() } else { Ok(()) })
+    }
+
+    fn step(&mut self, _matrix: &TransferMatrix, cell: usize, _moduli: &Moduli) -> Result<StepOutcome> {
+        self.with_retries(|host| host.try_step(cell))
+    }
+
+    fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
+        let mid_pass = progress.next_cell > 0;
+        let workers = self
+            .addresses
+            .iter()
+            .zip(&self.layers)
+            .map(|(address, layer)| WorkerLayer { address: address.clone(), layer: layer.clone().filter(|_| mid_pass) })
+            .collect();
+        self.job.commit_cluster(progress, workers)?;
+        self.committed_step = self.step;
+        self.committed_layers = self.layers.clone();
+        let requests =
+            (0..self.addresses.len()).map(|_| ReleaseRequest { job_id: self.job_id(), step: self.step }).collect();
+        // A release that fails leaves an old layer behind, which the next Prepare removes.
+        if let Err(error) = self.call_all(requests, |mut client, request| async move { client.release(request).await })
+        {
+            tracing::warn!(%error, "a worker could not delete an older layer");
+        }
+        Ok(())
+    }
+
+    fn end_pass(&mut self) -> Result<()> {
+        let job_finished = self.pass + 1 == self.plan.passes;
+        let requests =
+            (0..self.addresses.len()).map(|_| EndPassRequest { job_id: self.job_id(), job_finished }).collect();
+        self.call_all(requests, |mut client, request| async move { client.end_pass(request).await })?;
+        Ok(())
+    }
+
+    fn observe(&mut self, step: &StepReport) {
+        self.progress.step(step);
+    }
+}

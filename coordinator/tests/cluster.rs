@@ -1,0 +1,274 @@
+//! A cluster of workers on loopback counts exactly what the embedded mode counts, also when a
+//! worker or the coordinator is killed mid-job, and refuses what it must refuse.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("leaper-cluster-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("token"), "cluster-secret\n").unwrap();
+    dir
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A worker process on loopback, killed when dropped.
+struct Worker {
+    address: String,
+    data_dir: PathBuf,
+    token: PathBuf,
+    child: Child,
+}
+
+impl Worker {
+    fn start(dir: &Path, name: &str) -> Worker {
+        let address = format!("127.0.0.1:{}", free_port());
+        Worker::start_at(address, dir.join(name), dir.join("token"))
+    }
+
+    fn start_at(address: String, data_dir: PathBuf, token: PathBuf) -> Worker {
+        let child = Command::new(LEAPER)
+            .args(["worker", "--listen", &address, "--data-dir", data_dir.to_str().unwrap()])
+            .args(["--token-file", token.to_str().unwrap(), "--threads", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("worker starts");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(&address).is_err() {
+            assert!(Instant::now() < deadline, "worker {address} did not start listening");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Worker { address, data_dir, token, child }
+    }
+
+    /// Kills the worker (SIGKILL) and starts it again with the same address and data directory.
+    fn restart(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let again = Worker::start_at(self.address.clone(), self.data_dir.clone(), self.token.clone());
+        let old = std::mem::replace(self, again);
+        std::mem::forget(old);
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn addresses(workers: &[Worker]) -> String {
+    workers.iter().map(|w| w.address.as_str()).collect::<Vec<_>>().join(",")
+}
+
+fn leaper(args: &[&str]) -> Output {
+    Command::new(LEAPER).args(args).output().expect("leaper runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn cluster_args<'a>(board: &[&'a str], workers: &'a str, dir: &'a Path, job: &'a str) -> Vec<String> {
+    let mut args: Vec<String> = board.iter().map(|s| s.to_string()).collect();
+    args.extend(["--workers", workers, "--token-file"].map(String::from));
+    args.push(dir.join("token").to_str().unwrap().to_string());
+    args.push("--job-dir".into());
+    args.push(dir.join(job).to_str().unwrap().to_string());
+    args
+}
+
+fn run_cluster(board: &[&str], workers: &str, dir: &Path, job: &str) -> Output {
+    let args = cluster_args(board, workers, dir, job);
+    Command::new(LEAPER).args(&args).output().expect("leaper runs")
+}
+
+fn embedded(board: &[&str]) -> String {
+    let output = leaper(board);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stdout)
+}
+
+#[test]
+fn three_workers_count_what_the_embedded_mode_counts() {
+    let dir = scratch("equal");
+    let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    let boards: [&[&str]; 4] = [
+        &["knight", "6x8", "--sweep", "--buckets", "31", "--format", "json"],
+        &["knight", "8x5", "--buckets", "7"],
+        &["zebra", "5x8", "--sweep", "--buckets", "13"],
+        // Two passes of one modulus each, and a spare: the pass boundary runs on the cluster too.
+        &["knight", "6x7", "--sweep", "--verify", "--moduli-per-pass", "1", "--buckets", "5"],
+    ];
+    for (i, board) in boards.iter().enumerate() {
+        let expected = embedded(board);
+        let output = run_cluster(board, &list, &dir, &format!("job{i}"));
+        assert!(output.status.success(), "{board:?}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), expected, "{board:?}");
+        // A finished job frees the workers' data directories for the next one.
+        for worker in &workers {
+            assert_eq!(std::fs::read_dir(&worker.data_dir).unwrap().count(), 0, "{board:?}: files left behind");
+        }
+    }
+    assert!(embedded(boards[0]).contains(r#""board":"6x8","tours":"closed","count":"55488142""#));
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Waits until the job in `job_dir` has committed `cells` steps.
+fn wait_for_cells(job_dir: &Path, cells: u64) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let output = leaper(&["status", "--job-dir", job_dir.to_str().unwrap(), "--format", "json"]);
+        if let Ok(status) = serde_json::from_slice::<serde_json::Value>(&output.stdout) {
+            if status["cells_done"].as_u64().unwrap_or(0) >= cells {
+                return;
+            }
+        }
+        assert!(Instant::now() < deadline, "the job did not reach {cells} steps");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+const LONG_BOARD: &[&str] = &["knight", "6x10", "--sweep", "--buckets", "31"];
+
+#[test]
+fn a_worker_killed_mid_job_comes_back_and_the_counts_are_exact() {
+    let expected = embedded(LONG_BOARD);
+    let dir = scratch("worker-kill");
+    let mut workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    let args = cluster_args(LONG_BOARD, &list, &dir, "job");
+    let coordinator =
+        Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("starts");
+    wait_for_cells(&dir.join("job"), 25);
+    workers[1].restart();
+    let output = coordinator.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("step aborted"), "the coordinator did not notice the kill: {stderr}");
+    assert_eq!(text(&output.stdout), expected);
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_coordinator_killed_mid_job_resumes_to_the_exact_counts() {
+    let expected = embedded(LONG_BOARD);
+    let dir = scratch("coordinator-kill");
+    let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let args = cluster_args(LONG_BOARD, &addresses(&workers), &dir, "job");
+    let mut coordinator =
+        Command::new(LEAPER).args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("starts");
+    wait_for_cells(&dir.join("job"), 25);
+    coordinator.kill().unwrap();
+    coordinator.wait().unwrap();
+    let output = leaper(&["resume", "--job-dir", dir.join("job").to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), expected);
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_clusters_are_refused_before_any_work() {
+    let dir = scratch("refused");
+    let worker = Worker::start(&dir, "w0");
+    let board = ["knight", "6x6"];
+    let duplicate = format!("{0},{0}", worker.address);
+    let unreachable = format!("{},127.0.0.1:{}", worker.address, free_port());
+    for (workers, message) in [(duplicate.as_str(), "listed twice"), (unreachable.as_str(), "cannot reach worker")] {
+        let output = run_cluster(&board, workers, &dir, &format!("job-{}", message.replace(' ', "-")));
+        assert_eq!(output.status.code(), Some(1), "{workers}");
+        assert!(text(&output.stderr).contains(message), "{workers}: {}", text(&output.stderr));
+    }
+    // A worker whose data directory belongs to another job.
+    std::fs::write(worker.data_dir.join("job-id"), "some-other-job\n").unwrap();
+    let output = run_cluster(&board, &worker.address, &dir, "job-owned");
+    assert!(text(&output.stderr).contains("belongs to job some-other-job"), "{}", text(&output.stderr));
+    // --workers without a job directory or token.
+    let output = leaper(&["knight", "6x6", "--workers", &worker.address]);
+    assert!(text(&output.stderr).contains("--workers needs --job-dir"), "{}", text(&output.stderr));
+    drop(worker);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+mod protocol {
+    //! Calls a worker directly, as a hostile or confused peer would.
+
+    use leaper_proto::v1::{InfoRequest, PrepareRequest, StateBatch};
+    use leaper_proto::FORMAT_VERSION;
+    use leaper_worker::client::client;
+    use leaper_worker::wire::encode_batch;
+    use tonic::Code;
+
+    use super::*;
+
+    fn prepare(workers: Vec<String>, job_id: &str) -> PrepareRequest {
+        PrepareRequest {
+            job_id: job_id.into(),
+            format_version: FORMAT_VERSION,
+            width: 5,
+            rows: 6,
+            min_rows: 6,
+            moves: "1,2".into(),
+            buckets: 4,
+            workers,
+            index: 0,
+            pass: 0,
+            moduli: vec![0],
+            mem_limit: 256 << 20,
+            step: 0,
+            layer_number: 0,
+            files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn workers_refuse_strangers_foreign_jobs_and_foreign_buckets() {
+        let dir = scratch("protocol");
+        let worker = Worker::start(&dir, "w0");
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let _entered = runtime.enter();
+        runtime.block_on(async {
+            let mut wrong = client(&worker.address, "not-the-token").unwrap();
+            let refused = wrong.info(InfoRequest {}).await.unwrap_err();
+            assert_eq!(refused.code(), Code::Unauthenticated);
+
+            let mut good = client(&worker.address, "cluster-secret").unwrap();
+            let other = format!("127.0.0.1:{}", free_port());
+            let mut skewed = prepare(vec![worker.address.clone(), other.clone()], "job-a");
+            skewed.format_version = FORMAT_VERSION + 1;
+            assert_eq!(good.prepare(skewed).await.unwrap_err().code(), Code::FailedPrecondition);
+            good.prepare(prepare(vec![worker.address.clone(), other], "job-a")).await.expect("prepared");
+
+            // Bucket 1 belongs to worker 1 (1 mod 2), not to this one.
+            let foreign = encode_batch("job-a", 0, &[(1, vec![42, 1])], 2);
+            let error = good.push(tokio_stream::iter(vec![foreign])).await.unwrap_err();
+            assert_eq!(error.code(), Code::PermissionDenied, "{error}");
+            assert!(error.message().contains("bucket 1"), "{error}");
+
+            let stranger: StateBatch = encode_batch("job-b", 0, &[(0, vec![42, 1])], 2);
+            let error = good.push(tokio_stream::iter(vec![stranger])).await.unwrap_err();
+            assert_eq!(error.code(), Code::PermissionDenied, "{error}");
+
+            // The data directory now belongs to job-a.
+            let error = good.prepare(prepare(vec![worker.address.clone()], "job-b")).await.unwrap_err();
+            assert!(error.message().contains("belongs to job job-a"), "{error}");
+        });
+        drop(worker);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,136 @@
+//! The pass of a job a worker is running: its buckets, its store, its peers, and the store
+//! wrapper that routes successors to their owners during a step.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
+
+use leaper_core::arith::Moduli;
+use leaper_core::store::{DiskStore, LayerSummary, StateStore, StateVisitor};
+use leaper_core::tmx::TransferMatrix;
+use leaper_core::{Error, Result};
+use leaper_proto::v1::StateBatch;
+use tokio::sync::mpsc;
+
+use crate::client::Client;
+use crate::wire::{encode_batch, BATCH_BYTES};
+
+/// A prepared pass of a job.
+pub struct ActiveJob {
+    pub job_id: String,
+    pub index: usize,
+    pub workers: Vec<String>,
+    pub matrix: TransferMatrix,
+    pub moduli: Moduli,
+    pub buckets: usize,
+    /// The buckets this worker owns: `b` with `b % workers == index`.
+    pub owned: Vec<usize>,
+    /// `None` once the pass has ended.
+    pub store: RwLock<Option<DiskStore>>,
+    /// Merges done in this pass; batches and requests must carry it.
+    pub step: AtomicU64,
+    /// Records received for the next layer in this step (from peers and from itself).
+    pub received: AtomicU64,
+    /// A client per peer (`None` for this worker).
+    pub peers: Vec<Option<Client>>,
+}
+
+impl ActiveJob {
+    pub fn owner(&self, bucket: usize) -> usize {
+        bucket % self.workers.len()
+    }
+
+    /// Words per record: the key, then the residues.
+    pub fn stride(&self) -> usize {
+        1 + self.moduli.len()
+    }
+}
+
+/// Records waiting to be sent to one peer.
+#[derive(Default)]
+struct Outbox {
+    sections: Vec<(usize, Vec<u64>)>,
+    bytes: usize,
+}
+
+/// The store a worker's expansion sees: reads come from its own layer, successors go to their
+/// owners (its own store, or a peer's stream).
+pub struct ShuffleStore<'a> {
+    job: &'a ActiveJob,
+    local: &'a DiskStore,
+    outboxes: Vec<Mutex<Outbox>>,
+    senders: Vec<Option<mpsc::Sender<StateBatch>>>,
+    sent: Vec<AtomicU64>,
+}
+
+impl<'a> ShuffleStore<'a> {
+    /// `senders[p]` streams batches to peer `p` (`None` for this worker).
+    pub fn new(job: &'a ActiveJob, local: &'a DiskStore, senders: Vec<Option<mpsc::Sender<StateBatch>>>) -> Self {
+        let workers = job.workers.len();
+        ShuffleStore {
+            job,
+            local,
+            outboxes: (0..workers).map(|_| Mutex::default()).collect(),
+            senders,
+            sent: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn send(&self, peer: usize, sections: Vec<(usize, Vec<u64>)>) -> Result<()> {
+        let batch = encode_batch(&self.job.job_id, self.job.step.load(Ordering::SeqCst), &sections, self.job.stride());
+        let sender = self.senders[peer].as_ref().expect("a sender for every peer");
+        sender.blocking_send(batch).map_err(|_| Error::Worker {
+            peer: self.job.workers[peer].clone(),
+            message: "the stream to it closed (the peer failed or refused the batch)".into(),
+        })
+    }
+
+    /// Sends what is still buffered; returns the records sent to each worker.
+    pub fn finish(self) -> Result<Vec<u64>> {
+        for (peer, outbox) in self.outboxes.iter().enumerate() {
+            let sections = std::mem::take(&mut outbox.lock().expect("outbox lock").sections);
+            if !sections.is_empty() {
+                self.send(peer, sections)?;
+            }
+        }
+        Ok(self.sent.iter().map(|n| n.load(Ordering::SeqCst)).collect())
+    }
+}
+
+impl StateStore for ShuffleStore<'_> {
+    fn buckets(&self) -> usize {
+        self.job.buckets
+    }
+
+    fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
+        self.local.read_bucket(bucket, visit)
+    }
+
+    fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        let owner = self.job.owner(bucket);
+        let count = (records.len() / self.job.stride()) as u64;
+        self.sent[owner].fetch_add(count, Ordering::SeqCst);
+        if owner == self.job.index {
+            self.job.received.fetch_add(count, Ordering::SeqCst);
+            return self.local.emit(bucket, records);
+        }
+        let full = {
+            let mut outbox = self.outboxes[owner].lock().expect("outbox lock");
+            outbox.sections.push((bucket, records.to_vec()));
+            outbox.bytes += records.len() * 8;
+            if outbox.bytes >= BATCH_BYTES {
+                outbox.bytes = 0;
+                Some(std::mem::take(&mut outbox.sections))
+            } else {
+                None
+            }
+        };
+        match full {
+            Some(sections) => self.send(owner, sections),
+            None => Ok(()),
+        }
+    }
+
+    fn finish_step(&mut self) -> Result<LayerSummary> {
+        Err(Error::InvalidOption("a worker merges its layer through Merge, not through the shuffle store".into()))
+    }
+}
