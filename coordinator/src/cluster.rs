@@ -26,6 +26,9 @@ use crate::progress::Progress;
 
 /// How many times a step is tried before the job stops.
 const ATTEMPTS: usize = 4;
+/// Workers are polled this often during every call; three missed answers abort the step.
+const HEARTBEAT: Duration = Duration::from_secs(5);
+const MISSED_HEARTBEATS: usize = 3;
 
 /// What the workers are asked to count (the job's sweep).
 #[derive(Clone, Debug)]
@@ -56,6 +59,10 @@ pub struct ClusterHost<'a> {
     committed_step: u64,
     committed_layers: Vec<Option<LayerRecord>>,
     seed: Vec<u64>,
+    /// The attempt the workers were last prepared for.
+    generation: u64,
+    /// Expansion threads of each worker (from Info), for the shuffle's share of the time.
+    threads: Vec<u64>,
     progress: Progress,
 }
 
@@ -88,7 +95,8 @@ impl<'a> ClusterHost<'a> {
             addresses.iter().map(|a| client(a, token)).collect::<anyhow::Result<Vec<_>>>()?
         };
         let job_id = job.spec().id.clone();
-        runtime.block_on(async {
+        let threads = runtime.block_on(async {
+            let mut threads = Vec::new();
             for (address, client) in addresses.iter().zip(&clients) {
                 let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
                     .await
@@ -109,8 +117,9 @@ impl<'a> ClusterHost<'a> {
                         info.job_id
                     );
                 }
+                threads.push(u64::from(info.threads.max(1)));
             }
-            Ok(())
+            Ok(threads)
         })?;
         let workers = addresses.len();
         Ok(ClusterHost {
@@ -127,6 +136,8 @@ impl<'a> ClusterHost<'a> {
             committed_step: 0,
             committed_layers: vec![None; workers],
             seed: Vec::new(),
+            generation: 0,
+            threads,
             progress: Progress::default(),
         })
     }
@@ -137,6 +148,11 @@ impl<'a> ClusterHost<'a> {
 
     /// Prepares every worker at the committed step.
     fn prepare_all(&mut self) -> Result<()> {
+        // Unique across attempts and coordinator restarts.
+        self.generation = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(self.generation + 1, |d| d.as_nanos() as u64)
+            .max(self.generation + 1);
         let requests: Vec<PrepareRequest> = (0..self.addresses.len())
             .map(|index| {
                 let layer = self.committed_layers[index].as_ref();
@@ -156,6 +172,7 @@ impl<'a> ClusterHost<'a> {
                     step: self.committed_step,
                     layer_number: layer.map_or(0, |l| l.number),
                     files: layer.map_or(Vec::new(), |l| l.files.iter().map(record_to_wire).collect()),
+                    generation: self.generation,
                 }
             })
             .collect();
@@ -173,7 +190,7 @@ impl<'a> ClusterHost<'a> {
         let workers = self.addresses.len();
         let bucket = bucket_of(self.seed[0], self.plan.buckets);
         let owner = bucket % workers;
-        let batch = encode_batch(&self.job_id(), 0, &[(bucket, self.seed.clone())], self.seed.len());
+        let batch = encode_batch(&self.job_id(), self.generation, 0, &[(bucket, self.seed.clone())], self.seed.len());
         let mut client = self.clients[owner].clone();
         let address = self.addresses[owner].clone();
         self.runtime
@@ -198,13 +215,20 @@ impl<'a> ClusterHost<'a> {
             .zip(requests)
             .map(|(client, request)| self.runtime.spawn(call(client.clone(), request)))
             .collect();
+        let watch = watch_heartbeats(self.clients.clone(), self.addresses.clone(), self.job_id());
         self.runtime.block_on(async {
-            let mut replies = Vec::with_capacity(calls.len());
-            for (address, call) in self.addresses.iter().zip(calls) {
-                let reply = call.await.map_err(|e| worker_error(address, e))?;
-                replies.push(reply.map_err(|e| worker_error(address, e.message()))?.into_inner());
+            let replies = async {
+                let mut replies = Vec::with_capacity(calls.len());
+                for (address, call) in self.addresses.iter().zip(calls) {
+                    let reply = call.await.map_err(|e| worker_error(address, e))?;
+                    replies.push(reply.map_err(|e| worker_error(address, e.message()))?.into_inner());
+                }
+                Ok(replies)
+            };
+            tokio::select! {
+                replies = replies => replies,
+                failure = watch => Err(failure),
             }
-            Ok(replies)
         })
     }
 
@@ -249,6 +273,17 @@ impl<'a> ClusterHost<'a> {
                 return Err(worker_error(address, "sent a different number of records than it emitted"));
             }
         }
+        let sent_bytes: u64 = replies.iter().map(|r| r.sent_bytes).sum();
+        let shuffle_micros: u64 = replies.iter().map(|r| r.shuffle_micros).sum();
+        let thread_micros: u64 = replies.iter().zip(&self.threads).map(|(r, t)| r.expand_micros * t).sum();
+        let remote: u64 = replies.iter().enumerate().map(|(w, r)| r.emitted - r.sent[w]).sum();
+        tracing::debug!(
+            sent_bytes,
+            remote_records = remote,
+            bytes_per_record = format!("{:.2}", sent_bytes as f64 / remote.max(1) as f64),
+            shuffle_share = format!("{:.3}", shuffle_micros as f64 / thread_micros.max(1) as f64),
+            "shuffle"
+        );
         outcome.layer = self.merge_all(&expected)?;
         Ok(outcome)
     }
@@ -368,5 +403,33 @@ impl SweepHost for ClusterHost<'_> {
 
     fn observe(&mut self, step: &StepReport) {
         self.progress.step(step);
+    }
+}
+
+/// Polls every worker until one misses `MISSED_HEARTBEATS` heartbeats in a row; returns that
+/// failure. Any answer counts, even a refusal: the worker is alive.
+async fn watch_heartbeats(clients: Vec<Client>, addresses: Vec<String>, job_id: String) -> Error {
+    let mut missed = vec![0; clients.len()];
+    loop {
+        tokio::time::sleep(HEARTBEAT).await;
+        for ((client, address), missed) in clients.iter().zip(&addresses).zip(missed.iter_mut()) {
+            let mut client = client.clone();
+            let beat = client.heartbeat(HeartbeatRequest { job_id: job_id.clone() });
+            let alive = match tokio::time::timeout(HEARTBEAT, beat).await {
+                Ok(Ok(_)) => true,
+                Ok(Err(status)) => status.code() != tonic::Code::Unavailable,
+                Err(_) => false,
+            };
+            *missed = if alive { 0 } else { *missed + 1 };
+            if *missed >= MISSED_HEARTBEATS {
+                return worker_error(
+                    address,
+                    format!(
+                        "missed {MISSED_HEARTBEATS} heartbeats ({} s without an answer)",
+                        (HEARTBEAT * 3).as_secs()
+                    ),
+                );
+            }
+        }
     }
 }

@@ -165,6 +165,29 @@ fn a_worker_killed_mid_job_comes_back_and_the_counts_are_exact() {
 }
 
 #[test]
+fn a_worker_that_stops_answering_aborts_the_step_and_the_counts_are_exact() {
+    let expected = embedded(LONG_BOARD);
+    let dir = scratch("worker-stop");
+    let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let args = cluster_args(LONG_BOARD, &addresses(&workers), &dir, "job");
+    let coordinator =
+        Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("starts");
+    wait_for_cells(&dir.join("job"), 25);
+    // A hung machine: the process and its connections stay, the answers stop.
+    let pid = workers[2].child.id().to_string();
+    assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+    std::thread::sleep(Duration::from_secs(20));
+    assert!(Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
+    let output = coordinator.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("step aborted"), "the coordinator did not notice the hang: {stderr}");
+    assert_eq!(text(&output.stdout), expected);
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_coordinator_killed_mid_job_resumes_to_the_exact_counts() {
     let expected = embedded(LONG_BOARD);
     let dir = scratch("coordinator-kill");
@@ -233,6 +256,7 @@ mod protocol {
             step: 0,
             layer_number: 0,
             files: Vec::new(),
+            generation: 0,
         }
     }
 
@@ -255,12 +279,12 @@ mod protocol {
             good.prepare(prepare(vec![worker.address.clone(), other], "job-a")).await.expect("prepared");
 
             // Bucket 1 belongs to worker 1 (1 mod 2), not to this one.
-            let foreign = encode_batch("job-a", 0, &[(1, vec![42, 1])], 2);
+            let foreign = encode_batch("job-a", 0, 0, &[(1, vec![42, 1])], 2);
             let error = good.push(tokio_stream::iter(vec![foreign])).await.unwrap_err();
             assert_eq!(error.code(), Code::PermissionDenied, "{error}");
             assert!(error.message().contains("bucket 1"), "{error}");
 
-            let stranger: StateBatch = encode_batch("job-b", 0, &[(0, vec![42, 1])], 2);
+            let stranger: StateBatch = encode_batch("job-b", 0, 0, &[(0, vec![42, 1])], 2);
             let error = good.push(tokio_stream::iter(vec![stranger])).await.unwrap_err();
             assert_eq!(error.code(), Code::PermissionDenied, "{error}");
 

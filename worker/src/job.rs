@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
+use std::time::Instant;
 
 use leaper_core::arith::Moduli;
 use leaper_core::store::{DiskStore, LayerSummary, StateStore, StateVisitor};
@@ -17,6 +18,10 @@ use crate::wire::{encode_batch, BATCH_BYTES};
 /// A prepared pass of a job.
 pub struct ActiveJob {
     pub job_id: String,
+    /// The coordinator's attempt: batches of another generation are refused.
+    pub generation: u64,
+    /// Set when a new Prepare replaces this job: its expansion stops at the next chunk.
+    pub cancelled: std::sync::atomic::AtomicBool,
     pub index: usize,
     pub workers: Vec<String>,
     pub matrix: TransferMatrix,
@@ -30,6 +35,8 @@ pub struct ActiveJob {
     pub step: AtomicU64,
     /// Records received for the next layer in this step (from peers and from itself).
     pub received: AtomicU64,
+    /// States read in the current expansion (for heartbeats).
+    pub read: AtomicU64,
     /// A client per peer (`None` for this worker).
     pub peers: Vec<Option<Client>>,
 }
@@ -60,6 +67,17 @@ pub struct ShuffleStore<'a> {
     outboxes: Vec<Mutex<Outbox>>,
     senders: Vec<Option<mpsc::Sender<StateBatch>>>,
     sent: Vec<AtomicU64>,
+    sent_bytes: AtomicU64,
+    shuffle_micros: AtomicU64,
+}
+
+/// What a worker's expansion sent.
+pub struct Shipped {
+    /// Records per worker (its own share included).
+    pub records: Vec<u64>,
+    /// Compressed bytes to other workers, and microseconds spent compressing and sending.
+    pub bytes: u64,
+    pub micros: u64,
 }
 
 impl<'a> ShuffleStore<'a> {
@@ -72,27 +90,38 @@ impl<'a> ShuffleStore<'a> {
             outboxes: (0..workers).map(|_| Mutex::default()).collect(),
             senders,
             sent: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+            sent_bytes: AtomicU64::new(0),
+            shuffle_micros: AtomicU64::new(0),
         }
     }
 
     fn send(&self, peer: usize, sections: Vec<(usize, Vec<u64>)>) -> Result<()> {
-        let batch = encode_batch(&self.job.job_id, self.job.step.load(Ordering::SeqCst), &sections, self.job.stride());
+        let started = Instant::now();
+        let job = self.job;
+        let batch = encode_batch(&job.job_id, job.generation, job.step.load(Ordering::SeqCst), &sections, job.stride());
+        self.sent_bytes.fetch_add(batch.records.len() as u64, Ordering::Relaxed);
         let sender = self.senders[peer].as_ref().expect("a sender for every peer");
-        sender.blocking_send(batch).map_err(|_| Error::Worker {
+        let sent = sender.blocking_send(batch).map_err(|_| Error::Worker {
             peer: self.job.workers[peer].clone(),
             message: "the stream to it closed (the peer failed or refused the batch)".into(),
-        })
+        });
+        self.shuffle_micros.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+        sent
     }
 
-    /// Sends what is still buffered; returns the records sent to each worker.
-    pub fn finish(self) -> Result<Vec<u64>> {
+    /// Sends what is still buffered; says what was sent.
+    pub fn finish(self) -> Result<Shipped> {
         for (peer, outbox) in self.outboxes.iter().enumerate() {
             let sections = std::mem::take(&mut outbox.lock().expect("outbox lock").sections);
             if !sections.is_empty() {
                 self.send(peer, sections)?;
             }
         }
-        Ok(self.sent.iter().map(|n| n.load(Ordering::SeqCst)).collect())
+        Ok(Shipped {
+            records: self.sent.iter().map(|n| n.load(Ordering::SeqCst)).collect(),
+            bytes: self.sent_bytes.load(Ordering::SeqCst),
+            micros: self.shuffle_micros.load(Ordering::SeqCst),
+        })
     }
 }
 
@@ -102,7 +131,13 @@ impl StateStore for ShuffleStore<'_> {
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
-        self.local.read_bucket(bucket, visit)
+        self.local.read_bucket(bucket, &mut |keys, residues| {
+            if self.job.cancelled.load(Ordering::Relaxed) {
+                return Err(Error::InvalidOption("the step was aborted: a new attempt replaced it".into()));
+            }
+            self.job.read.fetch_add(keys.len() as u64, Ordering::Relaxed);
+            visit(keys, residues)
+        })
     }
 
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {

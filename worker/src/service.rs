@@ -102,6 +102,8 @@ impl WorkerService {
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let job = ActiveJob {
             job_id: request.job_id,
+            generation: request.generation,
+            cancelled: false.into(),
             index,
             workers: request.workers,
             matrix,
@@ -111,6 +113,7 @@ impl WorkerService {
             store: RwLock::new(Some(store)),
             step: request.step.into(),
             received: 0.into(),
+            read: 0.into(),
             peers,
         };
         Ok((job, removed))
@@ -143,8 +146,15 @@ impl Worker for WorkerService {
 
     async fn prepare(&self, request: Request<PrepareRequest>) -> Result<Response<PrepareReply>, Status> {
         let request = request.into_inner();
-        // The old pass (if any) goes first: its store must not write while files are swept.
-        self.active.lock().expect("job lock").take();
+        // The old attempt (if any) goes first: stop its expansion and wait until nothing holds
+        // its store, so that it cannot write while files are swept or reopened.
+        let old = self.active.lock().expect("job lock").take();
+        if let Some(old) = old {
+            old.cancelled.store(true, Ordering::SeqCst);
+            tokio::task::spawn_blocking(move || old.store.write().expect("store lock").take())
+                .await
+                .map_err(join_error)?;
+        }
         let (data_dir, token) = (self.data_dir.clone(), self.token.clone());
         let (job, removed) = tokio::task::spawn_blocking(move || WorkerService::prepare_job(data_dir, token, request))
             .await
@@ -175,7 +185,9 @@ impl Worker for WorkerService {
         }
         let cell = request.cell as usize;
         let expanding = job.clone();
-        let (outcome, sent) = tokio::task::spawn_blocking(move || -> leaper_core::Result<_> {
+        let started = std::time::Instant::now();
+        job.read.store(0, Ordering::SeqCst);
+        let (outcome, shipped) = tokio::task::spawn_blocking(move || -> leaper_core::Result<_> {
             let job = &expanding;
             let guard = job.store.read().expect("store lock");
             let local = guard.as_ref().ok_or_else(|| leaper_core::Error::InvalidOption("the pass has ended".into()))?;
@@ -191,14 +203,22 @@ impl Worker for WorkerService {
             let accepted = push.await.map_err(join_error)?.map_err(|e| {
                 Status::unavailable(format!("worker {} did not take its states: {}", job.workers[peer], e.message()))
             })?;
-            if accepted.into_inner().records != sent[peer] {
+            if accepted.into_inner().records != shipped.records[peer] {
                 return Err(Status::data_loss(format!(
                     "worker {} took fewer records than were sent",
                     job.workers[peer]
                 )));
             }
         }
-        Ok(Response::new(ExpandReply { closed: outcome.closed, read: outcome.read, emitted: outcome.emitted, sent }))
+        Ok(Response::new(ExpandReply {
+            closed: outcome.closed,
+            read: outcome.read,
+            emitted: outcome.emitted,
+            sent: shipped.records,
+            sent_bytes: shipped.bytes,
+            shuffle_micros: shipped.micros,
+            expand_micros: started.elapsed().as_micros() as u64,
+        }))
     }
 
     async fn push(&self, request: Request<Streaming<StateBatch>>) -> Result<Response<PushReply>, Status> {
@@ -206,6 +226,12 @@ impl Worker for WorkerService {
         let mut total = 0u64;
         while let Some(batch) = stream.message().await? {
             let job = self.active(&batch.job_id, Some(batch.step))?;
+            if batch.generation != job.generation {
+                return Err(Status::aborted(format!(
+                    "a batch of attempt {}, the worker is at attempt {}",
+                    batch.generation, job.generation
+                )));
+            }
             let sections = decode_batch(&batch, job.stride())?;
             if let Some((bucket, _)) = sections.iter().find(|(bucket, _)| job.owner(*bucket) != job.index) {
                 return Err(Status::permission_denied(format!(
@@ -276,6 +302,15 @@ impl Worker for WorkerService {
         .await
         .map_err(join_error)??;
         Ok(Response::new(ReleaseReply {}))
+    }
+
+    async fn heartbeat(&self, request: Request<HeartbeatRequest>) -> Result<Response<HeartbeatReply>, Status> {
+        let job = self.active(&request.into_inner().job_id, None)?;
+        Ok(Response::new(HeartbeatReply {
+            step: job.step.load(Ordering::SeqCst),
+            states_read: job.read.load(Ordering::Relaxed),
+            records_received: job.received.load(Ordering::Relaxed),
+        }))
     }
 
     async fn end_pass(&self, request: Request<EndPassRequest>) -> Result<Response<EndPassReply>, Status> {

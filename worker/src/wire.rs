@@ -14,7 +14,13 @@ pub const BATCH_BYTES: usize = 1 << 20;
 pub const MAX_MESSAGE_BYTES: usize = 8 << 20;
 
 /// Encodes per-bucket record runs (key, then residues, per record) into one batch.
-pub fn encode_batch(job_id: &str, step: u64, sections: &[(usize, Vec<u64>)], stride: usize) -> v1::StateBatch {
+pub fn encode_batch(
+    job_id: &str,
+    generation: u64,
+    step: u64,
+    sections: &[(usize, Vec<u64>)],
+    stride: usize,
+) -> v1::StateBatch {
     let words: usize = sections.iter().map(|(_, records)| records.len()).sum();
     let mut raw = Vec::with_capacity(words * 8);
     for (_, records) in sections {
@@ -28,6 +34,7 @@ pub fn encode_batch(job_id: &str, step: u64, sections: &[(usize, Vec<u64>)], str
         buckets: sections.iter().map(|(bucket, _)| *bucket as u32).collect(),
         counts: sections.iter().map(|(_, records)| (records.len() / stride) as u32).collect(),
         records: zstd::bulk::compress(&raw, 1).expect("compressing into memory cannot fail"),
+        generation,
     }
 }
 
@@ -145,7 +152,7 @@ mod tests {
     #[test]
     fn batches_round_trip_and_refuse_bad_counts() {
         let sections = vec![(3, vec![10, 1, 2, 11, 3, 4]), (7, vec![12, 5, 6])];
-        let batch = encode_batch("job", 4, &sections, 3);
+        let batch = encode_batch("job", 1, 4, &sections, 3);
         assert_eq!(decode_batch(&batch, 3).unwrap(), sections);
         let mut bad = batch.clone();
         bad.counts[0] = 3;
