@@ -62,7 +62,9 @@ impl JobStatus {
             (None, Some(_)) => "running",
             (None, None) => "stopped",
         };
-        let (states, bytes) = m.layer.as_ref().map_or((0, 0), |layer| (layer.states, layer.bytes));
+        // In one process the manifest names the layer; on a cluster each worker holds a part.
+        let layers = m.layer.iter().chain(m.workers.iter().filter_map(|w| w.layer.as_ref()));
+        let (states, bytes) = layers.fold((0, 0), |(s, b), layer| (s + layer.states, b + layer.bytes));
         let step_seconds = p.step_micros as f64 / 1e6;
         let rate = p.states_processed as f64 / step_seconds.max(1e-9);
         let last = p.next_cell.checked_sub(1).filter(|_| p.pass < m.passes);
