@@ -20,7 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use leaper_core::arith::Moduli;
 use leaper_core::store::checkpoint::{
-    remove_unnamed, LayerRecord, Manifest, WorkerLayer, MANIFEST_FILE, MANIFEST_FORMAT,
+    remove_unnamed, replace_durably, LayerRecord, Manifest, WorkerLayer, MANIFEST_FILE, MANIFEST_FORMAT,
 };
 use leaper_core::store::{DiskStore, StateStore};
 use leaper_core::tmx::{StepReport, StoreHost, SweepProgress};
@@ -184,7 +184,7 @@ impl JobDir {
             "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.\n{}",
             toml::to_string(&spec).context("cannot write the job spec")?
         );
-        write_durably(&dir.join(JOB_FILE), text.as_bytes())?;
+        replace_durably(&dir.join(JOB_FILE), text.as_bytes(), "job")?;
         Ok(JobDir::new(dir, spec, lock, None))
     }
 
@@ -344,19 +344,6 @@ pub fn running_pid(dir: &Path) -> Option<u32> {
         Ok(()) => None,
         Err(_) => Some(read_pid(&mut file).unwrap_or(0)),
     }
-}
-
-/// Writes `path` through a temporary file, fsynced and renamed into place.
-fn write_durably(path: &Path, bytes: &[u8]) -> Result<()> {
-    let temp = path.with_extension("tmp");
-    let write = || -> std::io::Result<()> {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)?;
-        File::open(path.parent().unwrap_or(Path::new(".")))?.sync_all()
-    };
-    write().with_context(|| format!("cannot write {}", path.display()))
 }
 
 pub fn unix_now() -> u64 {

@@ -39,6 +39,9 @@ pub struct JobStatus {
     pub eta_seconds: Option<f64>,
     pub committed_unix: Option<u64>,
     pub counts: Option<Vec<(usize, String)>>,
+    /// How the job names its boards (for the text form).
+    #[serde(skip)]
+    pub plan: Option<Plan>,
 }
 
 impl JobStatus {
@@ -46,13 +49,15 @@ impl JobStatus {
         let spec = JobSpec::load(dir)?;
         let manifest = Manifest::load(dir)?;
         let pid = running_pid(dir);
-        let width = Plan::new(spec.board.parse()?, spec.sweep).width;
+        let plan = Plan::new(spec.board.parse()?, spec.sweep);
+        let width = plan.width;
         let Some(m) = manifest else {
             return Ok(JobStatus {
                 job: spec.id.clone(),
                 command: spec.command(),
                 state: if pid.is_some() { "running" } else { "stopped" },
                 pid,
+                plan: Some(plan),
                 ..JobStatus::default()
             });
         };
@@ -92,6 +97,7 @@ impl JobStatus {
             eta_seconds: eta.map(|d| d.as_secs_f64()),
             committed_unix: Some(m.committed_unix),
             counts: m.result.clone(),
+            plan: Some(plan),
         })
     }
 }
@@ -139,10 +145,10 @@ pub fn show(args: StatusArgs) -> Result<()> {
     if let Some(at) = status.committed_unix {
         writeln!(out, "committed {} ago", format_duration(Duration::from_secs(unix_now().saturating_sub(at))))?;
     }
-    let spec = JobSpec::load(&args.job_dir)?;
-    let plan = Plan::new(spec.board.parse()?, spec.sweep);
-    for (rows, count) in status.counts.iter().flatten() {
-        writeln!(out, "count     {} {count}", plan.label(*rows))?;
+    if let (Some(plan), Some(counts)) = (&status.plan, &status.counts) {
+        for (rows, count) in counts {
+            writeln!(out, "count     {} {count}", plan.label(*rows))?;
+        }
     }
     Ok(())
 }

@@ -6,7 +6,8 @@
 //! Points: `spill` (a successor batch is about to be written), `bucket` (a bucket file of the new
 //! layer was written), `layer` (the new layer is durable, no checkpoint names it yet),
 //! `manifest-temp` (the new manifest is written beside the old one), `manifest` (the new manifest
-//! replaced the old one), `release` (the old layer was deleted).
+//! replaced the old one), `release` (the old layer was deleted); `job-temp` and `job` likewise for
+//! the job spec written when a job starts.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;

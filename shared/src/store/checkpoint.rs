@@ -21,7 +21,6 @@ use crate::tmx::SweepProgress;
 /// Version of the manifest layout; manifests of another version are refused.
 pub const MANIFEST_FORMAT: u32 = 1;
 pub const MANIFEST_FILE: &str = "manifest.json";
-const MANIFEST_TEMP: &str = "manifest.json.tmp";
 
 /// The last committed step of a job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -119,21 +118,10 @@ impl LayerRecord {
 impl Manifest {
     /// Commits this manifest in `dir`: temporary file, fsync, rename, directory fsync.
     pub fn commit(&self, dir: &Path) -> Result<()> {
-        let temp = dir.join(MANIFEST_TEMP);
-        let target = dir.join(MANIFEST_FILE);
         let sealed = Manifest { crc32: self.checksum(), ..self.clone() };
-        let text = serde_json::to_vec_pretty(&sealed).expect("a manifest serializes");
-        let write = || -> std::io::Result<()> {
-            let mut file = fs::File::create(&temp)?;
-            file.write_all(&text)?;
-            file.write_all(b"\n")?;
-            file.sync_all()?;
-            crate::fault::point("manifest-temp")
-        };
-        write().map_err(|e| file_error(&temp, "write", e))?;
-        fs::rename(&temp, &target).map_err(|e| file_error(&target, "replace", e))?;
-        crate::fault::point("manifest").map_err(|e| file_error(&target, "write", e))?;
-        fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| file_error(dir, "fsync the directory", e))
+        let mut text = serde_json::to_vec_pretty(&sealed).expect("a manifest serializes");
+        text.push(b'\n');
+        replace_durably(&dir.join(MANIFEST_FILE), &text, "manifest")
     }
 
     /// The committed manifest in `dir`, or `None` if the job has not committed a step yet.
@@ -184,6 +172,26 @@ impl Manifest {
     }
 }
 
+/// Replaces `path` with `bytes` so that a crash leaves either the old or the new file: write
+/// `PATH.tmp`, fsync, rename over `path`, fsync the directory. `fault` names the crash points
+/// (`FAULT-temp` before the rename, `FAULT` after it).
+pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
+    let mut temp = path.as_os_str().to_owned();
+    temp.push(".tmp");
+    let temp = PathBuf::from(temp);
+    let write = || -> std::io::Result<()> {
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        crate::fault::point(&format!("{fault}-temp"))
+    };
+    write().map_err(|e| file_error(&temp, "write", e))?;
+    fs::rename(&temp, path).map_err(|e| file_error(path, "replace", e))?;
+    crate::fault::point(fault).map_err(|e| file_error(path, "write", e))?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| file_error(dir, "fsync the directory", e))
+}
+
 /// Deletes every file under `root` that `named` (paths relative to `root`) does not list,
 /// except the files `keep` at the top, and the directories left empty; returns how many files
 /// went. After a crash this clears half-written layers and spills.
@@ -216,6 +224,8 @@ pub fn remove_unnamed(root: &Path, named: &HashSet<PathBuf>, keep: &[&str]) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MANIFEST_TEMP: &str = "manifest.json.tmp";
 
     fn sample(job: &str) -> Manifest {
         Manifest {
