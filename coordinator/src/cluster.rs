@@ -80,47 +80,7 @@ impl<'a> ClusterHost<'a> {
         plan: ClusterJob,
         patience: Duration,
     ) -> anyhow::Result<Self> {
-        let mut seen = std::collections::HashSet::new();
-        if let Some(duplicate) = addresses.iter().find(|a| !seen.insert(a.as_str())) {
-            bail!("worker {duplicate} is listed twice in --workers: each worker owns its own buckets");
-        }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .context("cannot start the network runtime")?;
-        // Lazy channels attach to the runtime they are made in.
-        let clients = {
-            let _runtime = runtime.enter();
-            addresses.iter().map(|a| client(a, token)).collect::<anyhow::Result<Vec<_>>>()?
-        };
-        let job_id = job.spec().id.clone();
-        let threads = runtime.block_on(async {
-            let mut threads = Vec::new();
-            for (address, client) in addresses.iter().zip(&clients) {
-                let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
-                    .await
-                    .map_err(|_| anyhow::anyhow!("worker {address} did not answer within 10 s"))?
-                    .map_err(|e| anyhow::anyhow!("cannot reach worker {address}: {}", e.message()))?
-                    .into_inner();
-                if info.format_version != FORMAT_VERSION {
-                    bail!(
-                        "worker {address} speaks format {}, this coordinator format {FORMAT_VERSION}: run the same \
-                         leaper release everywhere",
-                        info.format_version
-                    );
-                }
-                if !info.job_id.is_empty() && info.job_id != job_id {
-                    bail!(
-                        "worker {address}'s data directory belongs to job {}; give job {job_id} workers with fresh \
-                         data directories",
-                        info.job_id
-                    );
-                }
-                threads.push(u64::from(info.threads.max(1)));
-            }
-            Ok(threads)
-        })?;
+        let (runtime, clients, threads) = connect_workers(addresses, token, &job.spec().id)?;
         let workers = addresses.len();
         Ok(ClusterHost {
             runtime,
@@ -408,6 +368,53 @@ impl SweepHost for ClusterHost<'_> {
 
 /// Polls every worker until one misses `MISSED_HEARTBEATS` heartbeats in a row; returns that
 /// failure. Any answer counts, even a refusal: the worker is alive.
+/// Connects to `addresses` and checks, before any work, that none is listed twice, each
+/// answers, speaks this format, and does not belong to another job; returns the runtime the
+/// clients live on, the clients, and each worker's thread count.
+pub fn connect_workers(addresses: &[String], token: &str, job_id: &str) -> anyhow::Result<(Runtime, Vec<Client>, Vec<u64>)> {
+    let mut seen = std::collections::HashSet::new();
+    if let Some(duplicate) = addresses.iter().find(|a| !seen.insert(a.as_str())) {
+        bail!("worker {duplicate} is listed twice in --workers: each worker owns its own buckets");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the network runtime")?;
+    // Lazy channels attach to the runtime they are made in.
+    let clients = {
+        let _runtime = runtime.enter();
+        addresses.iter().map(|a| client(a, token)).collect::<anyhow::Result<Vec<_>>>()?
+    };
+    let threads = runtime.block_on(async {
+        let mut threads = Vec::new();
+        for (address, client) in addresses.iter().zip(&clients) {
+            let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
+                .await
+                .map_err(|_| anyhow::anyhow!("worker {address} did not answer within 10 s"))?
+                .map_err(|e| anyhow::anyhow!("cannot reach worker {address}: {}", e.message()))?
+                .into_inner();
+            if info.format_version != FORMAT_VERSION {
+                bail!(
+                    "worker {address} speaks format {}, this coordinator format {FORMAT_VERSION}: run the same \
+                     leaper release everywhere",
+                    info.format_version
+                );
+            }
+            if !info.job_id.is_empty() && info.job_id != job_id {
+                bail!(
+                    "worker {address}'s data directory belongs to job {}; give job {job_id} workers with fresh \
+                     data directories",
+                    info.job_id
+                );
+            }
+            threads.push(u64::from(info.threads.max(1)));
+        }
+        Ok(threads)
+    })?;
+    Ok((runtime, clients, threads))
+}
+
 async fn watch_heartbeats(clients: Vec<Client>, addresses: Vec<String>, job_id: String) -> Error {
     let mut missed = vec![0; clients.len()];
     loop {

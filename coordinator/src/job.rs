@@ -117,25 +117,7 @@ impl JobSpec {
 
     /// Reads `DIR/job.toml`, refusing other format versions.
     pub fn load(dir: &Path) -> Result<Self> {
-        let path = dir.join(JOB_FILE);
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                bail!("{} holds no leaper job ({JOB_FILE} is missing)", dir.display())
-            }
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let value: toml::Table = toml::from_str(&text).with_context(|| format!("{} is damaged", path.display()))?;
-        match value.get("format").and_then(toml::Value::as_integer) {
-            Some(format) if format == JOB_FORMAT as i64 => {}
-            other => bail!(
-                "{}: job format {}, this leaper reads format {JOB_FORMAT}; use the leaper release that started \
-                 the job",
-                path.display(),
-                other.map_or("unknown".to_string(), |f| f.to_string())
-            ),
-        }
-        toml::from_str(&text).with_context(|| format!("{} is damaged", path.display()))
+        load_spec(dir)
     }
 
     /// How the job's command line read.
@@ -161,30 +143,8 @@ pub struct JobDir {
 impl JobDir {
     /// Starts a new job in `dir`, which must be empty or missing.
     pub fn create(dir: &Path, spec: JobSpec) -> Result<Self> {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create job directory {}", dir.display()))?;
-        if let Ok(existing) = JobSpec::load(dir) {
-            bail!(
-                "job directory {} already holds job {} ({}); continue it with `leaper resume --job-dir {}`, or \
-                 give the new job an empty directory",
-                dir.display(),
-                existing.id,
-                existing.command(),
-                dir.display()
-            );
-        }
-        let occupied = fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?.next().is_some();
-        if occupied {
-            bail!(
-                "job directory {} is not empty and holds no leaper job; give the job an empty directory",
-                dir.display()
-            );
-        }
-        let lock = take_lock(dir)?;
-        let text = format!(
-            "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.\n{}",
-            toml::to_string(&spec).context("cannot write the job spec")?
-        );
-        replace_durably(&dir.join(JOB_FILE), text.as_bytes(), "job")?;
+        let lock = claim_empty(dir)?;
+        write_spec(dir, &spec)?;
         Ok(JobDir::new(dir, spec, lock, None))
     }
 
@@ -306,8 +266,76 @@ impl StoreHost for JobDir {
     }
 }
 
+/// Reads the spec in `DIR/job.toml`, refusing other format versions.
+pub fn load_spec<T: serde::de::DeserializeOwned>(dir: &Path) -> Result<T> {
+    let path = dir.join(JOB_FILE);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("{} holds no leaper job ({JOB_FILE} is missing)", dir.display())
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let value: toml::Table = toml::from_str(&text).with_context(|| format!("{} is damaged", path.display()))?;
+    match value.get("format").and_then(toml::Value::as_integer) {
+        Some(format) if format == JOB_FORMAT as i64 => {}
+        other => bail!(
+            "{}: job format {}, this leaper reads format {JOB_FORMAT}; use the leaper release that started \
+             the job",
+            path.display(),
+            other.map_or("unknown".to_string(), |f| f.to_string())
+        ),
+    }
+    toml::from_str(&text).with_context(|| format!("{} is damaged", path.display()))
+}
+
+/// Makes `dir` (created if missing) the home of a new job: it must hold no job and no other
+/// files. Returns the job's lock.
+pub fn claim_empty(dir: &Path) -> Result<File> {
+    fs::create_dir_all(dir).with_context(|| format!("cannot create job directory {}", dir.display()))?;
+    if let Some((id, command)) = existing_job(dir) {
+        bail!(
+            "job directory {} already holds job {id} ({command}); continue it with `leaper resume --job-dir {}`, \
+             or give the new job an empty directory",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let occupied = fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?.next().is_some();
+    if occupied {
+        bail!("job directory {} is not empty and holds no leaper job; give the job an empty directory", dir.display());
+    }
+    take_lock(dir)
+}
+
+/// Writes `DIR/job.toml` durably, once, when a job starts.
+pub fn write_spec<T: Serialize>(dir: &Path, spec: &T) -> Result<()> {
+    let text = format!(
+        "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.\n{}",
+        toml::to_string(spec).context("cannot write the job spec")?
+    );
+    Ok(replace_durably(&dir.join(JOB_FILE), text.as_bytes(), "job")?)
+}
+
+/// Whether the job in `dir` is a subtree job (its spec names a `problem`), read without
+/// knowing its kind; `None` when `job.toml` cannot be read.
+pub fn is_subtree_job(dir: &Path) -> bool {
+    fs::read_to_string(dir.join(JOB_FILE))
+        .ok()
+        .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
+        .is_some_and(|table| table.contains_key("problem"))
+}
+
+/// The id and command line of the job already in `dir`, whatever its kind.
+fn existing_job(dir: &Path) -> Option<(String, String)> {
+    if is_subtree_job(dir) {
+        return crate::subtree::SubtreeSpec::load(dir).ok().map(|spec| (spec.id.clone(), spec.command()));
+    }
+    JobSpec::load(dir).ok().map(|spec| (spec.id.clone(), spec.command()))
+}
+
 /// Takes the job's lock, or says which process holds it.
-fn take_lock(dir: &Path) -> Result<File> {
+pub fn take_lock(dir: &Path) -> Result<File> {
     let path = dir.join(LOCK_FILE);
     let mut file = File::options()
         .read(true)

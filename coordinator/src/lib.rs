@@ -4,11 +4,14 @@
 pub mod cli;
 pub mod cluster;
 pub mod job;
+pub mod leases;
 pub mod logging;
 pub mod memory;
 pub mod output;
 pub mod progress;
+pub mod quarto;
 pub mod status;
+pub mod subtree;
 pub mod tours;
 
 use anyhow::Result;
@@ -22,6 +25,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Camel(args) => tours::run(tours::Piece::Camel, args),
         Command::Zebra(args) => tours::run(tours::Piece::Zebra, args),
         Command::Tours { moves, args } => tours::run(tours::Piece::Custom(moves), args),
+        Command::Quarto(args) => quarto::run(args),
+        Command::Resume(args) if job::is_subtree_job(&args.job_dir) => quarto::resume(&args),
         Command::Resume(args) => tours::resume(args),
         Command::Status(args) => status::show(args),
         Command::Worker(config) => tokio::runtime::Runtime::new()?.block_on(leaper_worker::run(config)),

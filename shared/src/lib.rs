@@ -14,6 +14,8 @@ pub mod brute;
 pub mod error;
 pub mod fault;
 pub mod frontier;
+pub mod problems;
+pub mod search;
 pub mod store;
 pub mod tmx;
 

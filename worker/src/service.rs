@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use leaper_core::arith::Moduli;
 use leaper_core::board::{Geometry, MoveSet};
+use leaper_core::problems;
+use leaper_core::search::SubtreeProblem;
 use leaper_core::store::checkpoint::remove_unnamed;
 use leaper_core::store::{DiskStore, StateStore};
 use leaper_core::tmx::{expand_layer, TransferMatrix};
@@ -29,11 +31,14 @@ pub struct WorkerService {
     threads: usize,
     token: String,
     active: Mutex<Option<Arc<ActiveJob>>>,
+    /// The subtree problem of the last lease, `(problem, params)` with its shard plan: built
+    /// once per job, not per shard.
+    problem: Mutex<Option<(String, String, Arc<dyn SubtreeProblem>)>>,
 }
 
 impl WorkerService {
     pub fn new(data_dir: PathBuf, threads: usize, token: String) -> Self {
-        WorkerService { data_dir, threads, token, active: Mutex::new(None) }
+        WorkerService { data_dir, threads, token, active: Mutex::new(None), problem: Mutex::new(None) }
     }
 
     /// The prepared job, if `job_id` is the one this worker was given, at `step`.
@@ -117,6 +122,46 @@ impl WorkerService {
             peers,
         };
         Ok((job, removed))
+    }
+}
+
+impl WorkerService {
+    /// Claims the data directory for a subtree job (refusing another job's) and returns the
+    /// lease's problem, checked against the lease's shard plan.
+    fn leased_problem(&self, lease: &ShardLease) -> Result<Arc<dyn SubtreeProblem>, Status> {
+        if lease.format_version != FORMAT_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "job format {}, this worker speaks format {FORMAT_VERSION}",
+                lease.format_version
+            )));
+        }
+        let owner = read_job_id(&self.data_dir)?;
+        if owner.is_empty() {
+            std::fs::create_dir_all(&self.data_dir)
+                .and_then(|()| std::fs::write(self.data_dir.join(JOB_ID_FILE), format!("{}\n", lease.job_id)))
+                .map_err(|e| Status::internal(format!("cannot write {}: {e}", self.data_dir.join(JOB_ID_FILE).display())))?;
+        } else if owner != lease.job_id {
+            return Err(Status::permission_denied(format!("this worker runs job {owner}, not job {}", lease.job_id)));
+        }
+        let mut cached = self.problem.lock().expect("problem lock");
+        let problem = match cached.as_ref() {
+            Some((name, params, problem)) if *name == lease.problem && *params == lease.params => problem.clone(),
+            _ => {
+                let problem = problems::build(&lease.problem, &lease.params).map_err(status)?;
+                *cached = Some((lease.problem.clone(), lease.params.clone(), problem.clone()));
+                problem
+            }
+        };
+        if problem.fingerprint() != lease.fingerprint {
+            return Err(Status::failed_precondition(format!(
+                "the shard plan of {} differs from the coordinator's (plan {:08x}, coordinator {:08x}): run the same \
+                 leaper release everywhere",
+                problem.describe(),
+                problem.fingerprint(),
+                lease.fingerprint
+            )));
+        }
+        Ok(problem)
     }
 }
 
@@ -315,15 +360,19 @@ impl Worker for WorkerService {
 
     async fn end_pass(&self, request: Request<EndPassRequest>) -> Result<Response<EndPassReply>, Status> {
         let request = request.into_inner();
-        let job = self.active(&request.job_id, None)?;
-        tokio::task::spawn_blocking(move || -> Result<(), Status> {
-            match job.store.write().expect("store lock").take() {
-                Some(mut store) => store.discard().map_err(status),
-                None => Ok(()),
-            }
-        })
-        .await
-        .map_err(join_error)??;
+        match self.active(&request.job_id, None) {
+            Ok(job) => tokio::task::spawn_blocking(move || -> Result<(), Status> {
+                match job.store.write().expect("store lock").take() {
+                    Some(mut store) => store.discard().map_err(status),
+                    None => Ok(()),
+                }
+            })
+            .await
+            .map_err(join_error)??,
+            // A subtree job prepares nothing: it only owns the data directory.
+            Err(_) if request.job_finished && read_job_id(&self.data_dir)? == request.job_id => {}
+            Err(refusal) => return Err(refusal),
+        }
         if request.job_finished {
             self.active.lock().expect("job lock").take();
             let data_dir = self.data_dir.clone();
@@ -331,5 +380,22 @@ impl Worker for WorkerService {
             tracing::info!(job = %request.job_id, removed, "job finished; the data directory is free");
         }
         Ok(Response::new(EndPassReply {}))
+    }
+
+    async fn run_shard(&self, request: Request<ShardLease>) -> Result<Response<ShardReport>, Status> {
+        let lease = request.into_inner();
+        let problem = self.leased_problem(&lease)?;
+        let started = std::time::Instant::now();
+        let shard = usize::try_from(lease.shard).map_err(|_| Status::invalid_argument("shard index out of range"))?;
+        if shard >= problem.shard_count() {
+            return Err(Status::invalid_argument(format!("shard {shard} of {} shards", problem.shard_count())));
+        }
+        let result = tokio::task::spawn_blocking(move || problem.run_shard(shard)).await.map_err(join_error)?.map_err(status)?;
+        tracing::debug!(job = %lease.job_id, shard, seconds = started.elapsed().as_secs_f64(), "shard done");
+        Ok(Response::new(ShardReport {
+            shard: lease.shard,
+            counts: result.counts.iter().map(u128::to_string).collect(),
+            seconds: started.elapsed().as_secs_f64(),
+        }))
     }
 }

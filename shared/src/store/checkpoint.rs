@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::store::disk::file_error;
+use crate::store::disk::{file_error, sync_dir};
 use crate::store::{BucketInfo, DurableLayer, LayerFile};
 use crate::tmx::SweepProgress;
 
@@ -188,8 +188,7 @@ pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
     write().map_err(|e| file_error(&temp, "write", e))?;
     fs::rename(&temp, path).map_err(|e| file_error(path, "replace", e))?;
     crate::fault::point(fault).map_err(|e| file_error(path, "write", e))?;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| file_error(dir, "fsync the directory", e))
+    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
 }
 
 /// Deletes every file under `root` that `named` (paths relative to `root`) does not list,

@@ -12,7 +12,7 @@
 
 mod aggregate;
 pub mod checkpoint;
-mod disk;
+pub(crate) mod disk;
 mod memory;
 
 pub use aggregate::AggregationTable;

@@ -232,6 +232,7 @@ impl Drop for DiskStore {
     }
 }
 
-fn sync_dir(dir: &Path) -> Result<()> {
+/// Makes the directory's entries (new, renamed or removed files) durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| file_error(dir, "fsync the directory", e))
 }
