@@ -371,7 +371,11 @@ impl SweepHost for ClusterHost<'_> {
 /// Connects to `addresses` and checks, before any work, that none is listed twice, each
 /// answers, speaks this format, and does not belong to another job; returns the runtime the
 /// clients live on, the clients, and each worker's thread count.
-pub fn connect_workers(addresses: &[String], token: &str, job_id: &str) -> anyhow::Result<(Runtime, Vec<Client>, Vec<u64>)> {
+pub fn connect_workers(
+    addresses: &[String],
+    token: &str,
+    job_id: &str,
+) -> anyhow::Result<(Runtime, Vec<Client>, Vec<u64>)> {
     let mut seen = std::collections::HashSet::new();
     if let Some(duplicate) = addresses.iter().find(|a| !seen.insert(a.as_str())) {
         bail!("worker {duplicate} is listed twice in --workers: each worker owns its own buckets");

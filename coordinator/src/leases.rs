@@ -137,7 +137,8 @@ impl Lessee {
             };
             match self.client.run_shard(lease).await {
                 Ok(report) => {
-                    let outcome = parse_report(shard, report.into_inner().counts).map_err(|message| self.error(message));
+                    let outcome =
+                        parse_report(shard, report.into_inner().counts).map_err(|message| self.error(message));
                     let _ = self.send.send(outcome);
                 }
                 Err(status) if is_refusal(status.code()) => {

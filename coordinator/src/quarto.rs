@@ -81,7 +81,7 @@ pub fn factorize(mut n: u128) -> String {
     let mut p = 2u128;
     while p * p <= n {
         let mut power = 0;
-        while n % p == 0 {
+        while n.is_multiple_of(p) {
             n /= p;
             power += 1;
         }

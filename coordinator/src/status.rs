@@ -103,8 +103,16 @@ impl JobStatus {
 }
 
 pub fn show(args: StatusArgs) -> Result<()> {
-    let status = JobStatus::read(&args.job_dir)?;
     let mut out = std::io::stdout().lock();
+    if crate::job::is_subtree_job(&args.job_dir) {
+        let status = crate::subtree::SubtreeStatus::read(&args.job_dir)?;
+        match args.format {
+            OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&status)?)?,
+            OutputFormat::Text => status.print(&mut out)?,
+        }
+        return Ok(());
+    }
+    let status = JobStatus::read(&args.job_dir)?;
     if args.format == OutputFormat::Json {
         writeln!(out, "{}", serde_json::to_string(&status)?)?;
         return Ok(());

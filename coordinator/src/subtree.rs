@@ -146,7 +146,8 @@ fn run_shards(
     let _job = tracing::info_span!("job", job = %job).entered();
     let started = Instant::now();
     let mut progress = ShardProgress::new(problem.shard_count(), ledger.as_deref().map_or(0, |l| l.done().len()));
-    let totals = if placement.workers.is_empty() {
+    let nothing_left = pending_shards(problem, ledger.as_deref()).is_empty();
+    let totals = if placement.workers.is_empty() || nothing_left {
         run_local(problem, ledger, placement.threads, &mut |done| progress.shard(done))?
     } else {
         let token_file = placement.token_file.as_ref().context("a cluster job needs --token-file")?;
@@ -172,7 +173,11 @@ fn run_shards(
         leaser.release_workers();
         totals
     };
-    tracing::info!(shards = totals.shards_done, seconds = format!("{:.2}", started.elapsed().as_secs_f64()), "all shards done");
+    tracing::info!(
+        shards = totals.shards_done,
+        seconds = format!("{:.2}", started.elapsed().as_secs_f64()),
+        "all shards done"
+    );
     Ok(totals)
 }
 
@@ -207,5 +212,65 @@ impl ShardProgress {
             eta = %eta(left, 1, rate).map_or("-".to_string(), format_duration),
             "shards done"
         );
+    }
+}
+
+/// Where a subtree job stands, as `leaper status --format json` prints it.
+#[derive(Debug, Serialize)]
+pub struct SubtreeStatus {
+    pub job: String,
+    pub command: String,
+    /// `running`, `stopped` or `finished`.
+    pub state: &'static str,
+    pub pid: Option<u32>,
+    pub shards_done: usize,
+    pub shards: usize,
+    /// Per slot: the exact count once finished, the partial sum before.
+    pub counts: Vec<(String, String)>,
+}
+
+impl SubtreeStatus {
+    /// Reads the spec and the ledger, changing nothing.
+    pub fn read(dir: &Path) -> Result<SubtreeStatus> {
+        let spec = SubtreeSpec::load(dir)?;
+        let pid = crate::job::running_pid(dir);
+        let (header, done) = match Ledger::read(dir) {
+            Ok(read) => read,
+            Err(_) if !dir.join(leaper_core::search::ledger::LEDGER_FILE).exists() => {
+                (LedgerHeader::new(&spec.id, &spec.command(), 0, 0), Default::default())
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let problem = leaper_core::problems::build(&spec.problem, &spec.params)?;
+        let mut totals = Totals::new(problem.slots().len());
+        for (&index, result) in &done {
+            totals.add(index, result)?;
+        }
+        let finished = header.shards > 0 && done.len() == header.shards;
+        Ok(SubtreeStatus {
+            job: spec.id.clone(),
+            command: spec.command(),
+            state: match (finished, pid) {
+                (true, _) => "finished",
+                (false, Some(_)) => "running",
+                (false, None) => "stopped",
+            },
+            pid: pid.filter(|_| !finished),
+            shards_done: done.len(),
+            shards: header.shards,
+            counts: problem.slots().into_iter().zip(totals.counts.iter().map(u128::to_string)).collect(),
+        })
+    }
+
+    pub fn print(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let pid = self.pid.map_or(String::new(), |pid| format!(" (pid {pid})"));
+        writeln!(out, "job       {} ({})", self.job, self.command)?;
+        writeln!(out, "state     {}{pid}", self.state)?;
+        writeln!(out, "shards    {}/{} done", self.shards_done, self.shards)?;
+        let what = if self.state == "finished" { "count" } else { "so far" };
+        for (slot, count) in &self.counts {
+            writeln!(out, "{what:<9} {slot} {count}")?;
+        }
+        Ok(())
     }
 }

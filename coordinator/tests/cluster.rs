@@ -242,6 +242,33 @@ fn a_coordinator_killed_mid_job_resumes_to_the_exact_counts() {
 }
 
 #[test]
+fn quarto_shards_leased_to_workers_survive_a_worker_kill() {
+    let dir = scratch("quarto");
+    let mut workers: Vec<Worker> = (0..2).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    let args = cluster_args(&["quarto", "--lines", "rows,cols,alldiags"], &list, &dir, "job");
+    let coordinator =
+        Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("starts");
+    let ledger = dir.join("job").join("ledger.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&ledger).map_or(0, |t| t.lines().count()) < 20 {
+        assert!(Instant::now() < deadline, "no shards finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    workers[1].restart();
+    let output = coordinator.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(text(&output.stdout), "85842854016\n");
+    assert!(stderr.contains("leased again"), "the kill went unnoticed: {stderr}");
+    for worker in &workers {
+        assert!(!worker.data_dir.join("job-id").exists(), "the job released {}", worker.address);
+    }
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn bad_clusters_are_refused_before_any_work() {
     let dir = scratch("refused");
     let worker = Worker::start(&dir, "w0");
@@ -267,7 +294,9 @@ fn bad_clusters_are_refused_before_any_work() {
 mod protocol {
     //! Calls a worker directly, as a hostile or confused peer would.
 
-    use leaper_proto::v1::{InfoRequest, PrepareRequest, StateBatch};
+    use leaper_core::problems::quarto::Quarto;
+    use leaper_core::search::SubtreeProblem;
+    use leaper_proto::v1::{InfoRequest, PrepareRequest, ShardLease, StateBatch};
     use leaper_proto::FORMAT_VERSION;
     use leaper_worker::client::client;
     use leaper_worker::wire::encode_batch;
@@ -327,6 +356,24 @@ mod protocol {
             // The data directory now belongs to job-a.
             let error = good.prepare(prepare(vec![worker.address.clone()], "job-b")).await.unwrap_err();
             assert!(error.message().contains("belongs to job job-a"), "{error}");
+
+            // Shard leases: another job's, and one whose shard plan differs from the worker's.
+            let quarto = Quarto::lines("rows,cols").unwrap();
+            let lease = |job_id: &str, fingerprint: u32| ShardLease {
+                job_id: job_id.into(),
+                format_version: FORMAT_VERSION,
+                problem: "quarto".into(),
+                params: "rows,cols".into(),
+                fingerprint,
+                shard: 0,
+            };
+            let error = good.run_shard(lease("job-b", quarto.fingerprint())).await.unwrap_err();
+            assert_eq!(error.code(), Code::PermissionDenied, "{error}");
+            let error = good.run_shard(lease("job-a", quarto.fingerprint() ^ 1)).await.unwrap_err();
+            assert_eq!(error.code(), Code::FailedPrecondition, "{error}");
+            assert!(error.message().contains("shard plan"), "{error}");
+            let report = good.run_shard(lease("job-a", quarto.fingerprint())).await.expect("a lease runs").into_inner();
+            assert_eq!(report.counts, vec![quarto.run_shard(0).unwrap().counts[0].to_string()]);
         });
         drop(worker);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -5,6 +5,8 @@ fn main() {
     let t = std::time::Instant::now();
     let job = Quarto::from_params(&spec).unwrap();
     let totals = run_local(&job, None, None, &mut |_| {}).unwrap();
-    for (name, count) in job.slots().iter().zip(&totals.counts) { println!("{name} {count}"); }
+    for (name, count) in job.slots().iter().zip(&totals.counts) {
+        println!("{name} {count}");
+    }
     println!("{} shards {:?}", job.shard_count(), t.elapsed());
 }

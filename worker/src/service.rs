@@ -23,6 +23,9 @@ use crate::client::client;
 use crate::job::{ActiveJob, ShuffleStore};
 use crate::wire::{decode_batch, files_to_wire, layer_from_wire, status};
 
+/// A subtree problem by its name and parameters, with its shard plan.
+type LeasedProblem = (String, String, Arc<dyn SubtreeProblem>);
+
 /// Name of the file in a data directory that records which job owns it.
 pub const JOB_ID_FILE: &str = "job-id";
 
@@ -33,7 +36,7 @@ pub struct WorkerService {
     active: Mutex<Option<Arc<ActiveJob>>>,
     /// The subtree problem of the last lease, `(problem, params)` with its shard plan: built
     /// once per job, not per shard.
-    problem: Mutex<Option<(String, String, Arc<dyn SubtreeProblem>)>>,
+    problem: Mutex<Option<LeasedProblem>>,
 }
 
 impl WorkerService {
@@ -139,7 +142,9 @@ impl WorkerService {
         if owner.is_empty() {
             std::fs::create_dir_all(&self.data_dir)
                 .and_then(|()| std::fs::write(self.data_dir.join(JOB_ID_FILE), format!("{}\n", lease.job_id)))
-                .map_err(|e| Status::internal(format!("cannot write {}: {e}", self.data_dir.join(JOB_ID_FILE).display())))?;
+                .map_err(|e| {
+                    Status::internal(format!("cannot write {}: {e}", self.data_dir.join(JOB_ID_FILE).display()))
+                })?;
         } else if owner != lease.job_id {
             return Err(Status::permission_denied(format!("this worker runs job {owner}, not job {}", lease.job_id)));
         }
@@ -390,7 +395,8 @@ impl Worker for WorkerService {
         if shard >= problem.shard_count() {
             return Err(Status::invalid_argument(format!("shard {shard} of {} shards", problem.shard_count())));
         }
-        let result = tokio::task::spawn_blocking(move || problem.run_shard(shard)).await.map_err(join_error)?.map_err(status)?;
+        let result =
+            tokio::task::spawn_blocking(move || problem.run_shard(shard)).await.map_err(join_error)?.map_err(status)?;
         tracing::debug!(job = %lease.job_id, shard, seconds = started.elapsed().as_secs_f64(), "shard done");
         Ok(Response::new(ShardReport {
             shard: lease.shard,

@@ -77,13 +77,23 @@ impl Ledger {
             sync_dir(dir)?;
             return Ok(Ledger { path, file, done: BTreeMap::new() });
         };
-        let (done, keep) = parse(&path, &bytes, header)?;
+        let (found, done, keep) = parse(&path, &bytes)?;
+        check_header(&path, &found, header)?;
         let file = OpenOptions::new().append(true).open(&path).map_err(file_error)?;
         if keep < bytes.len() {
             tracing::warn!(file = %path.display(), bytes = bytes.len() - keep, "dropping an unfinished last line (an interrupted append); its shard runs again");
             file.set_len(keep as u64).and_then(|()| file.sync_all()).map_err(file_error)?;
         }
         Ok(Ledger { path, file, done })
+    }
+
+    /// Reads the ledger in `dir` without changing it (for `leaper status`): its header and the
+    /// finished shards.
+    pub fn read(dir: &Path) -> Result<(LedgerHeader, BTreeMap<usize, ShardResult>)> {
+        let path = dir.join(LEDGER_FILE);
+        let bytes = std::fs::read(&path).map_err(|e| file_error(&path, "read the ledger", e))?;
+        let (header, done, _) = parse(&path, &bytes)?;
+        Ok((header, done))
     }
 
     /// The shards already finished, with their results.
@@ -154,23 +164,10 @@ fn unseal<T: for<'a> Deserialize<'a> + Serialize + Clone + Sealed>(line: &[u8]) 
     Ok(value)
 }
 
-/// The finished shards in `bytes`, and how many bytes of it to keep (all but an unfinished line).
-fn parse(path: &Path, bytes: &[u8], header: &LedgerHeader) -> Result<(BTreeMap<usize, ShardResult>, usize)> {
-    let damaged = |line: usize, why: String| Error::File {
-        path: path.to_path_buf(),
-        message: format!(
-            "line {line}: {why}; the ledger is damaged: restore it from a backup, or move the job directory \
-             aside and start the job again"
-        ),
-    };
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |last| last + 1);
-    let mut lines = bytes[..complete].split(|&b| b == b'\n').filter(|l| !l.is_empty()).enumerate();
-    let found: LedgerHeader = match lines.next() {
-        Some((_, line)) => unseal(line).map_err(|why| damaged(1, why))?,
-        None => return Err(damaged(1, "the header line is missing".into())),
-    };
+/// Refuses a ledger written for another job or shard plan.
+fn check_header(path: &Path, found: &LedgerHeader, header: &LedgerHeader) -> Result<()> {
     let expected = LedgerHeader { crc32: found.crc32, ..header.clone() };
-    if found != expected {
+    if *found != expected {
         return Err(Error::File {
             path: path.to_path_buf(),
             message: format!(
@@ -187,11 +184,33 @@ fn parse(path: &Path, bytes: &[u8], header: &LedgerHeader) -> Result<(BTreeMap<u
             ),
         });
     }
+    Ok(())
+}
+
+/// The header and finished shards in `bytes`, and how many bytes of it to keep (all but an
+/// unfinished last line).
+fn parse(path: &Path, bytes: &[u8]) -> Result<(LedgerHeader, BTreeMap<usize, ShardResult>, usize)> {
+    let damaged = |line: usize, why: String| Error::File {
+        path: path.to_path_buf(),
+        message: format!(
+            "line {line}: {why}; the ledger is damaged: restore it from a backup, or move the job directory \
+             aside and start the job again"
+        ),
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |last| last + 1);
+    let mut lines = bytes[..complete].split(|&b| b == b'\n').filter(|l| !l.is_empty()).enumerate();
+    let found: LedgerHeader = match lines.next() {
+        Some((_, line)) => unseal(line).map_err(|why| damaged(1, why))?,
+        None => return Err(damaged(1, "the header line is missing".into())),
+    };
     let mut done = BTreeMap::new();
     for (number, line) in lines {
         let entry: Entry = unseal(line).map_err(|why| damaged(number + 1, why))?;
-        if entry.shard >= header.shards {
-            return Err(damaged(number + 1, format!("shard {} is out of range (the plan has {})", entry.shard, header.shards)));
+        if entry.shard >= found.shards {
+            return Err(damaged(
+                number + 1,
+                format!("shard {} is out of range (the plan has {})", entry.shard, found.shards),
+            ));
         }
         let counts: Vec<u128> = entry
             .counts
@@ -201,9 +220,77 @@ fn parse(path: &Path, bytes: &[u8], header: &LedgerHeader) -> Result<(BTreeMap<u
         let result = ShardResult { counts };
         if let Some(previous) = done.insert(entry.shard, result.clone()) {
             if previous != result {
-                return Err(damaged(number + 1, format!("shard {} is recorded twice with different results", entry.shard)));
+                return Err(damaged(
+                    number + 1,
+                    format!("shard {} is recorded twice with different results", entry.shard),
+                ));
             }
         }
     }
-    Ok((done, complete))
+    Ok((found, done, complete))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("leaper-ledger-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn header() -> LedgerHeader {
+        LedgerHeader::new("job-1", "quarto rows,cols", 10, 0xabcd)
+    }
+
+    fn filled(name: &str) -> PathBuf {
+        let dir = scratch(name);
+        let mut ledger = Ledger::open(&dir, &header()).unwrap();
+        for shard in [3, 1, 7] {
+            ledger.record(shard, "label", &ShardResult { counts: vec![shard as u128 * 1000, 5] }).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn finished_shards_survive_a_reopen() {
+        let dir = filled("reopen");
+        let ledger = Ledger::open(&dir, &header()).unwrap();
+        assert_eq!(ledger.done().keys().copied().collect::<Vec<_>>(), vec![1, 3, 7]);
+        assert_eq!(ledger.done()[&7].counts, vec![7000, 5]);
+    }
+
+    #[test]
+    fn an_unfinished_last_line_is_dropped_and_its_shard_runs_again() {
+        let dir = filled("torn");
+        let path = dir.join(LEDGER_FILE);
+        let whole = std::fs::read(&path).unwrap();
+        let mut torn = whole.clone();
+        torn.extend_from_slice(br#"{"shard":9,"label":"label","cou"#);
+        std::fs::write(&path, &torn).unwrap();
+        let ledger = Ledger::open(&dir, &header()).unwrap();
+        assert_eq!(ledger.done().len(), 3);
+        assert_eq!(std::fs::read(&path).unwrap(), whole);
+    }
+
+    #[test]
+    fn damage_and_foreign_ledgers_are_refused_and_left_alone() {
+        let dir = filled("damaged");
+        let path = dir.join(LEDGER_FILE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let damaged = text.replacen("7000", "7001", 1);
+        std::fs::write(&path, &damaged).unwrap();
+        let error = Ledger::open(&dir, &header()).err().unwrap().to_string();
+        assert!(error.contains("line 4: checksum mismatch"), "{error}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), damaged);
+
+        std::fs::write(&path, &text).unwrap();
+        let other = LedgerHeader::new("job-2", "quarto rows,cols", 10, 0xabcd);
+        let error = Ledger::open(&dir, &other).err().unwrap().to_string();
+        assert!(error.contains("belongs to job job-1"), "{error}");
+        let skewed = LedgerHeader::new("job-1", "quarto rows,cols", 10, 0x1234);
+        assert!(Ledger::open(&dir, &skewed).is_err());
+    }
 }

@@ -126,7 +126,9 @@ impl Quarto {
             .placements
             .get(index - self.offsets[variant])
             .map(|placement| (variant, placement))
-            .ok_or_else(|| Error::InvalidOption(format!("shard {index} is out of range ({} shards)", self.shard_count())))
+            .ok_or_else(|| {
+                Error::InvalidOption(format!("shard {index} is out of range ({} shards)", self.shard_count()))
+            })
     }
 }
 
@@ -145,12 +147,9 @@ impl SubtreeProblem for Quarto {
 
     fn shard_label(&self, index: usize) -> String {
         match self.locate(index) {
-            Ok((variant, placement)) => format!(
-                "{} units {:#06x} x{}",
-                self.variants[variant].rules.name(),
-                placement.units,
-                placement.weight
-            ),
+            Ok((variant, placement)) => {
+                format!("{} units {:#06x} x{}", self.variants[variant].rules.name(), placement.units, placement.weight)
+            }
             Err(_) => format!("shard {index} (out of range)"),
         }
     }

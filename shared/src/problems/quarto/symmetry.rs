@@ -30,7 +30,11 @@ pub fn line_preserving_maps(rows: usize, cols: usize, lines: &[u16]) -> Vec<Cell
                 let image: CellMap = (0..rows * cols)
                     .map(|cell| {
                         let (r, c) = (row_perm[cell / cols], col_perm[cell % cols]);
-                        if transpose { c * cols + r } else { r * cols + c }
+                        if transpose {
+                            c * cols + r
+                        } else {
+                            r * cols + c
+                        }
                     })
                     .collect();
                 if image[0] != 0 {
@@ -75,7 +79,8 @@ pub fn placements(cells: usize, bits: u32, maps: &[CellMap]) -> Vec<Placement> {
 /// The cell restrictions of the normal draws with units on `units`: 0 in cell 0, unit `2^i` on
 /// the `i`-th unit cell in ascending order, every other cell any value but those.
 pub fn normal_allowed(cells: usize, units: u16) -> Vec<u16> {
-    let fixed: u16 = 1 | (0..cells).filter(|&c| units & (1 << c) != 0).enumerate().map(|(i, _)| 1u16 << (1 << i)).sum::<u16>();
+    let fixed: u16 =
+        1 | (0..cells).filter(|&c| units & (1 << c) != 0).enumerate().map(|(i, _)| 1u16 << (1 << i)).sum::<u16>();
     let mut allowed = vec![((1u32 << cells) - 1) as u16 & !fixed; cells];
     allowed[0] = 1;
     for (i, cell) in (0..cells).filter(|&c| units & (1 << c) != 0).enumerate() {
