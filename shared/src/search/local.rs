@@ -57,7 +57,7 @@ pub fn run_local(
         let stop = &stop;
         let searchers = scope.spawn(move || {
             pool.install(|| {
-                pending.par_iter().try_for_each_with(send, |send, &index| {
+                pending.par_iter().with_max_len(1).try_for_each_with(send, |send, &index| {
                     if stop.load(Ordering::Relaxed) {
                         return Ok(());
                     }
