@@ -2,25 +2,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn leaper(args: &[&str], fault: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
-    command.args(args).env_remove("LEAPER_FAULT");
-    if let Some(fault) = fault {
-        command.env("LEAPER_FAULT", fault);
-    }
-    command.output().expect("leaper runs")
-}
+mod common;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{leaper, text};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leaper-quarto-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
+    common::scratch("quarto", name)
 }
 
 /// The document's table: variant, count, factorisation of count/384.

@@ -9,23 +9,12 @@ use std::time::{Duration, Instant};
 
 const BOARD: &[&str] = &["knight", "6x8", "--sweep", "--buckets", "7", "--format", "json"];
 
-fn leaper(args: &[&str], fault: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
-    command.args(args).env_remove("LEAPER_FAULT");
-    if let Some(fault) = fault {
-        command.env("LEAPER_FAULT", fault);
-    }
-    command.output().expect("leaper runs")
-}
+mod common;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{leaper, text};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leaper-resume-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
+    common::scratch("resume", name)
 }
 
 fn start(dir: &Path, fault: Option<&str>) -> Output {

@@ -3,7 +3,9 @@
 
 use leaper_core::problems::quarto::lines::{Family, Rules};
 use leaper_core::problems::quarto::search::Layout;
-use leaper_core::problems::quarto::symmetry::{line_preserving_maps, normal_allowed, placements, value_group_order};
+use leaper_core::problems::quarto::symmetry::{
+    line_preserving_maps, normal_allowed, permutations, placements, value_group_order,
+};
 use leaper_core::problems::quarto::{Quarto, Variant};
 use leaper_core::search::local::run_local;
 use leaper_core::search::SubtreeProblem;
@@ -196,19 +198,4 @@ fn line_families_parse_and_refuse() {
     let table = Quarto::table();
     assert_eq!(table.slots().len(), 9);
     assert_eq!(Quarto::from_params(&table.params()).unwrap().fingerprint(), table.fingerprint());
-}
-
-fn permutations(n: usize) -> Vec<Vec<usize>> {
-    if n == 0 {
-        return vec![Vec::new()];
-    }
-    let mut all = Vec::new();
-    for rest in permutations(n - 1) {
-        for position in 0..n {
-            let mut perm = rest.clone();
-            perm.insert(position, n - 1);
-            all.push(perm);
-        }
-    }
-    all
 }

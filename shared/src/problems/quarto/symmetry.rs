@@ -94,7 +94,8 @@ pub fn value_group_order(bits: u32) -> u64 {
     (1u64 << bits) * (1..=u64::from(bits)).product::<u64>()
 }
 
-fn permutations(n: usize) -> Vec<Vec<usize>> {
+/// Every ordering of `0..n`.
+pub fn permutations(n: usize) -> Vec<Vec<usize>> {
     if n == 0 {
         return vec![Vec::new()];
     }
