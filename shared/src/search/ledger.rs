@@ -71,8 +71,9 @@ impl Ledger {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(file_error(e)),
         };
-        let Some(bytes) = text else {
-            let mut file = OpenOptions::new().create_new(true).append(true).open(&path).map_err(file_error)?;
+        // Missing, or empty after a crash before the header was written: start it.
+        let Some(bytes) = text.filter(|bytes| !bytes.is_empty()) else {
+            let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(file_error)?;
             file.write_all(&sealed_line(header)).and_then(|()| file.sync_all()).map_err(file_error)?;
             sync_dir(dir)?;
             return Ok(Ledger { path, file, done: BTreeMap::new() });
@@ -252,6 +253,15 @@ mod tests {
             ledger.record(shard, "label", &ShardResult { counts: vec![shard as u128 * 1000, 5] }).unwrap();
         }
         dir
+    }
+
+    #[test]
+    fn an_empty_ledger_left_by_a_crash_at_creation_starts_afresh() {
+        let dir = scratch("empty");
+        std::fs::write(dir.join(LEDGER_FILE), b"").unwrap();
+        let mut ledger = Ledger::open(&dir, &header()).unwrap();
+        ledger.record(2, "label", &ShardResult { counts: vec![9, 9] }).unwrap();
+        assert_eq!(Ledger::open(&dir, &header()).unwrap().done().len(), 1);
     }
 
     #[test]
