@@ -23,8 +23,9 @@ use crate::client::client;
 use crate::job::{ActiveJob, ShuffleStore};
 use crate::wire::{decode_batch, files_to_wire, layer_from_wire, status};
 
-/// A subtree problem by its name and parameters, with its shard plan.
-type LeasedProblem = (String, String, Arc<dyn SubtreeProblem>);
+/// A subtree problem by its name and parameters, with its shard plan and the plan's fingerprint
+/// (computed once: it formats every shard's label).
+type LeasedProblem = (String, String, Arc<dyn SubtreeProblem>, u32);
 
 /// Name of the file in a data directory that records which job owns it.
 pub const JOB_ID_FILE: &str = "job-id";
@@ -149,20 +150,23 @@ impl WorkerService {
             return Err(Status::permission_denied(format!("this worker runs job {owner}, not job {}", lease.job_id)));
         }
         let mut cached = self.problem.lock().expect("problem lock");
-        let problem = match cached.as_ref() {
-            Some((name, params, problem)) if *name == lease.problem && *params == lease.params => problem.clone(),
+        let (problem, fingerprint) = match cached.as_ref() {
+            Some((name, params, problem, fingerprint)) if *name == lease.problem && *params == lease.params => {
+                (problem.clone(), *fingerprint)
+            }
             _ => {
                 let problem = problems::build(&lease.problem, &lease.params).map_err(status)?;
-                *cached = Some((lease.problem.clone(), lease.params.clone(), problem.clone()));
-                problem
+                let fingerprint = problem.fingerprint();
+                *cached = Some((lease.problem.clone(), lease.params.clone(), problem.clone(), fingerprint));
+                (problem, fingerprint)
             }
         };
-        if problem.fingerprint() != lease.fingerprint {
+        if fingerprint != lease.fingerprint {
             return Err(Status::failed_precondition(format!(
                 "the shard plan of {} differs from the coordinator's (plan {:08x}, coordinator {:08x}): run the same \
                  leaper release everywhere",
                 problem.describe(),
-                problem.fingerprint(),
+                fingerprint,
                 lease.fingerprint
             )));
         }
