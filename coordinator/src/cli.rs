@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use leaper_core::board::{BoardSize, MoveSet};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Parser)]
 #[command(name = "leaper", version, about = "Exact counts of knight's tours and other combinatorial objects")]
@@ -82,13 +83,64 @@ pub struct QuartoArgs {
     #[arg(long, value_name = "DIR")]
     pub job_dir: Option<PathBuf>,
 
-    /// Lease the shards to these workers (`host:port,...`). Needs --job-dir and --token-file.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// How a job uses the network: its workers and how to reach them, and the status service it
+/// serves. Recorded in the job spec, so that `resume` does the same.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct ClusterArgs {
+    /// Run the job on these workers (`host:port,...`, each a running `leaper-worker`). A sweep's
+    /// worker order fixes which worker owns which buckets. Needs --job-dir and --token-file.
     #[arg(long, value_name = "ADDR,...", value_delimiter = ',')]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workers: Vec<String>,
 
     /// File holding the token the workers share.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+
+    /// Reach the workers over TLS, trusting this CA certificate (PEM) that signed theirs.
+    #[arg(long, value_name = "FILE", requires = "workers")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_ca: Option<PathBuf>,
+
+    /// Serve the job's status on this address (the Coordinator gRPC service) while it runs, for
+    /// `leaper status --coordinator ADDR`. Needs --job-dir and --token-file.
+    #[arg(long, value_name = "ADDR")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen: Option<std::net::SocketAddr>,
+
+    /// Serve --listen over TLS with this certificate chain (PEM). Needs --tls-key.
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_key: Option<PathBuf>,
+}
+
+impl ClusterArgs {
+    /// Refuses `--workers` or `--listen` without the job directory and token they need.
+    pub fn check(&self, job_dir: Option<&std::path::Path>, records: &str) -> anyhow::Result<()> {
+        if !self.workers.is_empty() && (job_dir.is_none() || self.token_file.is_none()) {
+            anyhow::bail!("--workers needs --job-dir ({records}) and --token-file (the workers' token)");
+        }
+        if self.listen.is_some() && (job_dir.is_none() || self.token_file.is_none()) {
+            anyhow::bail!("--listen needs --job-dir (the status it serves) and --token-file (the callers' token)");
+        }
+        Ok(())
+    }
+
+    /// The token (and TLS CA) for calling the workers.
+    pub fn credentials(&self) -> anyhow::Result<leaper_worker::client::Credentials> {
+        let token_file =
+            self.token_file.as_deref().ok_or_else(|| anyhow::anyhow!("a cluster job needs --token-file"))?;
+        leaper_worker::client::Credentials::load(token_file, self.tls_ca.as_deref())
+    }
 }
 
 #[derive(Debug, Args)]
@@ -117,8 +169,25 @@ pub struct ResumeArgs {
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// The job directory.
-    #[arg(long, value_name = "DIR")]
-    pub job_dir: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "coordinator", conflicts_with = "coordinator")]
+    pub job_dir: Option<PathBuf>,
+
+    /// Ask the coordinator serving the job (its --listen address) instead. Needs --token-file.
+    #[arg(long, value_name = "ADDR", requires = "token_file")]
+    pub coordinator: Option<String>,
+
+    /// File holding the token the coordinator was started with.
+    #[arg(long, value_name = "FILE", requires = "coordinator")]
+    pub token_file: Option<PathBuf>,
+
+    /// Reach the coordinator over TLS, trusting this CA certificate (PEM).
+    #[arg(long, value_name = "FILE", requires = "coordinator")]
+    pub tls_ca: Option<PathBuf>,
+
+    /// With --coordinator: print the status again after every committed step or finished shard,
+    /// until the job has finished.
+    #[arg(long, requires = "coordinator")]
+    pub follow: bool,
 
     /// Output format: text, or one JSON object.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -164,14 +233,8 @@ pub struct TourArgs {
     #[arg(long, value_name = "DIR")]
     pub job_dir: Option<PathBuf>,
 
-    /// Run the job on these workers (`host:port,...`, each a running `leaper-worker`), in this
-    /// order: it fixes which worker owns which buckets. Needs --job-dir and --token-file.
-    #[arg(long, value_name = "ADDR,...", value_delimiter = ',')]
-    pub workers: Vec<String>,
-
-    /// File holding the token the workers share.
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 
     /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
     /// is 80% of the machine's RAM, and a count that needs more stops with advice to use --job-dir.

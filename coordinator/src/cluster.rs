@@ -17,7 +17,7 @@ use leaper_core::tmx::{StepOutcome, StepReport, SweepHost, SweepProgress, Transf
 use leaper_core::{Error, Result};
 use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
-use leaper_worker::client::{client, Client};
+use leaper_worker::client::{client, Client, Credentials};
 use leaper_worker::wire::{encode_batch, layer_from_merge, record_to_wire};
 use tokio::runtime::Runtime;
 
@@ -75,12 +75,12 @@ impl<'a> ClusterHost<'a> {
     /// format, and does not belong to another job.
     pub fn connect(
         addresses: &[String],
-        token: &str,
+        credentials: &Credentials,
         job: &'a mut JobDir,
         plan: ClusterJob,
         patience: Duration,
     ) -> anyhow::Result<Self> {
-        let (runtime, clients, threads) = connect_workers(addresses, token, &job.spec().id)?;
+        let (runtime, clients, threads) = connect_workers(addresses, credentials, &job.spec().id)?;
         let workers = addresses.len();
         Ok(ClusterHost {
             runtime,
@@ -366,14 +366,12 @@ impl SweepHost for ClusterHost<'_> {
     }
 }
 
-/// Polls every worker until one misses `MISSED_HEARTBEATS` heartbeats in a row; returns that
-/// failure. Any answer counts, even a refusal: the worker is alive.
 /// Connects to `addresses` and checks, before any work, that none is listed twice, each
 /// answers, speaks this format, and does not belong to another job; returns the runtime the
 /// clients live on, the clients, and each worker's thread count.
 pub fn connect_workers(
     addresses: &[String],
-    token: &str,
+    credentials: &Credentials,
     job_id: &str,
 ) -> anyhow::Result<(Runtime, Vec<Client>, Vec<u64>)> {
     let mut seen = std::collections::HashSet::new();
@@ -388,7 +386,7 @@ pub fn connect_workers(
     // Lazy channels attach to the runtime they are made in.
     let clients = {
         let _runtime = runtime.enter();
-        addresses.iter().map(|a| client(a, token)).collect::<anyhow::Result<Vec<_>>>()?
+        addresses.iter().map(|a| client(a, credentials)).collect::<anyhow::Result<Vec<_>>>()?
     };
     let threads = runtime.block_on(async {
         let mut threads = Vec::new();
@@ -396,7 +394,7 @@ pub fn connect_workers(
             let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
                 .await
                 .map_err(|_| anyhow::anyhow!("worker {address} did not answer within 10 s"))?
-                .map_err(|e| anyhow::anyhow!("cannot reach worker {address}: {}", e.message()))?
+                .map_err(|e| unreachable(address, &e, credentials))?
                 .into_inner();
             if info.format_version != FORMAT_VERSION {
                 bail!(
@@ -419,6 +417,23 @@ pub fn connect_workers(
     Ok((runtime, clients, threads))
 }
 
+/// Says why a worker's first call failed, and what TLS had to do with it.
+fn unreachable(address: &str, status: &tonic::Status, credentials: &Credentials) -> anyhow::Error {
+    match &credentials.tls_ca {
+        Some(ca) => anyhow::anyhow!(
+            "cannot reach worker {address} over TLS (trusting CA {}): {}",
+            ca.file.display(),
+            status.message()
+        ),
+        None => anyhow::anyhow!(
+            "cannot reach worker {address}: {} (a worker that serves TLS needs --tls-ca)",
+            status.message()
+        ),
+    }
+}
+
+/// Polls every worker until one misses `MISSED_HEARTBEATS` heartbeats in a row; returns that
+/// failure. Any answer counts, even a refusal: the worker is alive.
 async fn watch_heartbeats(clients: Vec<Client>, addresses: Vec<String>, job_id: String) -> Error {
     let mut missed = vec![0; clients.len()];
     loop {

@@ -26,7 +26,7 @@ use leaper_core::store::{DiskStore, StateStore};
 use leaper_core::tmx::{StepReport, StoreHost, SweepProgress};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{OutputFormat, TourArgs};
+use crate::cli::{ClusterArgs, OutputFormat, TourArgs};
 use crate::progress::Progress;
 use crate::tours::Piece;
 
@@ -54,10 +54,10 @@ pub struct JobSpec {
     /// `text` or `json`.
     pub output: String,
     pub bfile: Option<PathBuf>,
-    /// Worker addresses of a cluster job, in bucket-ownership order (empty: one process).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub workers: Vec<String>,
-    pub token_file: Option<PathBuf>,
+    /// Worker addresses of a cluster job, in bucket-ownership order (empty: one process), and
+    /// how to reach them.
+    #[serde(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 impl JobSpec {
@@ -82,8 +82,7 @@ impl JobSpec {
                 OutputFormat::Json => "json".into(),
             },
             bfile: args.bfile.clone(),
-            workers: args.workers.clone(),
-            token_file: args.token_file.clone(),
+            cluster: args.cluster.clone(),
         }
     }
 
@@ -109,8 +108,7 @@ impl JobSpec {
             moduli_per_pass: self.moduli_per_pass,
             job_dir: Some(dir.to_path_buf()),
             mem_limit: Some(self.mem_limit),
-            workers: self.workers.clone(),
-            token_file: self.token_file.clone(),
+            cluster: self.cluster.clone(),
         };
         Ok((piece, args))
     }

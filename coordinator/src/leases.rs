@@ -12,7 +12,7 @@ use leaper_core::search::ShardResult;
 use leaper_core::{Error, Result};
 use leaper_proto::v1::{EndPassRequest, ShardLease};
 use leaper_proto::FORMAT_VERSION;
-use leaper_worker::client::Client;
+use leaper_worker::client::{Client, Credentials};
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 use tonic::Code;
@@ -45,8 +45,13 @@ type Outcome = std::result::Result<(usize, ShardResult), Error>;
 
 impl ShardLeaser {
     /// Connects to the workers, with the same checks as a sweep job.
-    pub fn connect(addresses: &[String], token: &str, terms: LeaseTerms, patience: Duration) -> anyhow::Result<Self> {
-        let (runtime, clients, threads) = connect_workers(addresses, token, &terms.job_id)?;
+    pub fn connect(
+        addresses: &[String],
+        credentials: &Credentials,
+        terms: LeaseTerms,
+        patience: Duration,
+    ) -> anyhow::Result<Self> {
+        let (runtime, clients, threads) = connect_workers(addresses, credentials, &terms.job_id)?;
         Ok(ShardLeaser { runtime, addresses: addresses.to_vec(), clients, threads, terms, patience })
     }
 

@@ -10,6 +10,7 @@ pub mod memory;
 pub mod output;
 pub mod progress;
 pub mod quarto;
+pub mod serve;
 pub mod status;
 pub mod subtree;
 pub mod tours;

@@ -27,12 +27,7 @@ pub struct QuartoLine {
 pub fn run(args: QuartoArgs) -> Result<()> {
     let job = if args.table { Quarto::table() } else { Quarto::lines(&args.lines)? };
     let params = job.params();
-    let placement = Placement {
-        threads: args.threads,
-        job_dir: args.job_dir.clone(),
-        workers: args.workers.clone(),
-        token_file: args.token_file.clone(),
-    };
+    let placement = Placement { threads: args.threads, job_dir: args.job_dir.clone(), cluster: args.cluster.clone() };
     let job: Arc<dyn SubtreeProblem> = Arc::new(job);
     let totals = subtree::run(job.clone(), "quarto", &params, args.format, &placement)?;
     print(job.as_ref(), &totals, args.format, args.table)

@@ -1,12 +1,15 @@
-//! `leaper status --job-dir DIR`: where a job stands, read from its spec and manifest only, so
-//! it works while the job runs, after it finished, and after it died.
+//! `leaper status --job-dir DIR`: where a job stands, read from its spec and manifest (or ledger)
+//! only, so it works while the job runs, after it finished, and after it died.
+//! `leaper status --coordinator ADDR` asks a running coordinator's service (see `serve`), which
+//! reads its job directory the same way.
 
 use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
 use leaper_core::store::checkpoint::Manifest;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cli::{OutputFormat, StatusArgs};
 use crate::job::{running_pid, unix_now, JobSpec};
@@ -14,12 +17,12 @@ use crate::progress::{eta, format_duration, remaining_steps};
 use crate::tours::Plan;
 
 /// The status of a job, as `--format json` prints it.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct JobStatus {
     pub job: String,
     pub command: String,
     /// `running`, `stopped` or `finished`.
-    pub state: &'static str,
+    pub state: String,
     pub pid: Option<u32>,
     pub pass: usize,
     pub passes: usize,
@@ -39,13 +42,12 @@ pub struct JobStatus {
     pub eta_seconds: Option<f64>,
     pub committed_unix: Option<u64>,
     pub counts: Option<Vec<(usize, String)>>,
-    /// How the job names its boards (for the text form).
-    #[serde(skip)]
+    /// How the job names its boards.
     pub plan: Option<Plan>,
 }
 
 impl JobStatus {
-    pub fn read(dir: &std::path::Path) -> Result<Self> {
+    pub fn read(dir: &Path) -> Result<Self> {
         let spec = JobSpec::load(dir)?;
         let manifest = Manifest::load(dir)?;
         let pid = running_pid(dir);
@@ -55,7 +57,7 @@ impl JobStatus {
             return Ok(JobStatus {
                 job: spec.id.clone(),
                 command: spec.command(),
-                state: if pid.is_some() { "running" } else { "stopped" },
+                state: if pid.is_some() { "running" } else { "stopped" }.to_string(),
                 pid,
                 plan: Some(plan),
                 ..JobStatus::default()
@@ -81,7 +83,7 @@ impl JobStatus {
         Ok(JobStatus {
             job: spec.id.clone(),
             command: spec.command(),
-            state,
+            state: state.to_string(),
             pid: pid.filter(|_| m.result.is_none()),
             pass: p.pass.min(m.passes.saturating_sub(1)),
             passes: m.passes,
@@ -102,21 +104,85 @@ impl JobStatus {
     }
 }
 
+/// The status of either kind of job.
+#[derive(Debug)]
+pub enum Status {
+    Sweep(JobStatus),
+    Subtree(crate::subtree::SubtreeStatus),
+}
+
+impl Status {
+    /// Reads a job directory, changing nothing.
+    pub fn read(dir: &Path) -> Result<Status> {
+        Ok(if crate::job::is_subtree_job(dir) {
+            Status::Subtree(crate::subtree::SubtreeStatus::read(dir)?)
+        } else {
+            Status::Sweep(JobStatus::read(dir)?)
+        })
+    }
+
+    pub fn job(&self) -> &str {
+        match self {
+            Status::Sweep(s) => &s.job,
+            Status::Subtree(s) => &s.job,
+        }
+    }
+
+    pub fn state(&self) -> &str {
+        match self {
+            Status::Sweep(s) => &s.state,
+            Status::Subtree(s) => &s.state,
+        }
+    }
+
+    /// Work done and in all, and its unit: committed steps over all passes, or shards.
+    pub fn done(&self) -> (u64, u64, &'static str) {
+        match self {
+            Status::Sweep(s) if s.counts.is_some() => ((s.cells * s.passes) as u64, (s.cells * s.passes) as u64, STEPS),
+            Status::Sweep(s) => ((s.pass * s.cells + s.cells_done) as u64, (s.cells * s.passes) as u64, STEPS),
+            Status::Subtree(s) => (s.shards_done as u64, s.shards as u64, SHARDS),
+        }
+    }
+
+    pub fn to_json(&self) -> Result<String> {
+        Ok(match self {
+            Status::Sweep(s) => serde_json::to_string(s)?,
+            Status::Subtree(s) => serde_json::to_string(s)?,
+        })
+    }
+
+    /// The status a coordinator sent as `json`, of a job whose work is counted in `unit`.
+    pub fn from_json(json: &str, unit: &str) -> Result<Status> {
+        Ok(match unit {
+            STEPS => Status::Sweep(serde_json::from_str(json)?),
+            SHARDS => Status::Subtree(serde_json::from_str(json)?),
+            other => anyhow::bail!("the coordinator counts its work in {other:?}, which this leaper does not know"),
+        })
+    }
+
+    pub fn print(&self, format: OutputFormat, out: &mut dyn Write) -> Result<()> {
+        match (format, self) {
+            (OutputFormat::Json, _) => writeln!(out, "{}", self.to_json()?)?,
+            (OutputFormat::Text, Status::Subtree(status)) => status.print(out)?,
+            (OutputFormat::Text, Status::Sweep(status)) => print_sweep(status, out)?,
+        }
+        Ok(())
+    }
+}
+
+const STEPS: &str = "steps";
+const SHARDS: &str = "shards";
+
 pub fn show(args: StatusArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    if crate::job::is_subtree_job(&args.job_dir) {
-        let status = crate::subtree::SubtreeStatus::read(&args.job_dir)?;
-        match args.format {
-            OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&status)?)?,
-            OutputFormat::Text => status.print(&mut out)?,
-        }
-        return Ok(());
+    match (&args.job_dir, &args.coordinator) {
+        (Some(dir), _) => Status::read(dir)?.print(args.format, &mut out),
+        (None, Some(address)) => crate::serve::show_remote(address, &args, &mut out),
+        (None, None) => anyhow::bail!("give --job-dir DIR, or --coordinator ADDR for a coordinator serving --listen"),
     }
-    let status = JobStatus::read(&args.job_dir)?;
-    if args.format == OutputFormat::Json {
-        writeln!(out, "{}", serde_json::to_string(&status)?)?;
-        return Ok(());
-    }
+}
+
+fn print_sweep(status: &JobStatus, out: &mut dyn Write) -> Result<()> {
     let pid = status.pid.map_or(String::new(), |pid| format!(" (pid {pid})"));
     writeln!(out, "job       {} ({})", status.job, status.command)?;
     writeln!(out, "state     {}{pid}", status.state)?;

@@ -12,13 +12,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use leaper_core::search::ledger::{Ledger, LedgerHeader};
 use leaper_core::search::local::{pending_shards, recorded_totals, run_local, ShardDone};
 use leaper_core::search::{SubtreeProblem, Totals};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{OutputFormat, ResumeArgs};
+use crate::cli::{ClusterArgs, OutputFormat, ResumeArgs};
 use crate::job::{claim_empty, load_spec, take_lock, unix_now, write_spec, JOB_FORMAT};
 use crate::leases::{LeaseTerms, ShardLeaser};
 use crate::progress::{eta, format_duration};
@@ -38,9 +38,8 @@ pub struct SubtreeSpec {
     pub params: String,
     /// `text` or `json`.
     pub output: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub workers: Vec<String>,
-    pub token_file: Option<PathBuf>,
+    #[serde(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 impl SubtreeSpec {
@@ -66,8 +65,7 @@ impl SubtreeSpec {
 pub struct Placement {
     pub threads: Option<usize>,
     pub job_dir: Option<PathBuf>,
-    pub workers: Vec<String>,
-    pub token_file: Option<PathBuf>,
+    pub cluster: ClusterArgs,
 }
 
 /// A new job: runs every shard of `problem` (named `name` with `params` in the job spec).
@@ -78,9 +76,7 @@ pub fn run(
     output: OutputFormat,
     placement: &Placement,
 ) -> Result<Totals> {
-    if !placement.workers.is_empty() && (placement.job_dir.is_none() || placement.token_file.is_none()) {
-        bail!("--workers needs --job-dir (the ledger of finished shards) and --token-file (the workers' token)");
-    }
+    placement.cluster.check(placement.job_dir.as_deref(), "the ledger of finished shards")?;
     let Some(dir) = &placement.job_dir else {
         return run_shards(problem.as_ref(), None, placement, &Terms { job_id: "", name, params });
     };
@@ -94,8 +90,7 @@ pub fn run(
         problem: name.to_string(),
         params: params.to_string(),
         output: if output == OutputFormat::Json { "json" } else { "text" }.to_string(),
-        workers: placement.workers.clone(),
-        token_file: placement.token_file.clone(),
+        cluster: placement.cluster.clone(),
     };
     write_spec(dir, &spec)?;
     let mut ledger = open_ledger(dir, &spec, problem.as_ref())?;
@@ -110,12 +105,7 @@ pub fn resume(args: &ResumeArgs) -> Result<(SubtreeSpec, Arc<dyn SubtreeProblem>
     let problem = leaper_core::problems::build(&spec.problem, &spec.params)
         .with_context(|| format!("{}: cannot rebuild the job's problem", dir.join(crate::job::JOB_FILE).display()))?;
     let mut ledger = open_ledger(dir, &spec, problem.as_ref())?;
-    let placement = Placement {
-        threads: args.threads,
-        job_dir: Some(dir.clone()),
-        workers: spec.workers.clone(),
-        token_file: spec.token_file.clone(),
-    };
+    let placement = Placement { threads: args.threads, job_dir: Some(dir.clone()), cluster: spec.cluster.clone() };
     let done = ledger.done().len();
     tracing::info!(job = %spec.id, done, shards = problem.shard_count(), "resuming: finished shards are skipped");
     let terms = Terms { job_id: &spec.id, name: &spec.problem, params: &spec.params };
@@ -144,21 +134,24 @@ fn run_shards(
 ) -> Result<Totals> {
     let job = if terms.job_id.is_empty() { problem.describe() } else { terms.job_id.to_string() };
     let _job = tracing::info_span!("job", job = %job).entered();
+    let _status = match &placement.job_dir {
+        Some(dir) => crate::serve::start(&placement.cluster, dir)?,
+        None => None,
+    };
     let started = Instant::now();
     let mut progress = ShardProgress::new(problem.shard_count(), ledger.as_deref().map_or(0, |l| l.done().len()));
     let nothing_left = pending_shards(problem, ledger.as_deref()).is_empty();
-    let totals = if placement.workers.is_empty() || nothing_left {
+    let totals = if placement.cluster.workers.is_empty() || nothing_left {
         run_local(problem, ledger, placement.threads, &mut |done| progress.shard(done))?
     } else {
-        let token_file = placement.token_file.as_ref().context("a cluster job needs --token-file")?;
-        let token = leaper_worker::auth::read_token(token_file)?;
+        let credentials = placement.cluster.credentials()?;
         let lease = LeaseTerms {
             job_id: terms.job_id.to_string(),
             problem: terms.name.to_string(),
             params: terms.params.to_string(),
             fingerprint: problem.fingerprint(),
         };
-        let leaser = ShardLeaser::connect(&placement.workers, &token, lease, WORKER_PATIENCE)?;
+        let leaser = ShardLeaser::connect(&placement.cluster.workers, &credentials, lease, WORKER_PATIENCE)?;
         let mut totals = recorded_totals(problem, ledger.as_deref())?;
         let total = problem.shard_count();
         leaser.run(pending_shards(problem, ledger.as_deref()), &mut |index, result| {
@@ -216,12 +209,12 @@ impl ShardProgress {
 }
 
 /// Where a subtree job stands, as `leaper status --format json` prints it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct SubtreeStatus {
     pub job: String,
     pub command: String,
     /// `running`, `stopped` or `finished`.
-    pub state: &'static str,
+    pub state: String,
     pub pid: Option<u32>,
     pub shards_done: usize,
     pub shards: usize,
@@ -254,7 +247,8 @@ impl SubtreeStatus {
                 (true, _) => "finished",
                 (false, Some(_)) => "running",
                 (false, None) => "stopped",
-            },
+            }
+            .to_string(),
             pid: pid.filter(|_| !finished),
             shards_done: done.len(),
             shards: header.shards,

@@ -67,7 +67,7 @@ impl Piece {
 }
 
 /// The sweep that answers a request: frontier width, rows, and which lengths are reported.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Plan {
     pub width: usize,
     pub rows: usize,
@@ -113,11 +113,7 @@ pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
     if let Some(path) = &args.bfile {
         output::check_writable(path)?;
     }
-    if !args.workers.is_empty() && (args.job_dir.is_none() || args.token_file.is_none()) {
-        anyhow::bail!(
-            "--workers needs --job-dir (the coordinator's checkpoints) and --token-file (the workers' token)"
-        );
-    }
+    args.cluster.check(args.job_dir.as_deref(), "the coordinator's checkpoints")?;
     match &args.job_dir {
         Some(dir) => {
             let mem_limit = args.mem_limit.unwrap_or(OUT_OF_CORE_MEM_LIMIT);
@@ -172,11 +168,12 @@ fn run_job(piece: Piece, args: TourArgs, mut job: JobDir, mem_limit: u64) -> Res
     job.plan(passes.len(), config.geometry.cells(), mem_limit);
     let start = job.start();
     let _job = tracing::info_span!("job", job = %job.spec().id).entered();
-    let report = if args.workers.is_empty() {
+    let dir = args.job_dir.as_deref().context("an out-of-core job has a job directory")?;
+    let _status = crate::serve::start(&args.cluster, dir)?;
+    let report = if args.cluster.workers.is_empty() {
         with_threads(args.threads, || count_closed_tours(&config, &mut job, start))??
     } else {
-        let token_file = args.token_file.as_ref().context("a cluster job needs --token-file")?;
-        let token = leaper_worker::auth::read_token(token_file)?;
+        let credentials = args.cluster.credentials()?;
         let plan = ClusterJob {
             width: config.geometry.width,
             rows: config.geometry.rows,
@@ -186,7 +183,7 @@ fn run_job(piece: Piece, args: TourArgs, mut job: JobDir, mem_limit: u64) -> Res
             mem_limit,
             passes: passes.len(),
         };
-        let mut host = ClusterHost::connect(&args.workers, &token, &mut job, plan, WORKER_PATIENCE)?;
+        let mut host = ClusterHost::connect(&args.cluster.workers, &credentials, &mut job, plan, WORKER_PATIENCE)?;
         run_sweep(&config, &mut host, start)?
     };
     log_finished(&report);

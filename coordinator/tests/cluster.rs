@@ -25,19 +25,26 @@ struct Worker {
     address: String,
     data_dir: PathBuf,
     token: PathBuf,
+    /// More flags (TLS), kept for restarts.
+    extra: Vec<String>,
     child: Child,
 }
 
 impl Worker {
     fn start(dir: &Path, name: &str) -> Worker {
-        let address = format!("127.0.0.1:{}", free_port());
-        Worker::start_at(address, dir.join(name), dir.join("token"))
+        Worker::start_with(dir, name, Vec::new())
     }
 
-    fn start_at(address: String, data_dir: PathBuf, token: PathBuf) -> Worker {
+    fn start_with(dir: &Path, name: &str, extra: Vec<String>) -> Worker {
+        let address = format!("127.0.0.1:{}", free_port());
+        Worker::start_at(address, dir.join(name), dir.join("token"), extra)
+    }
+
+    fn start_at(address: String, data_dir: PathBuf, token: PathBuf, extra: Vec<String>) -> Worker {
         let child = Command::new(LEAPER)
             .args(["worker", "--listen", &address, "--data-dir", data_dir.to_str().unwrap()])
             .args(["--token-file", token.to_str().unwrap(), "--threads", "1"])
+            .args(&extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -47,7 +54,7 @@ impl Worker {
             assert!(Instant::now() < deadline, "worker {address} did not start listening");
             std::thread::sleep(Duration::from_millis(20));
         }
-        Worker { address, data_dir, token, child }
+        Worker { address, data_dir, token, extra, child }
     }
 
     /// Kills the worker (SIGKILL) and starts it again with the same address and data directory.
@@ -55,7 +62,8 @@ impl Worker {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
         std::thread::sleep(Duration::from_millis(300));
-        let again = Worker::start_at(self.address.clone(), self.data_dir.clone(), self.token.clone());
+        let again =
+            Worker::start_at(self.address.clone(), self.data_dir.clone(), self.token.clone(), self.extra.clone());
         let old = std::mem::replace(self, again);
         std::mem::forget(old);
     }
@@ -298,7 +306,7 @@ mod protocol {
     use leaper_core::search::SubtreeProblem;
     use leaper_proto::v1::{InfoRequest, PrepareRequest, ShardLease, StateBatch};
     use leaper_proto::FORMAT_VERSION;
-    use leaper_worker::client::client;
+    use leaper_worker::client::{client, Credentials};
     use leaper_worker::wire::encode_batch;
     use tonic::Code;
 
@@ -332,11 +340,12 @@ mod protocol {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let _entered = runtime.enter();
         runtime.block_on(async {
-            let mut wrong = client(&worker.address, "not-the-token").unwrap();
+            let credentials = |token: &str| Credentials { token: token.into(), tls_ca: None };
+            let mut wrong = client(&worker.address, &credentials("not-the-token")).unwrap();
             let refused = wrong.info(InfoRequest {}).await.unwrap_err();
             assert_eq!(refused.code(), Code::Unauthenticated);
 
-            let mut good = client(&worker.address, "cluster-secret").unwrap();
+            let mut good = client(&worker.address, &credentials("cluster-secret")).unwrap();
             let other = format!("127.0.0.1:{}", free_port());
             let mut skewed = prepare(vec![worker.address.clone(), other.clone()], "job-a");
             skewed.format_version = FORMAT_VERSION + 1;
@@ -376,6 +385,112 @@ mod protocol {
             assert_eq!(report.counts, vec![quarto.run_shard(0).unwrap().counts[0].to_string()]);
         });
         drop(worker);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+mod tls {
+    //! Workers serving TLS: the coordinator and the workers' pushes to each other go over it.
+
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+
+    use super::*;
+
+    /// A CA and a worker certificate for 127.0.0.1 and localhost, as PEM files under `dir/name`:
+    /// returns (ca, cert, key).
+    fn pki(dir: &Path, name: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let out = dir.join(name);
+        std::fs::create_dir_all(&out).unwrap();
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let params = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+        let cert = params.signed_by(&key, &ca).unwrap();
+        let files = (out.join("ca.pem"), out.join("worker.pem"), out.join("worker.key"));
+        std::fs::write(&files.0, ca.pem()).unwrap();
+        std::fs::write(&files.1, cert.pem()).unwrap();
+        std::fs::write(&files.2, key.serialize_pem()).unwrap();
+        files
+    }
+
+    fn path(file: &Path) -> String {
+        file.to_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn a_cluster_over_tls_counts_exactly_and_refuses_callers_without_it() {
+        let dir = scratch("tls");
+        let (ca, cert, key) = pki(&dir, "pki");
+        let (stranger_ca, _, _) = pki(&dir, "stranger");
+        let serve_tls =
+            vec!["--tls-cert".into(), path(&cert), "--tls-key".into(), path(&key), "--tls-ca".into(), path(&ca)];
+        let workers: Vec<Worker> =
+            (0..2).map(|i| Worker::start_with(&dir, &format!("w{i}"), serve_tls.clone())).collect();
+        let list = addresses(&workers);
+        let board = ["knight", "6x6"];
+
+        // Plain text to a TLS worker, and TLS with a CA that did not sign the workers': refused
+        // before any work, naming the worker.
+        let plain = run_cluster(&board, &list, &dir, "job-plain");
+        assert_eq!(plain.status.code(), Some(1));
+        let stderr = text(&plain.stderr);
+        assert!(stderr.contains("cannot reach worker") && stderr.contains("needs --tls-ca"), "{stderr}");
+        let mut untrusted = cluster_args(&board, &list, &dir, "job-untrusted");
+        untrusted.extend(["--tls-ca".to_string(), path(&stranger_ca)]);
+        let output = Command::new(LEAPER).args(&untrusted).output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains("cannot reach worker") && stderr.contains("TLS"), "{stderr}");
+
+        // The real run, watched from outside over TLS: the coordinator serves its status too.
+        let listen = format!("127.0.0.1:{}", free_port());
+        let mut args = cluster_args(LONG_BOARD, &list, &dir, "job");
+        args.extend(["--tls-ca".to_string(), path(&ca), "--listen".into(), listen.clone()]);
+        args.extend(["--tls-cert".to_string(), path(&cert), "--tls-key".into(), path(&key)]);
+        let coordinator =
+            Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(&listen).is_err() {
+            assert!(Instant::now() < deadline, "the status service did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let token = path(&dir.join("token"));
+        let status = ["status", "--coordinator", &listen, "--token-file", &token];
+        let plain = leaper(&status);
+        assert!(!plain.status.success(), "a plain-text status call to a TLS service");
+        let mut follow = status.to_vec();
+        follow.extend(["--tls-ca", ca.to_str().unwrap(), "--follow", "--format", "json"]);
+        let followed = leaper(&follow);
+        assert!(followed.status.success(), "{}", text(&followed.stderr));
+        let output = coordinator.wait_with_output().unwrap();
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let expected = embedded(LONG_BOARD);
+        assert_eq!(text(&output.stdout), expected);
+        let last: serde_json::Value = serde_json::from_str(text(&followed.stdout).lines().last().unwrap()).unwrap();
+        assert_eq!(last["state"], "finished");
+        // The finished status carries the same counts the coordinator printed.
+        let served: String = last["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|pair| format!("6x{} {}\n", pair[0], pair[1].as_str().unwrap()))
+            .collect();
+        assert_eq!(served, expected);
+        assert!(expected.ends_with("6x10 239187240144\n"), "{expected}");
+
+        // A worker's key that does not parse stops it with the file named.
+        std::fs::write(&key, "not a key").unwrap();
+        let bad = Command::new(LEAPER)
+            .args(["worker", "--listen", &format!("127.0.0.1:{}", free_port()), "--data-dir"])
+            .arg(dir.join("w-bad"))
+            .args(["--token-file", &path(&dir.join("token"))])
+            .args(&serve_tls)
+            .output()
+            .unwrap();
+        assert!(!bad.status.success());
+        assert!(text(&bad.stderr).contains("worker.key"), "{}", text(&bad.stderr));
+        drop(workers);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -112,3 +112,64 @@ fn damaged_ledgers_and_bad_options_are_refused() {
     let output = leaper(&["quarto", "--workers", "127.0.0.1:1"], None);
     assert!(text(&output.stderr).contains("--workers needs --job-dir"), "{}", text(&output.stderr));
 }
+
+#[test]
+fn a_running_job_serves_its_status_to_callers_with_the_token() {
+    let dir = scratch("serve");
+    fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("token");
+    fs::write(&token, "status-secret\n").unwrap();
+    let wrong = dir.join("wrong");
+    fs::write(&wrong, "guess\n").unwrap();
+    let address =
+        format!("127.0.0.1:{}", std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port());
+    let job = dir.join("job");
+    let job_args = ["quarto", "--lines", "rows,cols,alldiags", "--threads", "1", "--job-dir", job.to_str().unwrap()];
+    let coordinator = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(job_args)
+        .args(["--listen", &address, "--token-file", token.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(&address).is_err() {
+        assert!(std::time::Instant::now() < deadline, "the status service did not start");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let ask = |token: &Path, more: &[&str]| {
+        let mut args = vec!["status", "--coordinator", &address, "--token-file", token.to_str().unwrap()];
+        args.extend(more);
+        leaper(&args, None)
+    };
+    let refused = ask(&wrong, &[]);
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("wrong token"), "{}", text(&refused.stderr));
+
+    let now = ask(&token, &["--format", "json"]);
+    assert!(now.status.success(), "{}", text(&now.stderr));
+    let now: serde_json::Value = serde_json::from_slice(&now.stdout).unwrap();
+    assert_eq!(now["command"], "quarto rows,cols,alldiags");
+    assert_eq!(now["state"], "running");
+
+    // Follows the job to its end: one status per change, the last one finished and exact.
+    let followed = ask(&token, &["--follow", "--format", "json"]);
+    assert!(followed.status.success(), "{}", text(&followed.stderr));
+    let lines: Vec<serde_json::Value> =
+        text(&followed.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let done: Vec<u64> = lines.iter().map(|line| line["shards_done"].as_u64().unwrap()).collect();
+    assert!(done.windows(2).all(|w| w[0] < w[1]), "{done:?}");
+    let last = lines.last().unwrap();
+    assert_eq!(last["state"], "finished");
+    assert_eq!(last["counts"][0][1], "85842854016");
+    assert_eq!(last["shards_done"], last["shards"]);
+
+    let output = coordinator.wait_with_output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(text(&output.stdout), "85842854016\n");
+    // The job has finished and its service is gone: a clear error, not a hang.
+    let gone = ask(&token, &[]);
+    assert!(!gone.status.success());
+    assert!(text(&gone.stderr).contains(&format!("coordinator {address}")), "{}", text(&gone.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}

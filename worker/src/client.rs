@@ -1,20 +1,40 @@
 //! Calling a worker: a channel with keep-alive pings (a dead peer is noticed within seconds),
-//! the shared token on every request, the message size limit.
+//! the shared token on every request, the message size limit, and TLS when the cluster uses it.
 
+use std::path::Path;
 use std::time::Duration;
 
+use anyhow::{Context, Result};
 use leaper_proto::v1::worker_client::WorkerClient;
 use leaper_proto::{bearer, AUTHORIZATION};
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
 use tonic::service::Interceptor;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
+use crate::auth::read_token;
+pub use crate::tls::TlsCa;
 use crate::wire::MAX_MESSAGE_BYTES;
 
 /// A worker client that sends the token.
 pub type Client = WorkerClient<InterceptedService<Channel, AddToken>>;
+
+/// What a caller needs to reach workers: the shared token and, when the workers serve TLS, the
+/// CA certificate (PEM) that signed their certificates.
+#[derive(Clone, Debug)]
+pub struct Credentials {
+    pub token: String,
+    pub tls_ca: Option<TlsCa>,
+}
+
+impl Credentials {
+    /// Reads the token file and, if given, the CA file.
+    pub fn load(token_file: &Path, tls_ca: Option<&Path>) -> Result<Self> {
+        let tls_ca = tls_ca.map(TlsCa::read).transpose()?;
+        Ok(Credentials { token: read_token(token_file)?, tls_ca })
+    }
+}
 
 /// Adds `authorization: Bearer <token>` to every request.
 #[derive(Clone)]
@@ -27,17 +47,35 @@ impl Interceptor for AddToken {
     }
 }
 
-/// A client for the worker at `address` (`host:port`). The connection is made on first use.
-pub fn client(address: &str, token: &str) -> anyhow::Result<Client> {
-    let endpoint = Endpoint::from_shared(format!("http://{address}"))
-        .map_err(|e| anyhow::anyhow!("bad worker address {address:?}: {e}"))?
+impl AddToken {
+    pub fn new(token: &str) -> Result<Self> {
+        let value = bearer(token).parse().map_err(|_| anyhow::anyhow!("the token must be printable ASCII"))?;
+        Ok(AddToken(value))
+    }
+}
+
+/// A channel to `address` (`host:port`), over TLS when `credentials` name a CA. The connection
+/// is made on first use. The coordinator's own service is reached the same way.
+pub fn channel(address: &str, credentials: &Credentials) -> Result<Channel> {
+    let scheme = if credentials.tls_ca.is_some() { "https" } else { "http" };
+    let mut endpoint = Endpoint::from_shared(format!("{scheme}://{address}"))
+        .map_err(|e| anyhow::anyhow!("bad address {address:?}: {e}"))?
         .connect_timeout(Duration::from_secs(5))
         .http2_keep_alive_interval(Duration::from_secs(5))
         .keep_alive_timeout(Duration::from_secs(10))
         .keep_alive_while_idle(true)
         .tcp_nodelay(true);
-    let token = bearer(token).parse().map_err(|_| anyhow::anyhow!("the token must be printable ASCII"))?;
-    Ok(WorkerClient::with_interceptor(endpoint.connect_lazy(), AddToken(token))
+    if let Some(ca) = &credentials.tls_ca {
+        let tls = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(&ca.pem));
+        endpoint = endpoint.tls_config(tls).with_context(|| format!("TLS CA file {}", ca.file.display()))?;
+    }
+    Ok(endpoint.connect_lazy())
+}
+
+/// A client for the worker at `address`.
+pub fn client(address: &str, credentials: &Credentials) -> Result<Client> {
+    let channel = channel(address, credentials).with_context(|| format!("worker {address}"))?;
+    Ok(WorkerClient::with_interceptor(channel, AddToken::new(&credentials.token)?)
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES))
 }

@@ -1,11 +1,12 @@
-//! The worker: a gRPC service over its own data directory. Today it answers `Info` (who it is,
-//! what format it speaks, which job its directory belongs to); the cluster issue adds expand,
-//! shuffle, merge and shard leases on the same service.
+//! The worker: a gRPC service over its own data directory. It says who it is (`Info`), expands,
+//! shuffles and merges its buckets of transfer-matrix layers, and runs leased shards of subtree
+//! jobs. Every call needs the shared token; with `--tls-cert/--tls-key` it serves TLS only.
 
 pub mod auth;
 pub mod client;
 pub mod job;
 pub mod service;
+pub mod tls;
 pub mod wire;
 
 use std::future::Future;
@@ -19,6 +20,7 @@ use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
 
 use crate::auth::TokenCheck;
+use crate::client::Credentials;
 use crate::service::WorkerService;
 
 #[derive(Debug, Clone, Parser)]
@@ -39,6 +41,19 @@ pub struct WorkerConfig {
     /// Threads for expansion (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+
+    /// Serve TLS with this certificate chain (PEM). Needs --tls-key and --tls-ca.
+    #[arg(long, value_name = "FILE", requires_all = ["tls_key", "tls_ca"])]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// The CA certificate (PEM) that signed every worker's certificate: this worker checks its
+    /// peers against it when it sends them states.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 /// Listens on `config.listen` and serves until SIGINT or SIGTERM.
@@ -59,7 +74,8 @@ pub async fn run(config: WorkerConfig) -> Result<()> {
 
 /// Serves on `listener` until `shutdown` completes.
 pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<()> {
-    let token = auth::read_token(&config.token_file)?;
+    let peers = Credentials::load(&config.token_file, config.tls_ca.as_deref())?;
+    let mut server = tls::server(config.tls_cert.as_deref(), config.tls_key.as_deref())?;
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("cannot create data directory {}", config.data_dir.display()))?;
     let threads = config.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -67,9 +83,15 @@ pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl 
         // Expansion runs on rayon's global pool; a second build (tests) keeps the first.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
     }
-    let service = WorkerService::new(config.data_dir.clone(), threads, token.clone());
-    tracing::info!(listen = %listener.local_addr()?, data_dir = %config.data_dir.display(), "worker ready");
-    tonic::transport::Server::builder()
+    let token = peers.token.clone();
+    let service = WorkerService::new(config.data_dir.clone(), threads, peers);
+    tracing::info!(
+        listen = %listener.local_addr()?,
+        data_dir = %config.data_dir.display(),
+        tls = config.tls_cert.is_some(),
+        "worker ready"
+    );
+    server
         .add_service(tonic::service::interceptor::InterceptedService::new(
             WorkerServer::new(service)
                 .max_decoding_message_size(wire::MAX_MESSAGE_BYTES)

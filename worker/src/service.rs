@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::client::client;
+use crate::client::{client, Credentials};
 use crate::job::{ActiveJob, ShuffleStore};
 use crate::wire::{decode_batch, files_to_wire, layer_from_wire, status};
 
@@ -33,7 +33,8 @@ pub const JOB_ID_FILE: &str = "job-id";
 pub struct WorkerService {
     data_dir: PathBuf,
     threads: usize,
-    token: String,
+    /// How this worker reaches its peers (token, TLS).
+    peers: Credentials,
     active: Mutex<Option<Arc<ActiveJob>>>,
     /// The subtree problem of the last lease, `(problem, params)` with its shard plan: built
     /// once per job, not per shard.
@@ -41,8 +42,8 @@ pub struct WorkerService {
 }
 
 impl WorkerService {
-    pub fn new(data_dir: PathBuf, threads: usize, token: String) -> Self {
-        WorkerService { data_dir, threads, token, active: Mutex::new(None), problem: Mutex::new(None) }
+    pub fn new(data_dir: PathBuf, threads: usize, peers: Credentials) -> Self {
+        WorkerService { data_dir, threads, peers, active: Mutex::new(None), problem: Mutex::new(None) }
     }
 
     /// The prepared job, if `job_id` is the one this worker was given, at `step`.
@@ -63,7 +64,11 @@ impl WorkerService {
         Ok(job)
     }
 
-    fn prepare_job(data_dir: PathBuf, token: String, request: PrepareRequest) -> Result<(ActiveJob, usize), Status> {
+    fn prepare_job(
+        data_dir: PathBuf,
+        peers: Credentials,
+        request: PrepareRequest,
+    ) -> Result<(ActiveJob, usize), Status> {
         if request.format_version != FORMAT_VERSION {
             return Err(Status::failed_precondition(format!(
                 "job format {}, this worker speaks format {FORMAT_VERSION}",
@@ -106,7 +111,7 @@ impl WorkerService {
             .workers
             .iter()
             .enumerate()
-            .map(|(i, address)| (i != index).then(|| client(address, &token)).transpose())
+            .map(|(i, address)| (i != index).then(|| client(address, &peers)).transpose())
             .collect::<anyhow::Result<Vec<_>>>()
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let job = ActiveJob {
@@ -209,8 +214,8 @@ impl Worker for WorkerService {
                 .await
                 .map_err(join_error)?;
         }
-        let (data_dir, token) = (self.data_dir.clone(), self.token.clone());
-        let (job, removed) = tokio::task::spawn_blocking(move || WorkerService::prepare_job(data_dir, token, request))
+        let (data_dir, peers) = (self.data_dir.clone(), self.peers.clone());
+        let (job, removed) = tokio::task::spawn_blocking(move || WorkerService::prepare_job(data_dir, peers, request))
             .await
             .map_err(join_error)??;
         tracing::info!(job = %job.job_id, step = job.step.load(Ordering::SeqCst), removed, "pass prepared");

@@ -27,7 +27,15 @@ async fn info_needs_the_token() {
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let config = WorkerConfig { listen: address, data_dir: dir.join("data"), token_file, threads: Some(1) };
+    let config = WorkerConfig {
+        listen: address,
+        data_dir: dir.join("data"),
+        token_file,
+        threads: Some(1),
+        tls_cert: None,
+        tls_key: None,
+        tls_ca: None,
+    };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         serve(&config, listener, async {

@@ -1,0 +1,195 @@
+//! The Coordinator gRPC service: a running job's status for `leaper status --coordinator ADDR`,
+//! served on `--listen` and read from the job directory exactly as `leaper status --job-dir`
+//! reads it. Calls need the token; `--tls-cert/--tls-key` serve it over TLS.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use leaper_proto::v1::coordinator_client::CoordinatorClient;
+use leaper_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
+use leaper_proto::v1::{JobProgress, StatusRequest};
+use leaper_worker::auth::{read_token, TokenCheck};
+use leaper_worker::client::{channel, AddToken, Credentials};
+use tokio::sync::{mpsc, watch};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response};
+
+use crate::cli::{ClusterArgs, OutputFormat, StatusArgs};
+use crate::status::Status;
+
+/// How often a watch looks at the job directory for a new checkpoint or ledger line.
+const POLL: Duration = Duration::from_secs(1);
+
+/// The service, running on its own thread while the job runs; stopped when dropped (watchers
+/// then get the final status and their streams end).
+pub struct StatusServer {
+    stop: watch::Sender<bool>,
+    stopped: std::sync::mpsc::Receiver<()>,
+}
+
+/// Starts serving `job_dir`'s status if `cluster` asks for it (`--listen`).
+pub fn start(cluster: &ClusterArgs, job_dir: &Path) -> Result<Option<StatusServer>> {
+    let Some(address) = cluster.listen else { return Ok(None) };
+    let token_file = cluster.token_file.as_deref().context("--listen needs --token-file")?;
+    let token = read_token(token_file)?;
+    let server = leaper_worker::tls::server(cluster.tls_cert.as_deref(), cluster.tls_key.as_deref())?;
+    // Bound here, so that a busy address stops the job before any work.
+    let listener = std::net::TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))?;
+    listener.set_nonblocking(true)?;
+    let (stop, stopping) = watch::channel(false);
+    let (done, stopped) = std::sync::mpsc::channel();
+    let service = CoordinatorService { dir: job_dir.to_path_buf(), stopping: stopping.clone() };
+    let tls = cluster.tls_cert.is_some();
+    std::thread::Builder::new().name("status-service".into()).spawn(move || {
+        let served = serve(server, listener, service, token, stopping);
+        if let Err(error) = served {
+            tracing::warn!("the status service stopped: {error:#}");
+        }
+        let _ = done.send(());
+    })?;
+    tracing::info!(listen = %address, tls, "serving the job's status");
+    Ok(Some(StatusServer { stop, stopped }))
+}
+
+fn serve(
+    mut server: tonic::transport::Server,
+    listener: std::net::TcpListener,
+    service: CoordinatorService,
+    token: String,
+    mut stopping: watch::Receiver<bool>,
+) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let incoming = tonic::transport::server::TcpIncoming::from(listener);
+        let shutdown = async move {
+            let _ = stopping.wait_for(|stop| *stop).await;
+        };
+        server
+            .add_service(tonic::service::interceptor::InterceptedService::new(
+                CoordinatorServer::new(service),
+                TokenCheck::new(token),
+            ))
+            .serve_with_incoming_shutdown(incoming, shutdown)
+            .await
+            .context("the status service failed")
+    })
+}
+
+impl Drop for StatusServer {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        // Long enough for watchers to get the final status; a stuck client does not hold the job.
+        let _ = self.stopped.recv_timeout(Duration::from_secs(5));
+    }
+}
+
+struct CoordinatorService {
+    dir: PathBuf,
+    stopping: watch::Receiver<bool>,
+}
+
+/// The job's status now, as the wire carries it.
+async fn progress(dir: &Path) -> Result<JobProgress, tonic::Status> {
+    let dir = dir.to_path_buf();
+    let read = tokio::task::spawn_blocking(move || -> Result<JobProgress> {
+        let status = Status::read(&dir)?;
+        let (done, total, unit) = status.done();
+        Ok(JobProgress {
+            job_id: status.job().to_string(),
+            state: status.state().to_string(),
+            done,
+            total,
+            unit: unit.to_string(),
+            status_json: status.to_json()?,
+        })
+    });
+    match read.await {
+        Ok(Ok(progress)) => Ok(progress),
+        Ok(Err(error)) => Err(tonic::Status::internal(format!("{error:#}"))),
+        Err(error) => Err(tonic::Status::internal(error.to_string())),
+    }
+}
+
+#[tonic::async_trait]
+impl Coordinator for CoordinatorService {
+    async fn status(&self, _: Request<StatusRequest>) -> Result<Response<JobProgress>, tonic::Status> {
+        Ok(Response::new(progress(&self.dir).await?))
+    }
+
+    type WatchStream = ReceiverStream<Result<JobProgress, tonic::Status>>;
+
+    async fn watch(&self, _: Request<StatusRequest>) -> Result<Response<Self::WatchStream>, tonic::Status> {
+        let (send, receive) = mpsc::channel(4);
+        let dir = self.dir.clone();
+        let mut stopping = self.stopping.clone();
+        tokio::spawn(async move {
+            let mut last: Option<JobProgress> = None;
+            loop {
+                let stopped = *stopping.borrow_and_update();
+                let now = progress(&dir).await;
+                let end = stopped || now.as_ref().map_or(true, |p| p.state == "finished");
+                if now.as_ref().ok() != last.as_ref() {
+                    last = now.as_ref().ok().cloned();
+                    if send.send(now).await.is_err() {
+                        return;
+                    }
+                }
+                if end {
+                    return;
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(POLL) => {}
+                    _ = stopping.changed() => {}
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(receive)))
+    }
+}
+
+/// `leaper status --coordinator ADDR [--follow]`.
+pub fn show_remote(address: &str, args: &StatusArgs, out: &mut dyn Write) -> Result<()> {
+    let token_file = args.token_file.as_deref().context("--coordinator needs --token-file")?;
+    let credentials = Credentials::load(token_file, args.tls_ca.as_deref())?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let unreachable = |error: tonic::Status| match error.code() {
+        tonic::Code::Unavailable => anyhow::anyhow!(
+            "cannot reach coordinator {address}: {} (it serves only while its job runs, with --listen)",
+            error.message()
+        ),
+        _ => anyhow::anyhow!("coordinator {address}: {}", error.message()),
+    };
+    runtime.block_on(async {
+        let channel = channel(address, &credentials)?;
+        let mut client = CoordinatorClient::with_interceptor(channel, AddToken::new(&credentials.token)?);
+        if !args.follow {
+            let progress = client.status(StatusRequest {}).await.map_err(unreachable)?.into_inner();
+            return print(&progress, args.format, out);
+        }
+        let mut stream = client.watch(StatusRequest {}).await.map_err(unreachable)?.into_inner();
+        let (mut finished, mut first) = (false, true);
+        while let Some(progress) = stream.message().await.map_err(unreachable)? {
+            if args.format == OutputFormat::Text && !first {
+                writeln!(out)?;
+            }
+            first = false;
+            print(&progress, args.format, out)?;
+            finished = progress.state == "finished";
+            out.flush()?;
+        }
+        if !finished {
+            anyhow::bail!(
+                "the coordinator at {address} stopped before its job finished: see its log; \
+                 `leaper resume --job-dir DIR` continues the job"
+            );
+        }
+        Ok(())
+    })
+}
+
+fn print(progress: &JobProgress, format: OutputFormat, out: &mut dyn Write) -> Result<()> {
+    Status::from_json(&progress.status_json, &progress.unit)?.print(format, out)
+}
