@@ -107,10 +107,17 @@ pub struct ClusterArgs {
     pub tls_ca: Option<PathBuf>,
 
     /// Serve the job's status on this address (the Coordinator gRPC service) while it runs, for
-    /// `leaper status --coordinator ADDR`. Needs --job-dir and --token-file.
+    /// `leaper status --coordinator ADDR`. Needs --job-dir, and --token-file or
+    /// --listen-token-file.
     #[arg(long, value_name = "ADDR")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listen: Option<std::net::SocketAddr>,
+
+    /// The token callers of --listen must send (default: --token-file). A token of their own
+    /// lets people watch the job without being able to drive its workers.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen_token_file: Option<PathBuf>,
 
     /// Serve --listen over TLS with this certificate chain (PEM). Needs --tls-key.
     #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"])]
@@ -129,10 +136,25 @@ impl ClusterArgs {
         if !self.workers.is_empty() && (job_dir.is_none() || self.token_file.is_none()) {
             anyhow::bail!("--workers needs --job-dir ({records}) and --token-file (the workers' token)");
         }
-        if self.listen.is_some() && (job_dir.is_none() || self.token_file.is_none()) {
-            anyhow::bail!("--listen needs --job-dir (the status it serves) and --token-file (the callers' token)");
+        if self.listen.is_some() && (job_dir.is_none() || self.status_token_file().is_none()) {
+            anyhow::bail!(
+                "--listen needs --job-dir (the status it serves) and --token-file or --listen-token-file (the \
+                 callers' token)"
+            );
+        }
+        if self.listen.is_some() && self.tls_ca.is_some() && self.tls_cert.is_none() && self.listen_token_file.is_none()
+        {
+            anyhow::bail!(
+                "the workers use TLS but --listen would carry their token in clear text: give --tls-cert and \
+                 --tls-key, or a separate --listen-token-file"
+            );
         }
         Ok(())
+    }
+
+    /// The token file callers of the status service must match.
+    pub fn status_token_file(&self) -> Option<&std::path::Path> {
+        self.listen_token_file.as_deref().or(self.token_file.as_deref())
     }
 
     /// The token (and TLS CA) for calling the workers.
@@ -161,6 +183,10 @@ pub struct ResumeArgs {
     #[arg(long, value_enum)]
     pub format: Option<OutputFormat>,
 
+    /// Serve the status on this address for this run, instead of the job's own --listen.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+
     /// Write the results as an OEIS b-file (default: the one the job started with).
     #[arg(long, value_name = "FILE")]
     pub bfile: Option<PathBuf>,
@@ -184,8 +210,8 @@ pub struct StatusArgs {
     #[arg(long, value_name = "FILE", requires = "coordinator")]
     pub tls_ca: Option<PathBuf>,
 
-    /// With --coordinator: print the status again after every committed step or finished shard,
-    /// until the job has finished.
+    /// With --coordinator: print the status again whenever a step has been committed or a shard
+    /// finished (at most once a second), until the job has finished.
     #[arg(long, requires = "coordinator")]
     pub follow: bool,
 

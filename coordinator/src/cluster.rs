@@ -425,6 +425,10 @@ fn unreachable(address: &str, status: &tonic::Status, credentials: &Credentials)
             ca.file.display(),
             status.message()
         ),
+        // Refused or unroutable connections are not about TLS; a garbled answer may be.
+        None if status.message().contains("connect") => {
+            anyhow::anyhow!("cannot reach worker {address}: {}", status.message())
+        }
         None => anyhow::anyhow!(
             "cannot reach worker {address}: {} (a worker that serves TLS needs --tls-ca)",
             status.message()

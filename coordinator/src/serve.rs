@@ -29,28 +29,50 @@ pub struct StatusServer {
     stopped: std::sync::mpsc::Receiver<()>,
 }
 
-/// Starts serving `job_dir`'s status if `cluster` asks for it (`--listen`).
-pub fn start(cluster: &ClusterArgs, job_dir: &Path) -> Result<Option<StatusServer>> {
+/// The status service's address, bound, with its token and TLS identity loaded: made before a
+/// job directory is created or opened, so that a busy address or a bad key stops the command
+/// before anything is written.
+pub struct StatusListener {
+    listener: std::net::TcpListener,
+    server: tonic::transport::Server,
+    token: String,
+    tls: bool,
+}
+
+/// Binds the status service's address if `cluster` asks for one (`--listen`).
+pub fn bind(cluster: &ClusterArgs) -> Result<Option<StatusListener>> {
     let Some(address) = cluster.listen else { return Ok(None) };
-    let token_file = cluster.token_file.as_deref().context("--listen needs --token-file")?;
+    let token_file = cluster.status_token_file().context("--listen needs --token-file or --listen-token-file")?;
     let token = read_token(token_file)?;
     let server = leaper_worker::tls::server(cluster.tls_cert.as_deref(), cluster.tls_key.as_deref())?;
-    // Bound here, so that a busy address stops the job before any work.
     let listener = std::net::TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))?;
     listener.set_nonblocking(true)?;
-    let (stop, stopping) = watch::channel(false);
-    let (done, stopped) = std::sync::mpsc::channel();
-    let service = CoordinatorService { dir: job_dir.to_path_buf(), stopping: stopping.clone() };
-    let tls = cluster.tls_cert.is_some();
-    std::thread::Builder::new().name("status-service".into()).spawn(move || {
-        let served = serve(server, listener, service, token, stopping);
-        if let Err(error) = served {
-            tracing::warn!("the status service stopped: {error:#}");
-        }
-        let _ = done.send(());
-    })?;
-    tracing::info!(listen = %address, tls, "serving the job's status");
-    Ok(Some(StatusServer { stop, stopped }))
+    Ok(Some(StatusListener { listener, server, token, tls: cluster.tls_cert.is_some() }))
+}
+
+impl StatusListener {
+    /// Serves `job_dir`'s status on a thread of its own until the returned server is dropped.
+    pub fn serve(self, job_dir: &Path) -> Result<StatusServer> {
+        let (stop, stopping) = watch::channel(false);
+        let (done, stopped) = std::sync::mpsc::channel();
+        let service = CoordinatorService { dir: job_dir.to_path_buf(), stopping: stopping.clone() };
+        let address = self.listener.local_addr()?;
+        let tls = self.tls;
+        std::thread::Builder::new().name("status-service".into()).spawn(move || {
+            let served = serve(self.server, self.listener, service, self.token, stopping);
+            if let Err(error) = served {
+                tracing::warn!("the status service stopped: {error:#}");
+            }
+            let _ = done.send(());
+        })?;
+        tracing::info!(listen = %address, tls, "serving the job's status");
+        Ok(StatusServer { stop, stopped })
+    }
+}
+
+/// Serves the status of `job_dir` if a listener was bound.
+pub fn start(listener: Option<StatusListener>, job_dir: &Path) -> Result<Option<StatusServer>> {
+    listener.map(|listener| listener.serve(job_dir)).transpose()
 }
 
 fn serve(
@@ -143,6 +165,8 @@ impl Coordinator for CoordinatorService {
                 tokio::select! {
                     _ = tokio::time::sleep(POLL) => {}
                     _ = stopping.changed() => {}
+                    // A watcher that went away stops the polling even while nothing changes.
+                    _ = send.closed() => return,
                 }
             }
         });
@@ -171,7 +195,14 @@ pub fn show_remote(address: &str, args: &StatusArgs, out: &mut dyn Write) -> Res
         }
         let mut stream = client.watch(StatusRequest {}).await.map_err(unreachable)?.into_inner();
         let (mut finished, mut first) = (false, true);
-        while let Some(progress) = stream.message().await.map_err(unreachable)? {
+        loop {
+            let progress = match stream.message().await {
+                Ok(Some(progress)) => progress,
+                Ok(None) => break,
+                // The coordinator may exit before the stream closes cleanly: the job is done.
+                Err(_) if finished => break,
+                Err(error) => return Err(unreachable(error)),
+            };
             if args.format == OutputFormat::Text && !first {
                 writeln!(out)?;
             }

@@ -17,7 +17,9 @@ use crate::progress::{eta, format_duration, remaining_steps};
 use crate::tours::Plan;
 
 /// The status of a job, as `--format json` prints it.
+/// Fields a peer of another release lacks read as their defaults.
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct JobStatus {
     pub job: String,
     pub command: String,

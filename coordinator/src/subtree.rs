@@ -78,8 +78,9 @@ pub fn run(
 ) -> Result<Totals> {
     placement.cluster.check(placement.job_dir.as_deref(), "the ledger of finished shards")?;
     let Some(dir) = &placement.job_dir else {
-        return run_shards(problem.as_ref(), None, placement, &Terms { job_id: "", name, params });
+        return run_shards(problem.as_ref(), None, placement, None, &Terms { job_id: "", name, params });
     };
+    let listener = crate::serve::bind(&placement.cluster)?;
     let _lock = claim_empty(dir)?;
     let created_unix = unix_now();
     let spec = SubtreeSpec {
@@ -94,13 +95,18 @@ pub fn run(
     };
     write_spec(dir, &spec)?;
     let mut ledger = open_ledger(dir, &spec, problem.as_ref())?;
-    run_shards(problem.as_ref(), Some(&mut ledger), placement, &Terms { job_id: &spec.id, name, params })
+    let terms = Terms { job_id: &spec.id, name, params };
+    run_shards(problem.as_ref(), Some(&mut ledger), placement, listener, &terms)
 }
 
 /// `leaper resume` of a subtree job: the problem, rebuilt from the spec, and its totals.
 pub fn resume(args: &ResumeArgs) -> Result<(SubtreeSpec, Arc<dyn SubtreeProblem>, Totals)> {
     let dir = &args.job_dir;
-    let spec = SubtreeSpec::load(dir)?;
+    let mut spec = SubtreeSpec::load(dir)?;
+    if let Some(address) = args.listen {
+        spec.cluster.listen = Some(address);
+    }
+    let listener = crate::serve::bind(&spec.cluster)?;
     let _lock = take_lock(dir)?;
     let problem = leaper_core::problems::build(&spec.problem, &spec.params)
         .with_context(|| format!("{}: cannot rebuild the job's problem", dir.join(crate::job::JOB_FILE).display()))?;
@@ -109,7 +115,7 @@ pub fn resume(args: &ResumeArgs) -> Result<(SubtreeSpec, Arc<dyn SubtreeProblem>
     let done = ledger.done().len();
     tracing::info!(job = %spec.id, done, shards = problem.shard_count(), "resuming: finished shards are skipped");
     let terms = Terms { job_id: &spec.id, name: &spec.problem, params: &spec.params };
-    let totals = run_shards(problem.as_ref(), Some(&mut ledger), &placement, &terms)?;
+    let totals = run_shards(problem.as_ref(), Some(&mut ledger), &placement, listener, &terms)?;
     Ok((spec, problem, totals))
 }
 
@@ -130,12 +136,13 @@ fn run_shards(
     problem: &dyn SubtreeProblem,
     mut ledger: Option<&mut Ledger>,
     placement: &Placement,
+    listener: Option<crate::serve::StatusListener>,
     terms: &Terms,
 ) -> Result<Totals> {
     let job = if terms.job_id.is_empty() { problem.describe() } else { terms.job_id.to_string() };
     let _job = tracing::info_span!("job", job = %job).entered();
     let _status = match &placement.job_dir {
-        Some(dir) => crate::serve::start(&placement.cluster, dir)?,
+        Some(dir) => crate::serve::start(listener, dir)?,
         None => None,
     };
     let started = Instant::now();
@@ -209,7 +216,8 @@ impl ShardProgress {
 }
 
 /// Where a subtree job stands, as `leaper status --format json` prints it.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SubtreeStatus {
     pub job: String,
     pub command: String,

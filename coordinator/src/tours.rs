@@ -117,8 +117,9 @@ pub fn run(piece: Piece, args: TourArgs) -> Result<()> {
     match &args.job_dir {
         Some(dir) => {
             let mem_limit = args.mem_limit.unwrap_or(OUT_OF_CORE_MEM_LIMIT);
+            let listener = crate::serve::bind(&args.cluster)?;
             let job = JobDir::create(dir, JobSpec::new(&piece, &args, mem_limit))?;
-            run_job(piece, args, job, mem_limit)
+            run_job(piece, args, job, mem_limit, listener)
         }
         None => {
             let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
@@ -158,18 +159,28 @@ pub fn resume(resume: ResumeArgs) -> Result<()> {
         return report_counts(&piece, &args, &counts);
     }
     let mem_limit = resume.mem_limit.unwrap_or(job.spec().mem_limit);
-    run_job(piece, args, job, mem_limit)
+    if let Some(address) = resume.listen {
+        args.cluster.listen = Some(address);
+    }
+    let listener = crate::serve::bind(&args.cluster)?;
+    run_job(piece, args, job, mem_limit, listener)
 }
 
 /// Runs (or continues) an out-of-core job to the end, records and prints its counts.
-fn run_job(piece: Piece, args: TourArgs, mut job: JobDir, mem_limit: u64) -> Result<()> {
+fn run_job(
+    piece: Piece,
+    args: TourArgs,
+    mut job: JobDir,
+    mem_limit: u64,
+    listener: Option<crate::serve::StatusListener>,
+) -> Result<()> {
     let config = sweep_config(&piece, &args);
     let (_, passes) = plan_moduli(&config)?;
     job.plan(passes.len(), config.geometry.cells(), mem_limit);
     let start = job.start();
     let _job = tracing::info_span!("job", job = %job.spec().id).entered();
     let dir = args.job_dir.as_deref().context("an out-of-core job has a job directory")?;
-    let _status = crate::serve::start(&args.cluster, dir)?;
+    let _status = crate::serve::start(listener, dir)?;
     let report = if args.cluster.workers.is_empty() {
         with_threads(args.threads, || count_closed_tours(&config, &mut job, start))??
     } else {

@@ -448,8 +448,15 @@ mod tls {
         let mut args = cluster_args(LONG_BOARD, &list, &dir, "job");
         args.extend(["--tls-ca".to_string(), path(&ca), "--listen".into(), listen.clone()]);
         args.extend(["--tls-cert".to_string(), path(&cert), "--tls-key".into(), path(&key)]);
-        let coordinator =
-            Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        // The status service would carry the workers' token in clear text without its own TLS.
+        let mut clear = args.clone();
+        clear.truncate(clear.len() - 4);
+        let refused = Command::new(LEAPER).args(&clear).output().unwrap();
+        assert!(text(&refused.stderr).contains("clear text"), "{}", text(&refused.stderr));
+        assert!(!dir.join("job").exists(), "a refused command wrote its job directory");
+
+        let log = std::fs::File::create(dir.join("coordinator.log")).unwrap();
+        let coordinator = Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(log).spawn().unwrap();
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(&listen).is_err() {
             assert!(Instant::now() < deadline, "the status service did not start");
@@ -464,7 +471,8 @@ mod tls {
         let followed = leaper(&follow);
         assert!(followed.status.success(), "{}", text(&followed.stderr));
         let output = coordinator.wait_with_output().unwrap();
-        assert!(output.status.success(), "{}", text(&output.stderr));
+        let log = std::fs::read_to_string(dir.join("coordinator.log")).unwrap();
+        assert!(output.status.success(), "{log}");
         let expected = embedded(LONG_BOARD);
         assert_eq!(text(&output.stdout), expected);
         let last: serde_json::Value = serde_json::from_str(text(&followed.stdout).lines().last().unwrap()).unwrap();

@@ -121,13 +121,21 @@ fn a_running_job_serves_its_status_to_callers_with_the_token() {
     fs::write(&token, "status-secret\n").unwrap();
     let wrong = dir.join("wrong");
     fs::write(&wrong, "guess\n").unwrap();
-    let address =
-        format!("127.0.0.1:{}", std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port());
     let job = dir.join("job");
     let job_args = ["quarto", "--lines", "rows,cols,alldiags", "--threads", "1", "--job-dir", job.to_str().unwrap()];
+
+    // A busy address stops the command before it writes anything.
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = busy.local_addr().unwrap().to_string();
+    let mut args = job_args.to_vec();
+    args.extend(["--listen", &address, "--listen-token-file", token.to_str().unwrap()]);
+    let refused = leaper(&args, None);
+    assert!(text(&refused.stderr).contains(&format!("cannot listen on {address}")), "{}", text(&refused.stderr));
+    assert!(!job.exists(), "a refused command wrote its job directory");
+    drop(busy);
     let coordinator = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
         .args(job_args)
-        .args(["--listen", &address, "--token-file", token.to_str().unwrap()])
+        .args(["--listen", &address, "--listen-token-file", token.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -22,10 +22,17 @@ pub type Client = WorkerClient<InterceptedService<Channel, AddToken>>;
 
 /// What a caller needs to reach workers: the shared token and, when the workers serve TLS, the
 /// CA certificate (PEM) that signed their certificates.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Credentials {
     pub token: String,
     pub tls_ca: Option<TlsCa>,
+}
+
+/// Never prints the token.
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials").field("token", &"<hidden>").field("tls_ca", &self.tls_ca).finish()
+    }
 }
 
 impl Credentials {
