@@ -152,6 +152,20 @@ impl ClusterArgs {
         Ok(())
     }
 
+    /// The same, with every file named by an absolute path, as a job spec records it: `resume`
+    /// may run from another directory.
+    pub fn recorded(&self) -> ClusterArgs {
+        let absolute = |path: &Option<PathBuf>| path.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+        ClusterArgs {
+            token_file: absolute(&self.token_file),
+            tls_ca: absolute(&self.tls_ca),
+            tls_cert: absolute(&self.tls_cert),
+            tls_key: absolute(&self.tls_key),
+            listen_token_file: absolute(&self.listen_token_file),
+            ..self.clone()
+        }
+    }
+
     /// The token file callers of the status service must match.
     pub fn status_token_file(&self) -> Option<&std::path::Path> {
         self.listen_token_file.as_deref().or(self.token_file.as_deref())
@@ -295,7 +309,21 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{parse_size, ClusterArgs};
+
+    #[test]
+    fn job_specs_record_absolute_paths_so_resume_works_from_anywhere() {
+        let given = ClusterArgs {
+            workers: vec!["h1:7101".into()],
+            token_file: Some("secret".into()),
+            tls_ca: Some("/etc/leaper/ca.pem".into()),
+            ..ClusterArgs::default()
+        };
+        let recorded = given.recorded();
+        assert_eq!(recorded.token_file, Some(std::env::current_dir().unwrap().join("secret")));
+        assert_eq!(recorded.tls_ca, given.tls_ca);
+        assert_eq!((recorded.workers, recorded.listen, recorded.tls_cert), (given.workers, None, None));
+    }
 
     #[test]
     fn sizes_parse() {

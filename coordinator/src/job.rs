@@ -82,7 +82,7 @@ impl JobSpec {
                 OutputFormat::Json => "json".into(),
             },
             bfile: args.bfile.clone(),
-            cluster: args.cluster.clone(),
+            cluster: args.cluster.recorded(),
         }
     }
 

@@ -91,7 +91,7 @@ pub fn run(
         problem: name.to_string(),
         params: params.to_string(),
         output: if output == OutputFormat::Json { "json" } else { "text" }.to_string(),
-        cluster: placement.cluster.clone(),
+        cluster: placement.cluster.recorded(),
     };
     write_spec(dir, &spec)?;
     let mut ledger = open_ledger(dir, &spec, problem.as_ref())?;
