@@ -166,6 +166,16 @@ impl ClusterArgs {
         }
     }
 
+    /// Applies `resume --listen/--listen-token-file` to the job in `job_dir`, for one run.
+    pub fn listen_instead(&mut self, resume: &ResumeArgs) -> anyhow::Result<()> {
+        if resume.listen.is_none() {
+            return Ok(());
+        }
+        self.listen = resume.listen;
+        self.listen_token_file = resume.listen_token_file.clone().or(self.listen_token_file.take());
+        self.check(Some(&resume.job_dir), "its records")
+    }
+
     /// The token file callers of the status service must match.
     pub fn status_token_file(&self) -> Option<&std::path::Path> {
         self.listen_token_file.as_deref().or(self.token_file.as_deref())
@@ -200,6 +210,10 @@ pub struct ResumeArgs {
     /// Serve the status on this address for this run, instead of the job's own --listen.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
+
+    /// The token callers of --listen must send in this run (default: the job's).
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    pub listen_token_file: Option<PathBuf>,
 
     /// Write the results as an OEIS b-file (default: the one the job started with).
     #[arg(long, value_name = "FILE")]

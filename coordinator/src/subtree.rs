@@ -103,9 +103,7 @@ pub fn run(
 pub fn resume(args: &ResumeArgs) -> Result<(SubtreeSpec, Arc<dyn SubtreeProblem>, Totals)> {
     let dir = &args.job_dir;
     let mut spec = SubtreeSpec::load(dir)?;
-    if let Some(address) = args.listen {
-        spec.cluster.listen = Some(address);
-    }
+    spec.cluster.listen_instead(args)?;
     let listener = crate::serve::bind(&spec.cluster)?;
     let _lock = take_lock(dir)?;
     let problem = leaper_core::problems::build(&spec.problem, &spec.params)

@@ -148,8 +148,8 @@ pub fn resume(resume: ResumeArgs) -> Result<()> {
     if let Some(format) = resume.format {
         args.format = format;
     }
-    if let Some(path) = resume.bfile {
-        args.bfile = Some(path);
+    if let Some(path) = &resume.bfile {
+        args.bfile = Some(path.clone());
     }
     if let Some(path) = &args.bfile {
         output::check_writable(path)?;
@@ -159,9 +159,7 @@ pub fn resume(resume: ResumeArgs) -> Result<()> {
         return report_counts(&piece, &args, &counts);
     }
     let mem_limit = resume.mem_limit.unwrap_or(job.spec().mem_limit);
-    if let Some(address) = resume.listen {
-        args.cluster.listen = Some(address);
-    }
+    args.cluster.listen_instead(&resume)?;
     let listener = crate::serve::bind(&args.cluster)?;
     run_job(piece, args, job, mem_limit, listener)
 }

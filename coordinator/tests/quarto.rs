@@ -181,3 +181,42 @@ fn a_running_job_serves_its_status_to_callers_with_the_token() {
     assert!(text(&gone.stderr).contains(&format!("coordinator {address}")), "{}", text(&gone.stderr));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_resumed_job_serves_its_status_where_resume_says() {
+    let dir = scratch("resume-listen");
+    fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("watchers");
+    fs::write(&token, "watch-only\n").unwrap();
+    let job = dir.join("job");
+    let crashed = leaper(
+        &["quarto", "--lines", "rows,cols,alldiags", "--job-dir", job.to_str().unwrap()],
+        Some("crash@ledger:40"),
+    );
+    assert!(!crashed.status.success());
+    let address = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    let resumed = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["resume", "--job-dir", job.to_str().unwrap(), "--threads", "1"])
+        .args(["--listen", &address, "--listen-token-file", token.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(&address).is_err() {
+        assert!(std::time::Instant::now() < deadline, "the resumed job serves no status");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let followed = leaper(
+        &["status", "--coordinator", &address, "--token-file", token.to_str().unwrap(), "--follow", "--format", "json"],
+        None,
+    );
+    assert!(followed.status.success(), "{}", text(&followed.stderr));
+    let last: serde_json::Value = serde_json::from_str(text(&followed.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!((last["state"].as_str(), last["counts"][0][1].as_str()), (Some("finished"), Some("85842854016")));
+    let output = resumed.wait_with_output().unwrap();
+    assert_eq!(text(&output.stdout), "85842854016\n");
+    // The override was for that run: the job's spec does not serve.
+    assert!(!fs::read_to_string(job.join("job.toml")).unwrap().contains("listen"));
+    fs::remove_dir_all(&dir).unwrap();
+}
