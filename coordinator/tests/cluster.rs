@@ -1,23 +1,22 @@
 //! A cluster of workers on loopback counts exactly what the embedded mode counts, also when a
 //! worker or the coordinator is killed mid-job, and refuses what it must refuse.
 
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::{free_address, text, wait_until_listening};
+
 const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
 
+/// A fresh scratch directory holding the cluster's token.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leaper-cluster-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::scratch("cluster", name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("token"), "cluster-secret\n").unwrap();
     dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// A worker process on loopback, killed when dropped.
@@ -36,7 +35,7 @@ impl Worker {
     }
 
     fn start_with(dir: &Path, name: &str, extra: Vec<String>) -> Worker {
-        let address = format!("127.0.0.1:{}", free_port());
+        let address = free_address();
         Worker::start_at(address, dir.join(name), dir.join("token"), extra)
     }
 
@@ -49,11 +48,7 @@ impl Worker {
             .stderr(Stdio::null())
             .spawn()
             .expect("worker starts");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(&address).is_err() {
-            assert!(Instant::now() < deadline, "worker {address} did not start listening");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until_listening(&address, "a worker");
         Worker { address, data_dir, token, extra, child }
     }
 
@@ -116,10 +111,6 @@ impl StderrWatch {
     fn finish(self) -> String {
         self.reader.join().unwrap()
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn cluster_args<'a>(board: &[&'a str], workers: &'a str, dir: &'a Path, job: &'a str) -> Vec<String> {
@@ -282,7 +273,7 @@ fn bad_clusters_are_refused_before_any_work() {
     let worker = Worker::start(&dir, "w0");
     let board = ["knight", "6x6"];
     let duplicate = format!("{0},{0}", worker.address);
-    let unreachable = format!("{},127.0.0.1:{}", worker.address, free_port());
+    let unreachable = format!("{},{}", worker.address, free_address());
     for (workers, message) in [(duplicate.as_str(), "listed twice"), (unreachable.as_str(), "cannot reach worker")] {
         let output = run_cluster(&board, workers, &dir, &format!("job-{}", message.replace(' ', "-")));
         assert_eq!(output.status.code(), Some(1), "{workers}");
@@ -346,7 +337,7 @@ mod protocol {
             assert_eq!(refused.code(), Code::Unauthenticated);
 
             let mut good = client(&worker.address, &credentials("cluster-secret")).unwrap();
-            let other = format!("127.0.0.1:{}", free_port());
+            let other = free_address();
             let mut skewed = prepare(vec![worker.address.clone(), other.clone()], "job-a");
             skewed.format_version = FORMAT_VERSION + 1;
             assert_eq!(good.prepare(skewed).await.unwrap_err().code(), Code::FailedPrecondition);
@@ -444,7 +435,7 @@ mod tls {
         assert!(stderr.contains("cannot reach worker") && stderr.contains("TLS"), "{stderr}");
 
         // The real run, watched from outside over TLS: the coordinator serves its status too.
-        let listen = format!("127.0.0.1:{}", free_port());
+        let listen = free_address();
         let mut args = cluster_args(LONG_BOARD, &list, &dir, "job");
         args.extend(["--tls-ca".to_string(), path(&ca), "--listen".into(), listen.clone()]);
         args.extend(["--tls-cert".to_string(), path(&cert), "--tls-key".into(), path(&key)]);
@@ -457,11 +448,7 @@ mod tls {
 
         let log = std::fs::File::create(dir.join("coordinator.log")).unwrap();
         let coordinator = Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(log).spawn().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(&listen).is_err() {
-            assert!(Instant::now() < deadline, "the status service did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until_listening(&listen, "the status service");
         let token = path(&dir.join("token"));
         let status = ["status", "--coordinator", &listen, "--token-file", &token];
         let plain = leaper(&status);
@@ -490,7 +477,7 @@ mod tls {
         // A worker's key that does not parse stops it with the file named.
         std::fs::write(&key, "not a key").unwrap();
         let bad = Command::new(LEAPER)
-            .args(["worker", "--listen", &format!("127.0.0.1:{}", free_port()), "--data-dir"])
+            .args(["worker", "--listen", &free_address(), "--data-dir"])
             .arg(dir.join("w-bad"))
             .args(["--token-file", &path(&dir.join("token"))])
             .args(&serve_tls)

@@ -6,7 +6,7 @@ use std::process::Output;
 
 mod common;
 
-use common::{leaper, text};
+use common::{free_address, leaper, text, wait_until_listening};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("quarto", name)
@@ -140,11 +140,7 @@ fn a_running_job_serves_its_status_to_callers_with_the_token() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::net::TcpStream::connect(&address).is_err() {
-        assert!(std::time::Instant::now() < deadline, "the status service did not start");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_until_listening(&address, "the status service");
     let ask = |token: &Path, more: &[&str]| {
         let mut args = vec!["status", "--coordinator", &address, "--token-file", token.to_str().unwrap()];
         args.extend(more);
@@ -194,7 +190,7 @@ fn a_resumed_job_serves_its_status_where_resume_says() {
         Some("crash@ledger:40"),
     );
     assert!(!crashed.status.success());
-    let address = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    let address = free_address();
     let resumed = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
         .args(["resume", "--job-dir", job.to_str().unwrap(), "--threads", "1"])
         .args(["--listen", &address, "--listen-token-file", token.to_str().unwrap()])
@@ -202,11 +198,7 @@ fn a_resumed_job_serves_its_status_where_resume_says() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::net::TcpStream::connect(&address).is_err() {
-        assert!(std::time::Instant::now() < deadline, "the resumed job serves no status");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_until_listening(&address, "the resumed job's status service");
     let followed = leaper(
         &["status", "--coordinator", &address, "--token-file", token.to_str().unwrap(), "--follow", "--format", "json"],
         None,

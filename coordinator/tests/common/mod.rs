@@ -1,7 +1,11 @@
-//! Helpers the command-line tests share: run `leaper`, read its output, a scratch directory.
+//! Helpers the command-line tests share: run `leaper`, read its output, a scratch directory,
+//! loopback addresses for servers. Each test file uses some of them.
+#![allow(dead_code)]
 
+use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 /// Runs `leaper ARGS`, with `LEAPER_FAULT` set to `fault` (and otherwise cleared).
 pub fn leaper(args: &[&str], fault: Option<&str>) -> Output {
@@ -22,4 +26,18 @@ pub fn scratch(suite: &str, name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("leaper-{suite}-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// A loopback address no one listens on now, for a server a test is about to start.
+pub fn free_address() -> String {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string()
+}
+
+/// Waits (up to 30 s) until something accepts connections on `address`; `what` names it.
+pub fn wait_until_listening(address: &str, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(address).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start listening on {address}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
