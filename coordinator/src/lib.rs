@@ -1,35 +1,67 @@
-//! The coordinator side of leaper: command line, job planning, the embedded local mode and
-//! result output. `main.rs` only wires these together.
+//! The coordinator side of leaper: the command line, the request it becomes, the runners by job
+//! kind (sweeps, subtree jobs) in process or on workers, status, and the status service.
+//! `main.rs` only wires these together.
+//!
+//! ```text
+//! cli ──► request ──► run ──► sweep (cluster) ─┐
+//!                        └──► subtree (leases) ┴─► workers (connect, check)
+//! status ◄── serve          progress, output, memory, logging: leaves
+//! ```
 
 pub mod cli;
-pub mod cluster;
-pub mod job;
-pub mod leases;
 pub mod logging;
 pub mod memory;
 pub mod output;
 pub mod progress;
-pub mod quarto;
+pub mod request;
+pub mod run;
 pub mod serve;
 pub mod status;
 pub mod subtree;
-pub mod tours;
+pub mod sweep;
+pub mod workers;
 
-use anyhow::Result;
+use std::ffi::OsString;
 
-use cli::{Cli, Command};
+use anyhow::{Context, Result};
 
-/// Runs one command line.
-pub fn run(cli: Cli) -> Result<()> {
-    match cli.command {
-        Command::Knight(args) => tours::run(tours::Piece::Knight, args),
-        Command::Camel(args) => tours::run(tours::Piece::Camel, args),
-        Command::Zebra(args) => tours::run(tours::Piece::Zebra, args),
-        Command::Tours { moves, args } => tours::run(tours::Piece::Custom(moves), args),
-        Command::Quarto(args) => quarto::run(args),
-        Command::Resume(args) if job::is_subtree_job(&args.job_dir) => quarto::resume(&args),
-        Command::Resume(args) => tours::resume(args),
-        Command::Status(args) => status::show(args),
-        Command::Worker(config) => tokio::runtime::Runtime::new()?.block_on(leaper_worker::run(config)),
+use cli::{Action, StatusArgs};
+
+/// Runs what the command line asked for.
+pub fn run(action: Action) -> Result<()> {
+    match action {
+        Action::Start(request) => run::start(request),
+        Action::Resume(args) => run::resume(args),
+        Action::Status(args) => show_status(args),
+        Action::Worker(args) => exec_worker(args),
     }
+}
+
+/// `leaper status`: from the job directory, or from the coordinator serving the job.
+fn show_status(args: StatusArgs) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match (&args.job_dir, &args.coordinator) {
+        (Some(dir), _) => status::Status::read(dir)?.print(args.format, &mut out),
+        (None, Some(address)) => serve::show_remote(address, &args, &mut out),
+        (None, None) => anyhow::bail!("give --job-dir DIR, or --coordinator ADDR for a coordinator serving --listen"),
+    }
+}
+
+/// `leaper worker ARGS`: becomes the `leaper-worker` installed beside this binary (or on the
+/// PATH), with the same arguments and the same process id.
+fn exec_worker(args: Vec<OsString>) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("leaper-worker")))
+        .filter(|path| path.is_file());
+    let program = beside.clone().unwrap_or_else(|| "leaper-worker".into());
+    let error = std::process::Command::new(&program).args(&args).exec();
+    Err(error).with_context(|| {
+        format!(
+            "`leaper worker` runs the leaper-worker binary, found neither beside leaper nor on the PATH ({}): \
+             install it (cargo build --release -p leaper-worker)",
+            program.display()
+        )
+    })
 }

@@ -5,15 +5,18 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use leaper_coordinator::cli::Cli;
-use leaper_coordinator::{logging, run};
+use leaper_coordinator::{cli, logging, run};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    logging::init(cli.log_format);
-    match run(cli) {
+    let invocation = match cli::parse() {
+        Ok(invocation) => invocation,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    logging::init(invocation.log_format);
+    match run(invocation.action) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use leaper_core::tmx::StepReport;
+use leaper_core::engine::sweep::StepReport;
 
 /// Turns step reports into log events.
 #[derive(Default)]
@@ -17,7 +17,7 @@ impl Progress {
         self.states += step.states_in;
         self.seconds += step.elapsed.as_secs_f64();
         let rate = self.states as f64 / self.seconds.max(1e-9);
-        let remaining = remaining_steps(step.pass, step.passes, step.cell, step.cells, step.layer.states);
+        let remaining = remaining_steps(step.pass, step.passes, step.step, step.steps, step.layer.states);
         let eta = eta(remaining, step.layer.states, rate);
         tracing::info!(
             states_in = step.states_in,

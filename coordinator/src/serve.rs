@@ -7,16 +7,18 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use leaper_core::engine::OutputFormat;
+use leaper_proto::auth::{read_token, TokenCheck};
+use leaper_proto::client::{channel, AddToken, Credentials};
 use leaper_proto::v1::coordinator_client::CoordinatorClient;
 use leaper_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use leaper_proto::v1::{JobProgress, StatusRequest};
-use leaper_worker::auth::{read_token, TokenCheck};
-use leaper_worker::client::{channel, AddToken, Credentials};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response};
 
-use crate::cli::{ClusterArgs, OutputFormat, StatusArgs};
+use crate::cli::StatusArgs;
+use crate::request::ClusterArgs;
 use crate::status::Status;
 
 /// How often a watch looks at the job directory for a new checkpoint or ledger line.
@@ -44,7 +46,7 @@ pub fn bind(cluster: &ClusterArgs) -> Result<Option<StatusListener>> {
     let Some(address) = cluster.listen else { return Ok(None) };
     let token_file = cluster.status_token_file().context("--listen needs --token-file or --listen-token-file")?;
     let token = read_token(token_file)?;
-    let server = leaper_worker::tls::server(cluster.tls_cert.as_deref(), cluster.tls_key.as_deref())?;
+    let server = leaper_proto::tls::server(cluster.tls_cert.as_deref(), cluster.tls_key.as_deref())?;
     let listener = std::net::TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))?;
     listener.set_nonblocking(true)?;
     Ok(Some(StatusListener { listener, server, token, tls: cluster.tls_cert.is_some() }))

@@ -1,26 +1,28 @@
-//! `leaper status --job-dir DIR`: where a job stands, read from its spec and manifest (or ledger)
-//! only, so it works while the job runs, after it finished, and after it died.
-//! `leaper status --coordinator ADDR` asks a running coordinator's service (see `serve`), which
-//! reads its job directory the same way.
+//! `leaper status --job-dir DIR`: where a job stands, read from its spec and its manifest (a
+//! sweep) or ledger (a subtree job) only, so it works while the job runs, after it finished,
+//! and after it died. The job's kind, in `job.toml`, says which; the problem names the boards or
+//! variants. `leaper status --coordinator ADDR` asks a running coordinator's service (see
+//! `serve`), which reads its job directory the same way.
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::Result;
-use leaper_core::store::checkpoint::Manifest;
+use anyhow::{bail, Result};
+use leaper_core::engine::jobdir::{running_pid, unix_now, JobKind, JobSpec, Manifest};
+use leaper_core::engine::search::ledger::{Ledger, LedgerHeader, LEDGER_FILE};
+use leaper_core::engine::search::Totals;
+use leaper_core::engine::{Job, OutputFormat, SweepJob};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{OutputFormat, StatusArgs};
-use crate::job::{running_pid, unix_now, JobSpec};
 use crate::progress::{eta, format_duration, remaining_steps};
-use crate::tours::Plan;
+use crate::request::JobRequest;
 
-/// The status of a job, as `--format json` prints it.
+/// The status of a sweep, as `--format json` prints it.
 /// Fields a peer of another release lacks read as their defaults.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct JobStatus {
+pub struct SweepStatus {
     pub job: String,
     pub command: String,
     /// `running`, `stopped` or `finished`.
@@ -43,83 +45,82 @@ pub struct JobStatus {
     pub rate: f64,
     pub eta_seconds: Option<f64>,
     pub committed_unix: Option<u64>,
+    /// `(slot, count)` once finished.
     pub counts: Option<Vec<(usize, String)>>,
-    /// How the job names its boards.
-    pub plan: Option<Plan>,
+    /// The name of each count's board (or slot), in the same order.
+    pub labels: Vec<String>,
 }
 
-impl JobStatus {
-    pub fn read(dir: &Path) -> Result<Self> {
-        let spec = JobSpec::load(dir)?;
-        let manifest = Manifest::load(dir)?;
-        let pid = running_pid(dir);
-        let plan = Plan::new(spec.board.parse()?, spec.sweep);
-        let width = plan.width;
-        let Some(m) = manifest else {
-            return Ok(JobStatus {
-                job: spec.id.clone(),
-                command: spec.command(),
-                state: if pid.is_some() { "running" } else { "stopped" }.to_string(),
-                pid,
-                plan: Some(plan),
-                ..JobStatus::default()
-            });
-        };
-        let p = &m.progress;
-        let state = match (&m.result, pid) {
-            (Some(_), _) => "finished",
-            (None, Some(_)) => "running",
-            (None, None) => "stopped",
-        };
-        // In one process the manifest names the layer; on a cluster each worker holds a part.
-        let layers = m.layer.iter().chain(m.workers.iter().filter_map(|w| w.layer.as_ref()));
-        let (states, bytes) = layers.fold((0, 0), |(s, b), layer| (s + layer.states, b + layer.bytes));
-        let step_seconds = p.step_micros as f64 / 1e6;
-        let rate = p.states_processed as f64 / step_seconds.max(1e-9);
-        let last = p.next_cell.checked_sub(1).filter(|_| p.pass < m.passes);
-        let remaining = match last {
-            Some(cell) => remaining_steps(p.pass, m.passes, cell, m.cells, states),
-            None => (m.passes.saturating_sub(p.pass) * m.cells) as u64,
-        };
-        let eta = if m.result.is_some() { Some(Duration::ZERO) } else { eta(remaining, states, rate) };
-        Ok(JobStatus {
-            job: spec.id.clone(),
-            command: spec.command(),
-            state: state.to_string(),
-            pid: pid.filter(|_| m.result.is_none()),
-            pass: p.pass.min(m.passes.saturating_sub(1)),
-            passes: m.passes,
-            cells_done: if p.pass >= m.passes { m.cells } else { p.next_cell },
-            cells: m.cells,
-            row: last.map(|cell| cell / width + 1),
-            col: last.map(|cell| cell % width + 1),
-            states,
-            bytes,
-            step_seconds,
-            states_processed: p.states_processed,
-            rate,
-            eta_seconds: eta.map(|d| d.as_secs_f64()),
-            committed_unix: Some(m.committed_unix),
-            counts: m.result.clone(),
-            plan: Some(plan),
-        })
-    }
+/// Where a subtree job stands, as `leaper status --format json` prints it.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SubtreeStatus {
+    pub job: String,
+    pub command: String,
+    /// `running`, `stopped` or `finished`.
+    pub state: String,
+    pub pid: Option<u32>,
+    pub shards_done: usize,
+    pub shards: usize,
+    /// Per slot: the exact count once finished, the partial sum before.
+    pub counts: Vec<(String, String)>,
 }
 
 /// The status of either kind of job.
 #[derive(Debug)]
 pub enum Status {
-    Sweep(JobStatus),
-    Subtree(crate::subtree::SubtreeStatus),
+    Sweep(SweepStatus),
+    Subtree(SubtreeStatus),
+}
+
+const STEPS: &str = "steps";
+const SHARDS: &str = "shards";
+
+fn state(finished: bool, pid: Option<u32>) -> &'static str {
+    match (finished, pid) {
+        (true, _) => "finished",
+        (false, Some(_)) => "running",
+        (false, None) => "stopped",
+    }
 }
 
 impl Status {
     /// Reads a job directory, changing nothing.
     pub fn read(dir: &Path) -> Result<Status> {
-        Ok(if crate::job::is_subtree_job(dir) {
-            Status::Subtree(crate::subtree::SubtreeStatus::read(dir)?)
-        } else {
-            Status::Sweep(JobStatus::read(dir)?)
+        let spec = JobSpec::load(dir)?;
+        let request = JobRequest::from_spec(&spec, dir)?;
+        let problem = request.problem()?;
+        let pid = running_pid(dir);
+        let job = problem.job(&request.params)?;
+        Ok(match (spec.header.kind, job) {
+            (JobKind::Sweep, Job::Sweep(sweep)) => {
+                let label = |slot| problem.slot_label(&request.params, slot);
+                Status::Sweep(SweepStatus::read(dir, &spec, sweep.as_ref(), pid, &label)?)
+            }
+            (JobKind::Subtree, Job::Subtree(search)) => {
+                let (header, done) = match Ledger::read(dir) {
+                    Ok(read) => read,
+                    Err(_) if !dir.join(LEDGER_FILE).exists() => {
+                        (LedgerHeader::new(&spec.header.id, "", 0, 0), Default::default())
+                    }
+                    Err(error) => return Err(error.into()),
+                };
+                let mut totals = Totals::new(search.slots().len());
+                for (&index, result) in &done {
+                    totals.add(index, result)?;
+                }
+                let finished = header.shards > 0 && done.len() == header.shards;
+                Status::Subtree(SubtreeStatus {
+                    job: spec.header.id.clone(),
+                    command: spec.header.command.clone(),
+                    state: state(finished, pid).to_string(),
+                    pid: pid.filter(|_| !finished),
+                    shards_done: done.len(),
+                    shards: header.shards,
+                    counts: search.slots().into_iter().zip(totals.counts.iter().map(u128::to_string)).collect(),
+                })
+            }
+            (kind, _) => bail!("{}: a {} job of a problem that runs otherwise", dir.display(), kind.name()),
         })
     }
 
@@ -158,7 +159,7 @@ impl Status {
         Ok(match unit {
             STEPS => Status::Sweep(serde_json::from_str(json)?),
             SHARDS => Status::Subtree(serde_json::from_str(json)?),
-            other => anyhow::bail!("the coordinator counts its work in {other:?}, which this leaper does not know"),
+            other => bail!("the coordinator counts its work in {other:?}, which this leaper does not know"),
         })
     }
 
@@ -166,65 +167,121 @@ impl Status {
         match (format, self) {
             (OutputFormat::Json, _) => writeln!(out, "{}", self.to_json()?)?,
             (OutputFormat::Text, Status::Subtree(status)) => status.print(out)?,
-            (OutputFormat::Text, Status::Sweep(status)) => print_sweep(status, out)?,
+            (OutputFormat::Text, Status::Sweep(status)) => status.print(out)?,
         }
         Ok(())
     }
 }
 
-const STEPS: &str = "steps";
-const SHARDS: &str = "shards";
+impl SweepStatus {
+    fn read(
+        dir: &Path,
+        spec: &JobSpec,
+        sweep: &dyn SweepJob,
+        pid: Option<u32>,
+        label: &dyn Fn(usize) -> leaper_core::Result<String>,
+    ) -> Result<SweepStatus> {
+        let (job, command) = (spec.header.id.clone(), spec.header.command.clone());
+        let Some(m) = Manifest::load(dir)? else {
+            return Ok(SweepStatus {
+                job,
+                command,
+                state: state(false, pid).to_string(),
+                pid,
+                ..SweepStatus::default()
+            });
+        };
+        let p = &m.progress;
+        // In one process the manifest names the layer; on a cluster each worker holds a part.
+        let layers = m.layer.iter().chain(m.workers.iter().filter_map(|w| w.layer.as_ref()));
+        let (states, bytes) = layers.fold((0, 0), |(s, b), layer| (s + layer.states, b + layer.bytes));
+        let step_seconds = p.step_micros as f64 / 1e6;
+        let rate = p.states_processed as f64 / step_seconds.max(1e-9);
+        let last = p.next_cell.checked_sub(1).filter(|_| p.pass < m.passes);
+        let remaining = match last {
+            Some(cell) => remaining_steps(p.pass, m.passes, cell, m.cells, states),
+            None => (m.passes.saturating_sub(p.pass) * m.cells) as u64,
+        };
+        let eta = if m.result.is_some() { Some(Duration::ZERO) } else { eta(remaining, states, rate) };
+        let labels = m.result.iter().flatten().map(|(slot, _)| label(*slot)).collect::<leaper_core::Result<_>>()?;
+        let position = last.map(|cell| sweep.position(cell));
+        Ok(SweepStatus {
+            job,
+            command,
+            state: state(m.result.is_some(), pid).to_string(),
+            pid: pid.filter(|_| m.result.is_none()),
+            pass: p.pass.min(m.passes.saturating_sub(1)),
+            passes: m.passes,
+            cells_done: if p.pass >= m.passes { m.cells } else { p.next_cell },
+            cells: m.cells,
+            row: position.map(|at| at.row + 1),
+            col: position.map(|at| at.col + 1),
+            states,
+            bytes,
+            step_seconds,
+            states_processed: p.states_processed,
+            rate,
+            eta_seconds: eta.map(|d| d.as_secs_f64()),
+            committed_unix: Some(m.committed_unix),
+            counts: m.result.clone(),
+            labels,
+        })
+    }
 
-pub fn show(args: StatusArgs) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match (&args.job_dir, &args.coordinator) {
-        (Some(dir), _) => Status::read(dir)?.print(args.format, &mut out),
-        (None, Some(address)) => crate::serve::show_remote(address, &args, &mut out),
-        (None, None) => anyhow::bail!("give --job-dir DIR, or --coordinator ADDR for a coordinator serving --listen"),
+    fn print(&self, out: &mut dyn Write) -> Result<()> {
+        let pid = self.pid.map_or(String::new(), |pid| format!(" (pid {pid})"));
+        writeln!(out, "job       {} ({})", self.job, self.command)?;
+        writeln!(out, "state     {}{pid}", self.state)?;
+        match (self.row, self.col) {
+            (Some(row), Some(col)) => writeln!(
+                out,
+                "step      {}/{} of pass {}/{} committed (row {row}, column {col})",
+                self.cells_done,
+                self.cells,
+                self.pass + 1,
+                self.passes
+            )?,
+            _ if self.counts.is_some() => {
+                writeln!(out, "step      all {} steps of {} passes done", self.cells, self.passes)?
+            }
+            _ => writeln!(out, "step      none committed yet in pass {}/{}", self.pass + 1, self.passes.max(1))?,
+        }
+        let per_state = if self.states > 0 { self.bytes as f64 / self.states as f64 } else { 0.0 };
+        writeln!(out, "layer     {} states, {} bytes on disk ({per_state:.2} bytes/state)", self.states, self.bytes)?;
+        writeln!(
+            out,
+            "elapsed   {} in steps, {} states processed",
+            format_duration(Duration::from_secs_f64(self.step_seconds)),
+            self.states_processed
+        )?;
+        writeln!(out, "rate      {:.0} states/s", self.rate)?;
+        if let Some(eta) = self.eta_seconds.filter(|_| self.counts.is_none()) {
+            writeln!(
+                out,
+                "eta       {} (if layers keep their current size)",
+                format_duration(Duration::from_secs_f64(eta))
+            )?;
+        }
+        if let Some(at) = self.committed_unix {
+            writeln!(out, "committed {} ago", format_duration(Duration::from_secs(unix_now().saturating_sub(at))))?;
+        }
+        for ((_, count), label) in self.counts.iter().flatten().zip(&self.labels) {
+            writeln!(out, "count     {label} {count}")?;
+        }
+        Ok(())
     }
 }
 
-fn print_sweep(status: &JobStatus, out: &mut dyn Write) -> Result<()> {
-    let pid = status.pid.map_or(String::new(), |pid| format!(" (pid {pid})"));
-    writeln!(out, "job       {} ({})", status.job, status.command)?;
-    writeln!(out, "state     {}{pid}", status.state)?;
-    match (status.row, status.col) {
-        (Some(row), Some(col)) => writeln!(
-            out,
-            "step      {}/{} of pass {}/{} committed (row {row}, column {col})",
-            status.cells_done,
-            status.cells,
-            status.pass + 1,
-            status.passes
-        )?,
-        _ if status.counts.is_some() => {
-            writeln!(out, "step      all {} steps of {} passes done", status.cells, status.passes)?
+impl SubtreeStatus {
+    fn print(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let pid = self.pid.map_or(String::new(), |pid| format!(" (pid {pid})"));
+        writeln!(out, "job       {} ({})", self.job, self.command)?;
+        writeln!(out, "state     {}{pid}", self.state)?;
+        writeln!(out, "shards    {}/{} done", self.shards_done, self.shards)?;
+        let what = if self.state == "finished" { "count" } else { "so far" };
+        for (slot, count) in &self.counts {
+            writeln!(out, "{what:<9} {slot} {count}")?;
         }
-        _ => writeln!(out, "step      none committed yet in pass {}/{}", status.pass + 1, status.passes.max(1))?,
+        Ok(())
     }
-    let per_state = if status.states > 0 { status.bytes as f64 / status.states as f64 } else { 0.0 };
-    writeln!(out, "layer     {} states, {} bytes on disk ({per_state:.2} bytes/state)", status.states, status.bytes)?;
-    writeln!(
-        out,
-        "elapsed   {} in steps, {} states processed",
-        format_duration(Duration::from_secs_f64(status.step_seconds)),
-        status.states_processed
-    )?;
-    writeln!(out, "rate      {:.0} states/s", status.rate)?;
-    if let Some(eta) = status.eta_seconds.filter(|_| status.counts.is_none()) {
-        writeln!(
-            out,
-            "eta       {} (if layers keep their current size)",
-            format_duration(Duration::from_secs_f64(eta))
-        )?;
-    }
-    if let Some(at) = status.committed_unix {
-        writeln!(out, "committed {} ago", format_duration(Duration::from_secs(unix_now().saturating_sub(at))))?;
-    }
-    if let (Some(plan), Some(counts)) = (&status.plan, &status.counts) {
-        for (rows, count) in counts {
-            writeln!(out, "count     {} {count}", plan.label(*rows))?;
-        }
-    }
-    Ok(())
 }

@@ -61,7 +61,7 @@ fn other_pieces_run_from_the_cli() {
 #[test]
 fn bad_input_is_refused_with_a_reason() {
     let cases: [(&[&str], &str); 6] = [
-        (&["knight", "10x12"], "widest board this encoding supports for these moves is 9"),
+        (&["knight", "16x20"], "widest board this encoding supports for these moves is 15"),
         (&["knight", "0x5"], "both sides must be"),
         (&["knight", "-3x4"], "invalid board"),
         (&["knight", "banana"], "expected WIDTHxLENGTH"),

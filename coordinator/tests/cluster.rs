@@ -160,6 +160,41 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn two_workers_count_boards_that_need_128_bit_keys_as_brute_force_does() {
+    let dir = scratch("wide");
+    let workers: Vec<Worker> = (0..2).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    // The knight at width 10 and the zebra with the king's diagonal at width 6 need more than
+    // 64 bits per frontier key (69 and 67).
+    let boards: [(&[&str], &str); 2] = [
+        (&["knight", "10x3", "--sweep", "--buckets", "13"], "1,2"),
+        (&["tours", "--moves", "2,3+1,1", "6x4", "--sweep", "--buckets", "13"], "2,3+1,1"),
+    ];
+    for (i, (board, moves)) in boards.iter().enumerate() {
+        let output = run_cluster(board, &list, &dir, &format!("job{i}"));
+        assert!(output.status.success(), "{board:?}: {}", text(&output.stderr));
+        let printed = text(&output.stdout);
+        assert_eq!(printed, embedded(board), "{board:?}");
+        let moves: leaper_core::problems::tours::board::MoveSet = moves.parse().unwrap();
+        let mut tours = 0;
+        for line in printed.lines() {
+            let (size, count) = line.split_once(' ').unwrap();
+            let (width, length) = size.split_once('x').unwrap();
+            let brute = leaper_core::problems::tours::brute::count_cycles(
+                width.parse().unwrap(),
+                length.parse().unwrap(),
+                &moves,
+            );
+            assert_eq!(count, brute.to_string(), "{board:?}: {size}");
+            tours += brute;
+        }
+        assert!(tours > 0, "{board:?}: no tours at all proves little");
+    }
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Waits until the job in `job_dir` has committed `cells` steps.
 fn wait_for_cells(job_dir: &Path, cells: u64) {
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -293,12 +328,13 @@ fn bad_clusters_are_refused_before_any_work() {
 mod protocol {
     //! Calls a worker directly, as a hostile or confused peer would.
 
+    use leaper_core::engine::search::SubtreeProblem;
+    use leaper_core::engine::RecordLayout;
     use leaper_core::problems::quarto::Quarto;
-    use leaper_core::search::SubtreeProblem;
+    use leaper_proto::client::{client, Credentials};
+    use leaper_proto::convert::encode_batch;
     use leaper_proto::v1::{InfoRequest, PrepareRequest, ShardLease, StateBatch};
     use leaper_proto::FORMAT_VERSION;
-    use leaper_worker::client::{client, Credentials};
-    use leaper_worker::wire::encode_batch;
     use tonic::Code;
 
     use super::*;
@@ -307,10 +343,9 @@ mod protocol {
         PrepareRequest {
             job_id: job_id.into(),
             format_version: FORMAT_VERSION,
-            width: 5,
-            rows: 6,
-            min_rows: 6,
-            moves: "1,2".into(),
+            problem: "tours".into(),
+            params: "piece = \"knight\"\nmoves = \"1,2\"\nboard = \"5x6\"\nsweep = false\n".into(),
+            key_words: 1,
             buckets: 4,
             workers,
             index: 0,
@@ -344,12 +379,13 @@ mod protocol {
             good.prepare(prepare(vec![worker.address.clone(), other], "job-a")).await.expect("prepared");
 
             // Bucket 1 belongs to worker 1 (1 mod 2), not to this one.
-            let foreign = encode_batch("job-a", 0, 0, &[(1, vec![42, 1])], 2);
+            let layout = RecordLayout::new(1, 1);
+            let foreign = encode_batch("job-a", 0, 0, &[(1, vec![42, 1])], layout);
             let error = good.push(tokio_stream::iter(vec![foreign])).await.unwrap_err();
             assert_eq!(error.code(), Code::PermissionDenied, "{error}");
             assert!(error.message().contains("bucket 1"), "{error}");
 
-            let stranger: StateBatch = encode_batch("job-b", 0, 0, &[(0, vec![42, 1])], 2);
+            let stranger: StateBatch = encode_batch("job-b", 0, 0, &[(0, vec![42, 1])], layout);
             let error = good.push(tokio_stream::iter(vec![stranger])).await.unwrap_err();
             assert_eq!(error.code(), Code::PermissionDenied, "{error}");
 
@@ -363,7 +399,7 @@ mod protocol {
                 job_id: job_id.into(),
                 format_version: FORMAT_VERSION,
                 problem: "quarto".into(),
-                params: "rows,cols".into(),
+                params: "lines = \"rows,cols\"\ntable = false\n".into(),
                 fingerprint,
                 shard: 0,
             };

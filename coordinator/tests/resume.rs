@@ -262,10 +262,10 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
             "spec skew",
             |dir, _| {
                 let path = dir.join("job.toml");
-                let text = fs::read_to_string(&path).unwrap().replacen("format = 1", "format = 3", 1);
+                let text = fs::read_to_string(&path).unwrap().replacen("format = 2", "format = 3", 1);
                 fs::write(path, text).unwrap();
             },
-            "job format 3, this leaper reads format 1",
+            "job format 3, this leaper reads format 2",
         ),
     ];
     for (name, damage, message) in cases {
@@ -331,4 +331,61 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
     let output = resume(&scratch("nothing-here"), None);
     assert!(text(&output.stderr).contains("holds no leaper job"), "{}", text(&output.stderr));
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `job.toml` exactly as leaper 0.1.0 wrote it for `knight 6x8 --sweep --buckets 7 --format json`
+/// and for `quarto --lines rows,cols` (format 1: no job kind, no registry names).
+const RELEASE_0_1_SWEEP: &str = "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.
+format = 1
+id = \"knight-6x8-sweep-6b026d90-399d\"
+leaper_version = \"0.1.0\"
+created_unix = 1795321232
+piece = \"knight\"
+moves = \"1,2\"
+board = \"6x8\"
+sweep = true
+verify = false
+buckets = 7
+mem_limit = 4294967296
+output = \"json\"
+";
+const RELEASE_0_1_SUBTREE: &str = "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.
+format = 1
+id = \"quarto-6b026d90-39a4\"
+leaper_version = \"0.1.0\"
+created_unix = 1795321232
+problem = \"quarto\"
+params = \"rows,cols\"
+output = \"text\"
+";
+
+#[test]
+fn a_job_directory_of_the_previous_release_is_refused_by_its_format_and_left_alone() {
+    for (name, spec) in [("sweep", RELEASE_0_1_SWEEP), ("subtree", RELEASE_0_1_SUBTREE)] {
+        let dir = scratch(&format!("release-0-1-{name}"));
+        fs::create_dir_all(dir.join("pass-0/layer-000004")).unwrap();
+        fs::write(dir.join("job.toml"), spec).unwrap();
+        // What the old job had committed: a manifest or a ledger, and its layer's files.
+        fs::write(dir.join("manifest.json"), "{\"format\": 1, \"job\": \"knight-6x8-sweep-6b026d90-399d\"}\n").unwrap();
+        fs::write(dir.join("pass-0/layer-000004/b0002.lpb"), b"LEAPBKT1 committed states").unwrap();
+        let before = snapshot(&dir);
+        for args in [vec!["resume", "--job-dir"], vec!["status", "--job-dir"]] {
+            let mut args = args.clone();
+            args.push(dir.to_str().unwrap());
+            let output = leaper(&args, None);
+            let stderr = text(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{name} {args:?}: {stderr}");
+            assert!(output.stdout.is_empty(), "{name} {args:?}");
+            for needle in
+                ["job.toml", "job format 1, this leaper reads format 2", "started by leaper 0.1.0", "that release"]
+            {
+                assert!(stderr.contains(needle), "{name} {args:?}: no {needle:?} in {stderr}");
+            }
+        }
+        // A new job is refused there too, and says what the directory holds.
+        let output = leaper(&["knight", "6x6", "--job-dir", dir.to_str().unwrap()], None);
+        assert!(text(&output.stderr).contains("already holds a job"), "{}", text(&output.stderr));
+        assert!(snapshot(&dir) == before, "{name}: a refused command changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,12 +1,21 @@
-//! The generated gRPC types and services of `leaper.proto`, and the constants both sides agree
-//! on. This crate knows nothing of the engine.
+//! The network layer, shared by the coordinator and the worker: the generated gRPC types and
+//! services of `leaper.proto`, the conversions between them and engine types ([`convert`]), the
+//! shared token ([`auth`]), TLS ([`tls`]) and the client channel ([`client`]). Built on
+//! `leaper-core`; the engine never imports it.
+
+pub mod auth;
+pub mod client;
+pub mod convert;
+pub mod tls;
 
 pub mod v1 {
     tonic::include_proto!("leaper.v1");
 }
 
-/// Version of the wire and on-disk formats; a peer speaking another one is refused.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of the wire protocol and of the worker's data directory layout; a peer speaking
+/// another one is refused. Format 2 names problems by their registry name and carries keys of
+/// any width.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The metadata key that carries the shared token.
 pub const AUTHORIZATION: &str = "authorization";

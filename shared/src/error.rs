@@ -1,5 +1,7 @@
-//! The one error type of `leaper-core`. Each variant says what went wrong and, where the user can
-//! act, what to do.
+//! The one error type of `leaper-core` (and of the network layer built on it). Each variant says
+//! what went wrong and, where the user can act, what to do; its [`Disposition`] says what a
+//! caller does about it: a cluster step is rerun after a retryable error, a job stops on a
+//! refusal or a fatal error, and a bug is reported as one.
 
 use std::path::PathBuf;
 
@@ -33,8 +35,9 @@ pub enum Error {
     )]
     MemoryLimit { held: u64, limit: u64 },
 
-    #[error("invalid option: {0}")]
-    InvalidOption(String),
+    /// Options or parameters that do not fit together or do not fit the job.
+    #[error("{0}")]
+    InvalidRequest(String),
 
     #[error(
         "count verification failed for {board}: the first {moduli} moduli give {value} but the spare \
@@ -46,6 +49,45 @@ pub enum Error {
     #[error("{path}: {message}")]
     File { path: PathBuf, message: String },
 
+    /// A peer answered, and the answer was no: another job owns it, it speaks another format or
+    /// shard plan, it refused the token. Asking again cannot help.
     #[error("worker {peer}: {message}")]
-    Worker { peer: String, message: String },
+    Refused { peer: String, message: String },
+
+    /// A peer failed or stopped answering. The step (or lease) is tried again once it is back.
+    #[error("worker {peer}: {message}")]
+    Unavailable { peer: String, message: String },
+
+    /// This attempt was replaced by a newer one (a step rerun after a failure elsewhere).
+    #[error("the step was aborted: {0}")]
+    Aborted(String),
+
+    /// Something that cannot happen did: an overflow, a broken invariant.
+    #[error("{0}; this is a bug in leaper: please report it with the command line that caused it")]
+    Bug(String),
+}
+
+/// What a caller does about an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disposition {
+    /// Try again once the peer is back: the failure was transient.
+    Retry,
+    /// Stop: the request cannot succeed as it is (bad input, a refusal, a damaged file).
+    Stop,
+    /// Stop and ask for a bug report.
+    Bug,
+}
+
+impl Error {
+    pub fn disposition(&self) -> Disposition {
+        match self {
+            Error::Unavailable { .. } | Error::Aborted(_) => Disposition::Retry,
+            Error::Bug(_) | Error::VerificationFailed { .. } => Disposition::Bug,
+            _ => Disposition::Stop,
+        }
+    }
+
+    pub fn is_retryable(&self) -> bool {
+        self.disposition() == Disposition::Retry
+    }
 }

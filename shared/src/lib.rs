@@ -1,22 +1,13 @@
 //! leaper-core: everything that computes, nothing that talks to the network.
 //!
-//! * [`board`]: board sizes, move sets (leapers and their unions), board geometry.
-//! * [`frontier`]: the frontier state of the transfer matrix and its canonical 64-bit key.
-//! * [`tmx`]: the transfer-matrix step and the sweep that counts closed tours for every length.
-//! * [`arith`]: residue vectors, moduli from a proven bound, CRT to exact integers.
-//! * [`store`]: where the states of a layer live between steps.
-//! * [`fault`]: crash and full-disk injection for the crash tests.
-//! * [`brute`]: an independent brute-force counter for small boards.
+//! * [`engine`]: what every count shares: the transition seam and the step driver, state keys
+//!   and records, residue arithmetic, the state stores, subtree jobs, the job directory, and the
+//!   seam between a problem and the command line.
+//! * [`problems`]: one folder per problem (closed tours of leapers, Quarto draws), each behind
+//!   the engine's seams, and the registry that names them.
 
-pub mod arith;
-pub mod board;
-pub mod brute;
+pub mod engine;
 pub mod error;
-pub mod fault;
-pub mod frontier;
 pub mod problems;
-pub mod search;
-pub mod store;
-pub mod tmx;
 
-pub use error::{Error, Result};
+pub use error::{Disposition, Error, Result};

@@ -1,10 +1,11 @@
 //! Closed tour counts: the transfer matrix against published tables and against brute force.
 
-use leaper_core::arith::Moduli;
-use leaper_core::board::{Geometry, MoveSet};
-use leaper_core::brute;
-use leaper_core::store::{DiskStore, MemoryStore, StateStore};
-use leaper_core::tmx::{count_closed_tours, StoreFactory, SweepConfig, SweepProgress};
+use leaper_core::engine::store::{disk_store, memory_store};
+use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
+use leaper_core::engine::{Moduli, RecordLayout};
+use leaper_core::problems::tours::board::{Geometry, MoveSet};
+use leaper_core::problems::tours::brute;
+use leaper_core::problems::tours::closed::closed_tours;
 use rug::ops::Pow;
 use rug::Integer;
 
@@ -18,17 +19,11 @@ fn sweep_with(width: usize, rows: usize, moves: &MoveSet, per_pass: Option<usize
 }
 
 fn run(width: usize, rows: usize, min_rows: usize, moves: &MoveSet, per_pass: Option<usize>) -> Vec<Integer> {
-    let config = SweepConfig {
-        geometry: Geometry::new(width, rows, moves.clone()),
-        min_rows,
-        spare_moduli: 1,
-        moduli_per_pass: per_pass,
-    };
-    let mut new_store = |m: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
-        Ok(Box::new(MemoryStore::new(31, m.clone(), u64::MAX)))
-    };
-    let report =
-        count_closed_tours(&config, &mut StoreFactory(&mut new_store), SweepProgress::default()).expect("sweep");
+    let job = closed_tours(Geometry::new(width, rows, moves.clone()), min_rows).expect("a valid board");
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: per_pass };
+    let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 31, m.clone(), u64::MAX);
+    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
+        .expect("sweep");
     let lengths: Vec<usize> = report.counts.iter().map(|(rows, _)| *rows).collect();
     assert_eq!(lengths, (min_rows..=rows).collect::<Vec<_>>());
     report.counts.into_iter().map(|(_, count)| count).collect()
@@ -84,17 +79,11 @@ fn eight_by_n_small() {
 fn eight_by_eight() {
     // In memory the peak layers need more than 24 GiB: count out of core.
     let dir = std::env::temp_dir().join(format!("leaper-8x8-{}", std::process::id()));
-    let config = SweepConfig {
-        geometry: Geometry::new(8, 8, MoveSet::knight()),
-        min_rows: 8,
-        spare_moduli: 1,
-        moduli_per_pass: None,
-    };
-    let mut new_store = |m: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
-        Ok(Box::new(DiskStore::create(&dir, 503, m.clone(), 8 << 30)?))
-    };
-    let report =
-        count_closed_tours(&config, &mut StoreFactory(&mut new_store), SweepProgress::default()).expect("sweep");
+    let job = closed_tours(Geometry::new(8, 8, MoveSet::knight()), 8).unwrap();
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
+    let mut new_store = |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, 503, m.clone(), 8 << 30, None);
+    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
+        .expect("sweep");
     assert_eq!(report.counts[0].1.to_string(), "13267364410532");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,14 +1,16 @@
 //! Quarto draws: the engine against the document's partial figures, brute force on small cases,
 //! and each symmetry reduction against the same count made without it.
 
+use leaper_core::engine::search::local::run_local;
+use leaper_core::engine::search::SubtreeProblem;
+use leaper_core::engine::Job;
+use leaper_core::problems;
 use leaper_core::problems::quarto::lines::{Family, Rules};
 use leaper_core::problems::quarto::search::Layout;
 use leaper_core::problems::quarto::symmetry::{
     line_preserving_maps, normal_allowed, permutations, placements, value_group_order,
 };
 use leaper_core::problems::quarto::{Quarto, Variant};
-use leaper_core::search::local::run_local;
-use leaper_core::search::SubtreeProblem;
 use rayon::prelude::*;
 
 fn is_draw(values: &[u8], full: u8) -> bool {
@@ -197,5 +199,11 @@ fn line_families_parse_and_refuse() {
     assert!(Rules::parse("").is_err());
     let table = Quarto::table();
     assert_eq!(table.slots().len(), 9);
-    assert_eq!(Quarto::from_params(&table.params()).unwrap().fingerprint(), table.fingerprint());
+    // Rebuilt from the parameters a job spec records, the table has the same shard plan.
+    let params = toml::toml! { lines = "rows,cols,maindiags"
+    table = true };
+    let Job::Subtree(rebuilt) = problems::find("quarto").unwrap().job(&params).unwrap() else {
+        panic!("a subtree job")
+    };
+    assert_eq!(rebuilt.fingerprint(), table.fingerprint());
 }

@@ -5,15 +5,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use leaper_core::arith::Moduli;
-use leaper_core::store::{DiskStore, LayerSummary, StateStore, StateVisitor};
-use leaper_core::tmx::TransferMatrix;
+use leaper_core::engine::store::{LayerSummary, StateStore, StateVisitor};
+use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 use leaper_core::{Error, Result};
+use leaper_proto::client::Client;
+use leaper_proto::convert::{encode_batch, BATCH_BYTES};
 use leaper_proto::v1::StateBatch;
 use tokio::sync::mpsc;
-
-use crate::client::Client;
-use crate::wire::{encode_batch, BATCH_BYTES};
 
 /// A prepared pass of a job.
 pub struct ActiveJob {
@@ -24,13 +22,16 @@ pub struct ActiveJob {
     pub cancelled: std::sync::atomic::AtomicBool,
     pub index: usize,
     pub workers: Vec<String>,
-    pub matrix: TransferMatrix,
+    /// The problem's transition, rebuilt from the job's parameters.
+    pub sweep: Box<dyn SweepJob>,
     pub moduli: Moduli,
+    /// How the pass's records are laid out (key words, residues).
+    pub layout: RecordLayout,
     pub buckets: usize,
     /// The buckets this worker owns: `b` with `b % workers == index`.
     pub owned: Vec<usize>,
     /// `None` once the pass has ended.
-    pub store: RwLock<Option<DiskStore>>,
+    pub store: RwLock<Option<Box<dyn StateStore>>>,
     /// Merges done in this pass; batches and requests must carry it.
     pub step: AtomicU64,
     /// Records received for the next layer in this step (from peers and from itself).
@@ -45,11 +46,6 @@ impl ActiveJob {
     pub fn owner(&self, bucket: usize) -> usize {
         bucket % self.workers.len()
     }
-
-    /// Words per record: the key, then the residues.
-    pub fn stride(&self) -> usize {
-        1 + self.moduli.len()
-    }
 }
 
 /// Records waiting to be sent to one peer.
@@ -63,7 +59,7 @@ struct Outbox {
 /// owners (its own store, or a peer's stream).
 pub struct ShuffleStore<'a> {
     job: &'a ActiveJob,
-    local: &'a DiskStore,
+    local: &'a dyn StateStore,
     outboxes: Vec<Mutex<Outbox>>,
     senders: Vec<Option<mpsc::Sender<StateBatch>>>,
     sent: Vec<AtomicU64>,
@@ -82,7 +78,7 @@ pub struct Shipped {
 
 impl<'a> ShuffleStore<'a> {
     /// `senders[p]` streams batches to peer `p` (`None` for this worker).
-    pub fn new(job: &'a ActiveJob, local: &'a DiskStore, senders: Vec<Option<mpsc::Sender<StateBatch>>>) -> Self {
+    pub fn new(job: &'a ActiveJob, local: &'a dyn StateStore, senders: Vec<Option<mpsc::Sender<StateBatch>>>) -> Self {
         let workers = job.workers.len();
         ShuffleStore {
             job,
@@ -98,10 +94,10 @@ impl<'a> ShuffleStore<'a> {
     fn send(&self, peer: usize, sections: Vec<(usize, Vec<u64>)>) -> Result<()> {
         let started = Instant::now();
         let job = self.job;
-        let batch = encode_batch(&job.job_id, job.generation, job.step.load(Ordering::SeqCst), &sections, job.stride());
+        let batch = encode_batch(&job.job_id, job.generation, job.step.load(Ordering::SeqCst), &sections, job.layout);
         self.sent_bytes.fetch_add(batch.records.len() as u64, Ordering::Relaxed);
         let sender = self.senders[peer].as_ref().expect("a sender for every peer");
-        let sent = sender.blocking_send(batch).map_err(|_| Error::Worker {
+        let sent = sender.blocking_send(batch).map_err(|_| Error::Unavailable {
             peer: self.job.workers[peer].clone(),
             message: "the stream to it closed (the peer failed or refused the batch)".into(),
         });
@@ -126,6 +122,10 @@ impl<'a> ShuffleStore<'a> {
 }
 
 impl StateStore for ShuffleStore<'_> {
+    fn layout(&self) -> RecordLayout {
+        self.job.layout
+    }
+
     fn buckets(&self) -> usize {
         self.job.buckets
     }
@@ -133,7 +133,7 @@ impl StateStore for ShuffleStore<'_> {
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
         self.local.read_bucket(bucket, &mut |keys, residues| {
             if self.job.cancelled.load(Ordering::Relaxed) {
-                return Err(Error::InvalidOption("the step was aborted: a new attempt replaced it".into()));
+                return Err(Error::Aborted("a new attempt replaced it".into()));
             }
             self.job.read.fetch_add(keys.len() as u64, Ordering::Relaxed);
             visit(keys, residues)
@@ -142,7 +142,7 @@ impl StateStore for ShuffleStore<'_> {
 
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
         let owner = self.job.owner(bucket);
-        let count = (records.len() / self.job.stride()) as u64;
+        let count = (records.len() / self.job.layout.stride()) as u64;
         self.sent[owner].fetch_add(count, Ordering::SeqCst);
         if owner == self.job.index {
             self.job.received.fetch_add(count, Ordering::SeqCst);
@@ -166,6 +166,6 @@ impl StateStore for ShuffleStore<'_> {
     }
 
     fn finish_step(&mut self) -> Result<LayerSummary> {
-        Err(Error::InvalidOption("a worker merges its layer through Merge, not through the shuffle store".into()))
+        Err(Error::Bug("a worker merges its layer through Merge, not through the shuffle store".into()))
     }
 }

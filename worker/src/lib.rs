@@ -1,13 +1,11 @@
 //! The worker: a gRPC service over its own data directory. It says who it is (`Info`), expands,
 //! shuffles and merges its buckets of transfer-matrix layers, and runs leased shards of subtree
-//! jobs. Every call needs the shared token; with `--tls-cert/--tls-key` it serves TLS only.
+//! jobs. Every call needs the shared token; with `--tls-cert/--tls-key` it serves TLS only. The
+//! network layer (token, TLS, clients, wire conversions) is `leaper-proto`'s; the problems and
+//! their transitions come from `leaper-core`'s registry, by name.
 
-pub mod auth;
-pub mod client;
 pub mod job;
 pub mod service;
-pub mod tls;
-pub mod wire;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -15,12 +13,15 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use leaper_core::engine::jobdir::DataDir;
+use leaper_proto::auth::TokenCheck;
+use leaper_proto::client::Credentials;
+use leaper_proto::convert::MAX_MESSAGE_BYTES;
+use leaper_proto::tls;
 use leaper_proto::v1::worker_server::WorkerServer;
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
 
-use crate::auth::TokenCheck;
-use crate::client::Credentials;
 use crate::service::WorkerService;
 
 #[derive(Debug, Clone, Parser)]
@@ -30,7 +31,8 @@ pub struct WorkerConfig {
     #[arg(long)]
     pub listen: SocketAddr,
 
-    /// The worker's own data directory (created if missing).
+    /// The worker's own data directory (created if missing), locked while the worker runs: one
+    /// worker per data directory.
     #[arg(long)]
     pub data_dir: PathBuf,
 
@@ -76,15 +78,14 @@ pub async fn run(config: WorkerConfig) -> Result<()> {
 pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<()> {
     let peers = Credentials::load(&config.token_file, config.tls_ca.as_deref())?;
     let mut server = tls::server(config.tls_cert.as_deref(), config.tls_key.as_deref())?;
-    std::fs::create_dir_all(&config.data_dir)
-        .with_context(|| format!("cannot create data directory {}", config.data_dir.display()))?;
+    let data = DataDir::open(&config.data_dir)?;
     let threads = config.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if let Some(threads) = config.threads {
         // Expansion runs on rayon's global pool; a second build (tests) keeps the first.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
     }
     let token = peers.token.clone();
-    let service = WorkerService::new(config.data_dir.clone(), threads, peers);
+    let service = WorkerService::new(data, threads, peers);
     tracing::info!(
         listen = %listener.local_addr()?,
         data_dir = %config.data_dir.display(),
@@ -94,8 +95,8 @@ pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl 
     server
         .add_service(tonic::service::interceptor::InterceptedService::new(
             WorkerServer::new(service)
-                .max_decoding_message_size(wire::MAX_MESSAGE_BYTES)
-                .max_encoding_message_size(wire::MAX_MESSAGE_BYTES),
+                .max_decoding_message_size(MAX_MESSAGE_BYTES)
+                .max_encoding_message_size(MAX_MESSAGE_BYTES),
             TokenCheck::new(token),
         ))
         .serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown)

@@ -5,13 +5,15 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
-use leaper_core::arith::Moduli;
-use leaper_core::board::{Geometry, MoveSet};
-use leaper_core::problems;
-use leaper_core::search::SubtreeProblem;
-use leaper_core::store::checkpoint::remove_unnamed;
-use leaper_core::store::{DiskStore, StateStore};
-use leaper_core::tmx::{expand_layer, TransferMatrix};
+use leaper_core::engine::jobdir::files::JOB_ID_FILE;
+use leaper_core::engine::jobdir::{remove_unnamed, DataDir};
+use leaper_core::engine::problem::Params;
+use leaper_core::engine::search::SubtreeProblem;
+use leaper_core::engine::store::disk_store;
+use leaper_core::engine::{Job, Moduli};
+use leaper_core::{problems, Error};
+use leaper_proto::client::{client, Credentials};
+use leaper_proto::convert::{decode_batch, files_to_wire, layer_from_wire, to_status};
 use leaper_proto::v1::worker_server::Worker;
 use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
@@ -19,19 +21,15 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::client::{client, Credentials};
 use crate::job::{ActiveJob, ShuffleStore};
-use crate::wire::{decode_batch, files_to_wire, layer_from_wire, status};
 
 /// A subtree problem by its name and parameters, with its shard plan and the plan's fingerprint
 /// (computed once: it formats every shard's label).
 type LeasedProblem = (String, String, Arc<dyn SubtreeProblem>, u32);
 
-/// Name of the file in a data directory that records which job owns it.
-pub const JOB_ID_FILE: &str = "job-id";
-
 pub struct WorkerService {
-    data_dir: PathBuf,
+    /// The data directory, locked for the life of the service.
+    data: Arc<DataDir>,
     threads: usize,
     /// How this worker reaches its peers (token, TLS).
     peers: Credentials,
@@ -41,9 +39,25 @@ pub struct WorkerService {
     problem: Mutex<Option<LeasedProblem>>,
 }
 
+/// The problem `name` with the parameters `params` (a TOML table, as the job spec records it).
+fn rebuild(name: &str, params: &str) -> Result<Job, Status> {
+    let table: Params = toml::from_str(params)
+        .map_err(|e| Status::invalid_argument(format!("the parameters of the {name} job do not read: {e}")))?;
+    problems::find(name).and_then(|problem| problem.job(&table)).map_err(to_status)
+}
+
+fn refuse_format(format_version: u32) -> Result<(), Status> {
+    if format_version != FORMAT_VERSION {
+        return Err(Status::failed_precondition(format!(
+            "job format {format_version}, this worker speaks format {FORMAT_VERSION}: run the same leaper release              everywhere"
+        )));
+    }
+    Ok(())
+}
+
 impl WorkerService {
-    pub fn new(data_dir: PathBuf, threads: usize, peers: Credentials) -> Self {
-        WorkerService { data_dir, threads, peers, active: Mutex::new(None), problem: Mutex::new(None) }
+    pub fn new(data: DataDir, threads: usize, peers: Credentials) -> Self {
+        WorkerService { data: Arc::new(data), threads, peers, active: Mutex::new(None), problem: Mutex::new(None) }
     }
 
     /// The prepared job, if `job_id` is the one this worker was given, at `step`.
@@ -64,64 +78,52 @@ impl WorkerService {
         Ok(job)
     }
 
-    fn prepare_job(
-        data_dir: PathBuf,
-        peers: Credentials,
-        request: PrepareRequest,
-    ) -> Result<(ActiveJob, usize), Status> {
-        if request.format_version != FORMAT_VERSION {
-            return Err(Status::failed_precondition(format!(
-                "job format {}, this worker speaks format {FORMAT_VERSION}",
-                request.format_version
-            )));
-        }
-        let owner = read_job_id(&data_dir)?;
-        if !owner.is_empty() && owner != request.job_id {
-            return Err(Status::failed_precondition(format!(
-                "data directory {} belongs to job {owner}; give job {} a fresh data directory",
-                data_dir.display(),
-                request.job_id
-            )));
-        }
+    fn prepare_job(data: &DataDir, peers: Credentials, request: PrepareRequest) -> Result<(ActiveJob, usize), Status> {
+        refuse_format(request.format_version)?;
         let workers = request.workers.len();
         let index = request.index as usize;
         if index >= workers || request.buckets == 0 || request.moduli.is_empty() {
             return Err(Status::invalid_argument("bad job: worker index, buckets or moduli"));
         }
-        std::fs::create_dir_all(&data_dir)
-            .and_then(|()| std::fs::write(data_dir.join(JOB_ID_FILE), format!("{}\n", request.job_id)))
-            .map_err(|e| Status::internal(format!("cannot write {}: {e}", data_dir.join(JOB_ID_FILE).display())))?;
-
-        let moves: MoveSet = request.moves.parse().map_err(status)?;
-        let geometry = Geometry::new(request.width as usize, request.rows as usize, moves);
-        let matrix = TransferMatrix::new(geometry, request.min_rows as usize).map_err(status)?;
-        let moduli = Moduli::from_values(request.moduli.clone());
-        let buckets = request.buckets as usize;
-        let pass_dir = data_dir.join(format!("pass-{}", request.pass));
-        let layer = layer_from_wire(&data_dir, request.layer_number, &request.files)?;
-        let named: HashSet<PathBuf> = request.files.iter().map(|f| PathBuf::from(&f.file)).collect();
-        let removed = remove_unnamed(&data_dir, &named, &[JOB_ID_FILE]).map_err(status)?;
-        let store = if request.step == 0 {
-            DiskStore::create(&pass_dir, buckets, moduli.clone(), request.mem_limit)
-        } else {
-            DiskStore::resume(&pass_dir, buckets, moduli.clone(), request.mem_limit, &layer)
+        let Job::Sweep(sweep) = rebuild(&request.problem, &request.params)? else {
+            return Err(Status::invalid_argument(format!("{} is not a sweep", request.problem)));
+        };
+        if sweep.key_words() != request.key_words as usize {
+            return Err(Status::failed_precondition(format!(
+                "the coordinator's states have {}-bit keys, this worker's {}: run the same leaper release everywhere",
+                64 * request.key_words,
+                64 * sweep.key_words()
+            )));
         }
-        .map_err(status)?;
+        data.claim(&request.job_id).map_err(to_status)?;
+
+        let moduli = Moduli::from_values(request.moduli.clone());
+        let layout = sweep.layout(moduli.len());
+        let buckets = request.buckets as usize;
+        let data_dir = data.path();
+        let layer = layer_from_wire(data_dir, request.layer_number, &request.files)?;
+        let named: HashSet<PathBuf> = request.files.iter().map(|f| PathBuf::from(&f.file)).collect();
+        let removed = remove_unnamed(data_dir, &named, &[JOB_ID_FILE]).map_err(to_status)?;
+        let resume = (request.step > 0).then_some(&layer);
+        let store =
+            disk_store(layout, data_dir, request.pass as usize, buckets, moduli.clone(), request.mem_limit, resume)
+                .map_err(to_status)?;
         let peers = request
             .workers
             .iter()
             .enumerate()
             .map(|(i, address)| (i != index).then(|| client(address, &peers)).transpose())
-            .collect::<anyhow::Result<Vec<_>>>()
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            .collect::<leaper_core::Result<Vec<_>>>()
+            .map_err(to_status)?;
         let job = ActiveJob {
             job_id: request.job_id,
             generation: request.generation,
             cancelled: false.into(),
             index,
             workers: request.workers,
-            matrix,
+            sweep,
             moduli,
+            layout,
             buckets,
             owned: (0..buckets).filter(|b| b % workers == index).collect(),
             store: RwLock::new(Some(store)),
@@ -138,21 +140,16 @@ impl WorkerService {
     /// Claims the data directory for a subtree job (refusing another job's) and returns the
     /// lease's problem, checked against the lease's shard plan.
     fn leased_problem(&self, lease: &ShardLease) -> Result<Arc<dyn SubtreeProblem>, Status> {
-        if lease.format_version != FORMAT_VERSION {
-            return Err(Status::failed_precondition(format!(
-                "job format {}, this worker speaks format {FORMAT_VERSION}",
-                lease.format_version
-            )));
-        }
-        let owner = read_job_id(&self.data_dir)?;
-        if owner.is_empty() {
-            std::fs::create_dir_all(&self.data_dir)
-                .and_then(|()| std::fs::write(self.data_dir.join(JOB_ID_FILE), format!("{}\n", lease.job_id)))
-                .map_err(|e| {
-                    Status::internal(format!("cannot write {}: {e}", self.data_dir.join(JOB_ID_FILE).display()))
-                })?;
-        } else if owner != lease.job_id {
-            return Err(Status::permission_denied(format!("this worker runs job {owner}, not job {}", lease.job_id)));
+        refuse_format(lease.format_version)?;
+        match self.data.owner().map_err(to_status)? {
+            Some(owner) if owner != lease.job_id => {
+                return Err(Status::permission_denied(format!(
+                    "this worker runs job {owner}, not job {}",
+                    lease.job_id
+                )))
+            }
+            Some(_) => {}
+            None => self.data.claim(&lease.job_id).map_err(to_status)?,
         }
         let mut cached = self.problem.lock().expect("problem lock");
         let (problem, fingerprint) = match cached.as_ref() {
@@ -160,7 +157,9 @@ impl WorkerService {
                 (problem.clone(), *fingerprint)
             }
             _ => {
-                let problem = problems::build(&lease.problem, &lease.params).map_err(status)?;
+                let Job::Subtree(problem) = rebuild(&lease.problem, &lease.params)? else {
+                    return Err(Status::invalid_argument(format!("{} is not a subtree job", lease.problem)));
+                };
                 let fingerprint = problem.fingerprint();
                 *cached = Some((lease.problem.clone(), lease.params.clone(), problem.clone(), fingerprint));
                 (problem, fingerprint)
@@ -179,15 +178,6 @@ impl WorkerService {
     }
 }
 
-/// The job a data directory belongs to (empty when fresh).
-fn read_job_id(data_dir: &std::path::Path) -> Result<String, Status> {
-    match std::fs::read_to_string(data_dir.join(JOB_ID_FILE)) {
-        Ok(text) => Ok(text.trim().to_string()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(e) => Err(Status::internal(format!("cannot read {}: {e}", data_dir.join(JOB_ID_FILE).display()))),
-    }
-}
-
 fn join_error(error: tokio::task::JoinError) -> Status {
     Status::internal(format!("worker task failed: {error}"))
 }
@@ -199,7 +189,7 @@ impl Worker for WorkerService {
             worker_version: env!("CARGO_PKG_VERSION").to_string(),
             format_version: FORMAT_VERSION,
             threads: self.threads as u32,
-            job_id: read_job_id(&self.data_dir)?,
+            job_id: self.data.owner().map_err(to_status)?.unwrap_or_default(),
         }))
     }
 
@@ -214,8 +204,8 @@ impl Worker for WorkerService {
                 .await
                 .map_err(join_error)?;
         }
-        let (data_dir, peers) = (self.data_dir.clone(), self.peers.clone());
-        let (job, removed) = tokio::task::spawn_blocking(move || WorkerService::prepare_job(data_dir, peers, request))
+        let (data, peers) = (self.data.clone(), self.peers.clone());
+        let (job, removed) = tokio::task::spawn_blocking(move || WorkerService::prepare_job(&data, peers, request))
             .await
             .map_err(join_error)??;
         tracing::info!(job = %job.job_id, step = job.step.load(Ordering::SeqCst), removed, "pass prepared");
@@ -249,14 +239,14 @@ impl Worker for WorkerService {
         let (outcome, shipped) = tokio::task::spawn_blocking(move || -> leaper_core::Result<_> {
             let job = &expanding;
             let guard = job.store.read().expect("store lock");
-            let local = guard.as_ref().ok_or_else(|| leaper_core::Error::InvalidOption("the pass has ended".into()))?;
+            let local = guard.as_deref().ok_or_else(|| Error::Aborted("the pass has ended".into()))?;
             let shuffle = ShuffleStore::new(job, local, senders);
-            let outcome = expand_layer(&job.matrix, cell, &job.moduli, &shuffle, &job.owned)?;
+            let outcome = job.sweep.expand_layer(cell, &job.moduli, &shuffle, &job.owned)?;
             Ok((outcome, shuffle.finish()?))
         })
         .await
         .map_err(join_error)?
-        .map_err(status)?;
+        .map_err(to_status)?;
         for (peer, push) in pushes.into_iter().enumerate() {
             let Some(push) = push else { continue };
             let accepted = push.await.map_err(join_error)?.map_err(|e| {
@@ -291,7 +281,7 @@ impl Worker for WorkerService {
                     batch.generation, job.generation
                 )));
             }
-            let sections = decode_batch(&batch, job.stride())?;
+            let sections = decode_batch(&batch, job.layout)?;
             if let Some((bucket, _)) = sections.iter().find(|(bucket, _)| job.owner(*bucket) != job.index) {
                 return Err(Status::permission_denied(format!(
                     "a batch for bucket {bucket}, which worker {} owns, not this one ({})",
@@ -299,17 +289,16 @@ impl Worker for WorkerService {
                     job.index
                 )));
             }
-            let records: u64 = sections.iter().map(|(_, r)| (r.len() / job.stride()) as u64).sum();
+            let records: u64 = sections.iter().map(|(_, r)| (r.len() / job.layout.stride()) as u64).sum();
             let storing = job.clone();
             tokio::task::spawn_blocking(move || -> leaper_core::Result<()> {
                 let guard = storing.store.read().expect("store lock");
-                let store =
-                    guard.as_ref().ok_or_else(|| leaper_core::Error::InvalidOption("the pass has ended".into()))?;
+                let store = guard.as_ref().ok_or_else(|| Error::Aborted("the pass has ended".into()))?;
                 sections.iter().try_for_each(|(bucket, records)| store.emit(*bucket, records))
             })
             .await
             .map_err(join_error)?
-            .map_err(status)?;
+            .map_err(to_status)?;
             job.received.fetch_add(records, Ordering::SeqCst);
             total += records;
         }
@@ -326,19 +315,21 @@ impl Worker for WorkerService {
                 request.step, request.expected_records
             )));
         }
-        let data_dir = self.data_dir.clone();
+        let data = self.data.clone();
         let merging = job.clone();
         let reply = tokio::task::spawn_blocking(move || -> Result<MergeReply, Status> {
             let mut guard = merging.store.write().expect("store lock");
             let store = guard.as_mut().ok_or_else(|| Status::failed_precondition("the pass has ended"))?;
-            let summary = store.finish_step().map_err(status)?;
-            let layer = store.durable_layer().expect("a disk store is durable");
+            let summary = store.finish_step().map_err(to_status)?;
+            let layer =
+                store.durable_layer().ok_or_else(|| to_status(Error::Bug("a worker's store is not durable".into())))?;
+            let data_dir = data.path();
             Ok(MergeReply {
                 states: summary.states,
                 bytes: summary.bytes,
                 spilled_bytes: summary.spilled_bytes,
                 layer_number: layer.number,
-                files: files_to_wire(&data_dir, &layer)?,
+                files: files_to_wire(data_dir, &layer)?,
             })
         })
         .await
@@ -354,7 +345,7 @@ impl Worker for WorkerService {
         tokio::task::spawn_blocking(move || -> Result<(), Status> {
             let mut guard = job.store.write().expect("store lock");
             match guard.as_mut() {
-                Some(store) => store.release_older_layers().map_err(status),
+                Some(store) => store.release_older_layers().map_err(to_status),
                 None => Ok(()),
             }
         })
@@ -377,20 +368,21 @@ impl Worker for WorkerService {
         match self.active(&request.job_id, None) {
             Ok(job) => tokio::task::spawn_blocking(move || -> Result<(), Status> {
                 match job.store.write().expect("store lock").take() {
-                    Some(mut store) => store.discard().map_err(status),
+                    Some(mut store) => store.discard().map_err(to_status),
                     None => Ok(()),
                 }
             })
             .await
             .map_err(join_error)??,
             // A subtree job prepares nothing: it only owns the data directory.
-            Err(_) if request.job_finished && read_job_id(&self.data_dir)? == request.job_id => {}
+            Err(_)
+                if request.job_finished
+                    && self.data.owner().map_err(to_status)?.as_deref() == Some(&request.job_id) => {}
             Err(refusal) => return Err(refusal),
         }
         if request.job_finished {
             self.active.lock().expect("job lock").take();
-            let data_dir = self.data_dir.clone();
-            let removed = remove_unnamed(&data_dir, &HashSet::new(), &[]).map_err(status)?;
+            let removed = self.data.release().map_err(to_status)?;
             tracing::info!(job = %request.job_id, removed, "job finished; the data directory is free");
         }
         Ok(Response::new(EndPassReply {}))
@@ -404,8 +396,10 @@ impl Worker for WorkerService {
         if shard >= problem.shard_count() {
             return Err(Status::invalid_argument(format!("shard {shard} of {} shards", problem.shard_count())));
         }
-        let result =
-            tokio::task::spawn_blocking(move || problem.run_shard(shard)).await.map_err(join_error)?.map_err(status)?;
+        let result = tokio::task::spawn_blocking(move || problem.run_shard(shard))
+            .await
+            .map_err(join_error)?
+            .map_err(to_status)?;
         tracing::debug!(job = %lease.job_id, shard, seconds = started.elapsed().as_secs_f64(), "shard done");
         Ok(Response::new(ShardReport {
             shard: lease.shard,

@@ -1,17 +1,31 @@
-//! The problems that run as subtree jobs, and how a job spec names them.
+//! The problems, one folder each, and the registry that names them.
+//!
+//! Adding a problem: write its folder (its computation behind an engine seam, [`Transition`] for
+//! a sweep or [`SubtreeProblem`] for a subtree search, and its [`Problem`] face: commands,
+//! parameters, results), then add one line to [`REGISTRY`]. The command line, `job.toml`,
+//! `leaper resume`, `leaper status` and the workers all find it there.
+//!
+//! [`Transition`]: crate::engine::Transition
+//! [`SubtreeProblem`]: crate::engine::search::SubtreeProblem
 
 pub mod quarto;
+pub mod tours;
 
-use std::sync::Arc;
-
-use crate::search::SubtreeProblem;
+use crate::engine::Problem;
 use crate::{Error, Result};
 
-/// The problem a job spec or shard lease names: `problem` with its `params` (see each problem's
-/// `params`).
-pub fn build(problem: &str, params: &str) -> Result<Arc<dyn SubtreeProblem>> {
-    match problem {
-        "quarto" => Ok(Arc::new(quarto::Quarto::from_params(params)?)),
-        other => Err(Error::InvalidOption(format!("unknown problem {other:?}; the subtree problems are: quarto"))),
-    }
+/// Every problem leaper counts.
+pub static REGISTRY: &[&dyn Problem] = &[&tours::Tours, &quarto::QuartoProblem];
+
+/// The problem a job spec, lease or preparation names.
+pub fn find(name: &str) -> Result<&'static dyn Problem> {
+    REGISTRY.iter().copied().find(|problem| problem.name() == name).ok_or_else(|| {
+        let known: Vec<&str> = REGISTRY.iter().map(|p| p.name()).collect();
+        Error::InvalidRequest(format!("unknown problem {name:?}; this leaper knows {}", known.join(", ")))
+    })
+}
+
+/// The problem that owns the subcommand `command`.
+pub fn owning(command: &str) -> Option<&'static dyn Problem> {
+    REGISTRY.iter().copied().find(|problem| problem.commands().iter().any(|c| c.get_name() == command))
 }

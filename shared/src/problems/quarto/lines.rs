@@ -49,7 +49,7 @@ impl Family {
     pub fn parse(name: &str) -> Result<Family> {
         Family::ALL.into_iter().find(|family| family.name() == name).ok_or_else(|| {
             let known: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
-            Error::InvalidOption(format!("unknown Quarto line family {name:?}; the families are {}", known.join(", ")))
+            Error::InvalidRequest(format!("unknown Quarto line family {name:?}; the families are {}", known.join(", ")))
         })
     }
 
@@ -102,7 +102,7 @@ impl Rules {
         families.sort_unstable();
         families.dedup();
         if families.is_empty() {
-            return Err(Error::InvalidOption("a Quarto variant needs at least one line family".into()));
+            return Err(Error::InvalidRequest("a Quarto variant needs at least one line family".into()));
         }
         let mut lines: Vec<u16> = families.iter().flat_map(|f| f.lines()).collect();
         lines.sort_unstable();

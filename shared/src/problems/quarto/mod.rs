@@ -8,15 +8,18 @@
 //! fix the corner; what is left is one shard per orbit of *placements* (cells of the units 1, 2, 4,
 //! 8, with 0 in the corner), each counted by the depth-first [`search`] and weighted by its orbit.
 
+mod command;
 pub mod lines;
 pub mod search;
 pub mod symmetry;
+
+pub use command::{factorize, QuartoLine, QuartoProblem};
 
 use lines::{Family, Rules, SIDE};
 use search::Layout;
 use symmetry::{line_preserving_maps, normal_allowed, placements, value_group_order, Placement};
 
-use crate::search::{ShardResult, SubtreeProblem};
+use crate::engine::search::{ShardResult, SubtreeProblem};
 use crate::{Error, Result};
 
 const CELLS: usize = SIDE * SIDE;
@@ -87,15 +90,7 @@ impl Quarto {
         Quarto::from_variants(variants.collect(), true)
     }
 
-    /// Rebuilds a job from [`Quarto::params`].
-    pub fn from_params(params: &str) -> Result<Quarto> {
-        match params {
-            "table" => Ok(Quarto::table()),
-            lines => Quarto::lines(lines),
-        }
-    }
-
-    /// What rebuilds this job: `table`, or the line families.
+    /// The variant counted: `table`, or the line families.
     pub fn params(&self) -> String {
         if self.table {
             "table".into()
@@ -127,7 +122,7 @@ impl Quarto {
             .get(index - self.offsets[variant])
             .map(|placement| (variant, placement))
             .ok_or_else(|| {
-                Error::InvalidOption(format!("shard {index} is out of range ({} shards)", self.shard_count()))
+                Error::InvalidRequest(format!("shard {index} is out of range ({} shards)", self.shard_count()))
             })
     }
 }

@@ -1,0 +1,329 @@
+//! The request: what to count and how, built once (from the command line for a new job, from
+//! `job.toml` to resume one) and passed down unchanged to whatever runs it.
+//!
+//! ```text
+//! leaper knight 6x8 --sweep --job-dir D     ──► JobRequest { problem: "tours", params, run, sweep }
+//! leaper resume --job-dir D   (D/job.toml)  ──► the same JobRequest, with this run's overrides
+//! ```
+//!
+//! The problem's parameters are the problem's own (a TOML table); the rest are the engine's
+//! options, the same for every problem of a kind: [`RunArgs`] for every job, [`SweepArgs`] for
+//! sweeps.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use leaper_core::engine::jobdir::{JobKind, JobSpec, SpecHeader};
+use leaper_core::engine::problem::Params;
+use leaper_core::engine::{OutputFormat, Problem};
+use leaper_core::problems;
+use leaper_proto::client::Credentials;
+use serde::{Deserialize, Serialize};
+
+/// A job, fully described.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobRequest {
+    /// The problem, as the registry names it (recorded in the spec's header).
+    #[serde(skip)]
+    pub problem: String,
+    /// Its parameters.
+    pub params: Params,
+    pub run: RunArgs,
+    /// The store's options; only sweeps have them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepArgs>,
+}
+
+/// Options of every job.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct RunArgs {
+    /// Output format: text, or one JSON object per result line.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[serde(default)]
+    pub format: OutputFormat,
+
+    /// Threads (default: all cores).
+    #[arg(long)]
+    #[serde(skip)]
+    pub threads: Option<usize>,
+
+    /// Run as a resumable job in DIR (created if missing; it must be empty): a sweep writes its
+    /// layers to bucket files and a checkpoint after every step, a subtree job a ledger line per
+    /// finished shard. `leaper resume --job-dir DIR` goes on from there.
+    #[arg(long, value_name = "DIR")]
+    #[serde(skip)]
+    pub job_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Options of a transfer-matrix sweep.
+#[derive(Clone, Debug, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct SweepArgs {
+    /// Also write the results as an OEIS b-file (`n a(n)` per line).
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bfile: Option<PathBuf>,
+
+    /// Count with one spare modulus and check that the exact result agrees with it.
+    #[arg(long)]
+    #[serde(default)]
+    pub verify: bool,
+
+    /// Hash buckets per layer.
+    #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub buckets: u32,
+
+    /// Moduli per counting pass: fewer means fewer bytes per state and more passes.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moduli_per_pass: Option<u32>,
+
+    /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
+    /// is 80% of the machine's RAM, and a count that needs more stops with advice to use --job-dir.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_limit: Option<u64>,
+}
+
+/// How a job uses the network: its workers and how to reach them, and the status service it
+/// serves. Recorded in the job spec, so that `resume` does the same.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct ClusterArgs {
+    /// Run the job on these workers (`host:port,...`, each a running `leaper-worker`). A sweep's
+    /// worker order fixes which worker owns which buckets. Needs --job-dir and --token-file.
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',')]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<String>,
+
+    /// File holding the token the workers share.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_file: Option<PathBuf>,
+
+    /// Reach the workers over TLS, trusting this CA certificate (PEM) that signed theirs.
+    #[arg(long, value_name = "FILE", requires = "workers")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_ca: Option<PathBuf>,
+
+    /// Serve the job's status on this address (the Coordinator gRPC service) while it runs, for
+    /// `leaper status --coordinator ADDR`. Needs --job-dir, and --token-file or
+    /// --listen-token-file.
+    #[arg(long, value_name = "ADDR")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen: Option<std::net::SocketAddr>,
+
+    /// The token callers of --listen must send (default: --token-file). A token of their own
+    /// lets people watch the job without being able to drive its workers.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen_token_file: Option<PathBuf>,
+
+    /// Serve --listen over TLS with this certificate chain (PEM). Needs --tls-key.
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_key: Option<PathBuf>,
+}
+
+/// The memory budget of an out-of-core run when `--mem-limit` is not given.
+pub const OUT_OF_CORE_MEM_LIMIT: u64 = 4 << 30;
+
+impl JobRequest {
+    /// The problem the request names.
+    pub fn problem(&self) -> Result<&'static dyn Problem> {
+        Ok(problems::find(&self.problem)?)
+    }
+
+    /// Refuses option combinations that cannot work, before anything is written.
+    pub fn check(&self) -> Result<()> {
+        let records = match self.sweep {
+            Some(_) => "the coordinator's checkpoints",
+            None => "the ledger of finished shards",
+        };
+        self.run.cluster.check(self.run.job_dir.as_deref(), records)?;
+        if let Some(path) = self.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
+            crate::output::check_writable(path)?;
+        }
+        Ok(())
+    }
+
+    /// The spec of a new job for this request: the header and the request as its body. Fixes
+    /// what a resumed run must do the same way: the memory budget, absolute file paths.
+    pub fn spec(&mut self) -> Result<JobSpec> {
+        let problem = self.problem()?;
+        if let Some(sweep) = &mut self.sweep {
+            sweep.mem_limit.get_or_insert(OUT_OF_CORE_MEM_LIMIT);
+            sweep.bfile = sweep.bfile.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+        }
+        self.run.cluster = self.run.cluster.recorded();
+        let header = SpecHeader::new(
+            problem.kind(),
+            problem.name(),
+            &problem.id_stem(&self.params)?,
+            &problem.command_line(&self.params)?,
+        );
+        let body = toml::Table::try_from(&*self).context("cannot record the request")?;
+        Ok(JobSpec { header, body })
+    }
+
+    /// The request a job directory's spec records, for `dir`.
+    pub fn from_spec(spec: &JobSpec, dir: &Path) -> Result<JobRequest> {
+        let mut request: JobRequest = spec
+            .body
+            .clone()
+            .try_into()
+            .with_context(|| format!("{}: the job's request does not read", dir.join("job.toml").display()))?;
+        request.problem = spec.header.problem.clone();
+        let problem = request.problem()?;
+        if problem.kind() != spec.header.kind {
+            bail!(
+                "{}: a {} job of problem {}, whose jobs are {}s",
+                dir.join("job.toml").display(),
+                spec.header.kind.name(),
+                spec.header.problem,
+                problem.kind().name()
+            );
+        }
+        request.run.job_dir = Some(dir.to_path_buf());
+        Ok(request)
+    }
+
+    /// The kind of job this is.
+    pub fn kind(&self) -> Result<JobKind> {
+        Ok(self.problem()?.kind())
+    }
+}
+
+impl ClusterArgs {
+    /// Refuses `--workers` or `--listen` without the job directory and token they need.
+    pub fn check(&self, job_dir: Option<&Path>, records: &str) -> Result<()> {
+        if !self.workers.is_empty() && (job_dir.is_none() || self.token_file.is_none()) {
+            bail!("--workers needs --job-dir ({records}) and --token-file (the workers' token)");
+        }
+        if self.listen.is_some() && (job_dir.is_none() || self.status_token_file().is_none()) {
+            bail!(
+                "--listen needs --job-dir (the status it serves) and --token-file or --listen-token-file (the \
+                 callers' token)"
+            );
+        }
+        if self.listen.is_some() && self.tls_ca.is_some() && self.tls_cert.is_none() && self.listen_token_file.is_none()
+        {
+            bail!(
+                "the workers use TLS but --listen would carry their token in clear text: give --tls-cert and \
+                 --tls-key, or a separate --listen-token-file"
+            );
+        }
+        Ok(())
+    }
+
+    /// The same, with every file named by an absolute path, as a job spec records it: `resume`
+    /// may run from another directory.
+    pub fn recorded(&self) -> ClusterArgs {
+        let absolute = |path: &Option<PathBuf>| path.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+        ClusterArgs {
+            token_file: absolute(&self.token_file),
+            tls_ca: absolute(&self.tls_ca),
+            tls_cert: absolute(&self.tls_cert),
+            tls_key: absolute(&self.tls_key),
+            listen_token_file: absolute(&self.listen_token_file),
+            ..self.clone()
+        }
+    }
+
+    /// The token file callers of the status service must match.
+    pub fn status_token_file(&self) -> Option<&Path> {
+        self.listen_token_file.as_deref().or(self.token_file.as_deref())
+    }
+
+    /// The token (and TLS CA) for calling the workers.
+    pub fn credentials(&self) -> Result<Credentials> {
+        let token_file = self.token_file.as_deref().context("a cluster job needs --token-file")?;
+        Ok(Credentials::load(token_file, self.tls_ca.as_deref())?)
+    }
+}
+
+/// Parses `1024`, `512KiB`, `2GiB`, `3G`, `1.5GB` (binary and decimal units).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("{text:?} is not a size such as 2GiB or 512MiB"))?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "kb" => 1e3,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "mb" => 1e6,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "gb" => 1e9,
+        "t" | "tib" => 1024f64.powi(4),
+        "tb" => 1e12,
+        other => return Err(format!("unknown size unit {other:?} in {text:?}: use B, KiB, MiB, GiB or TiB")),
+    };
+    let bytes = value * scale;
+    if !(1.0..1.8e19).contains(&bytes) {
+        return Err(format!("{text:?} is not a usable size"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_specs_record_absolute_paths_so_resume_works_from_anywhere() {
+        let given = ClusterArgs {
+            workers: vec!["h1:7101".into()],
+            token_file: Some("secret".into()),
+            tls_ca: Some("/etc/leaper/ca.pem".into()),
+            ..ClusterArgs::default()
+        };
+        let recorded = given.recorded();
+        assert_eq!(recorded.token_file, Some(std::env::current_dir().unwrap().join("secret")));
+        assert_eq!(recorded.tls_ca, given.tls_ca);
+        assert_eq!((recorded.workers, recorded.listen, recorded.tls_cert), (given.workers, None, None));
+    }
+
+    #[test]
+    fn a_request_survives_its_job_spec() {
+        let mut request = JobRequest {
+            problem: "tours".into(),
+            params: toml::toml! { piece = "knight"
+            moves = "1,2"
+            board = "6x8"
+            sweep = true },
+            run: RunArgs { format: OutputFormat::Json, threads: Some(3), ..RunArgs::default() },
+            sweep: Some(SweepArgs { bfile: None, verify: true, buckets: 7, moduli_per_pass: Some(1), mem_limit: None }),
+        };
+        let spec = request.spec().unwrap();
+        assert_eq!(spec.header.command, "knight 6x8 --sweep");
+        assert!(spec.header.id.starts_with("knight-6x8-sweep-"), "{}", spec.header.id);
+        let back = JobRequest::from_spec(&spec, Path::new("/jobs/a")).unwrap();
+        // Threads are this run's; the job directory is where the spec was found.
+        assert_eq!(back.run.threads, None);
+        assert_eq!(back.run.job_dir.as_deref(), Some(Path::new("/jobs/a")));
+        assert_eq!(back.sweep.as_ref().unwrap().mem_limit, Some(OUT_OF_CORE_MEM_LIMIT));
+        assert_eq!((back.params, back.sweep), (request.params, request.sweep));
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("2GB"), Ok(2_000_000_000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5 parsecs").is_err());
+        assert!(parse_size("0").is_err());
+    }
+}

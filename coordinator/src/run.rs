@@ -1,0 +1,87 @@
+//! Running a request, new or resumed: check it, make (or open) its job directory, serve its
+//! status if asked, hand it to the runner of its kind, print what it counted.
+//!
+//! ```text
+//! JobRequest ──► problem.job(params) ──► Job::Sweep(sweep)     ──► sweep::run   ──┐
+//!                                    └─► Job::Subtree(search) ──► subtree::run ──┴─► problem.print
+//! ```
+
+use anyhow::Result;
+use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
+use leaper_core::engine::jobdir::JobDir;
+use leaper_core::engine::{Job, Problem};
+
+use crate::cli::ResumeArgs;
+use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
+use crate::sweep::Layers;
+use crate::{output, serve, subtree, sweep};
+
+/// A new count: in memory, or in a new job directory.
+pub fn start(mut request: JobRequest) -> Result<()> {
+    request.check()?;
+    let problem = request.problem()?;
+    // The parameters are checked (a board too wide, an unknown family) before anything is written.
+    let job = problem.job(&request.params)?;
+    let Some(dir) = request.run.job_dir.clone() else {
+        let _span = tracing::info_span!("job", job = %problem.command_line(&request.params)?).entered();
+        let counts = match job {
+            Job::Sweep(sweep) => sweep::run(sweep.as_ref(), &request, Layers::InMemory)?,
+            Job::Subtree(search) => subtree::run(search, &request, None)?,
+        };
+        return report(problem, &request, &counts);
+    };
+    let listener = serve::bind(&request.run.cluster)?;
+    let spec = request.spec()?;
+    let directory = JobDir::create(&dir, spec)?;
+    run_in(directory, problem, job, &request, listener, false)
+}
+
+/// `leaper resume --job-dir DIR`: the request the job recorded, with this run's overrides.
+pub fn resume(args: ResumeArgs) -> Result<()> {
+    let directory = JobDir::open(&args.job_dir)?;
+    let mut request = JobRequest::from_spec(directory.spec(), &args.job_dir)?;
+    args.apply(&mut request)?;
+    let problem = request.problem()?;
+    let job = problem.job(&request.params)?;
+    let listener = serve::bind(&request.run.cluster)?;
+    run_in(directory, problem, job, &request, listener, true)
+}
+
+/// Runs (or, `resuming`, continues) a job in its directory to the end and prints its counts.
+fn run_in(
+    directory: JobDir,
+    problem: &dyn Problem,
+    job: Job,
+    request: &JobRequest,
+    listener: Option<serve::StatusListener>,
+    resuming: bool,
+) -> Result<()> {
+    let _span = tracing::info_span!("job", job = %directory.id()).entered();
+    let _status = serve::start(listener, directory.path())?;
+    let counts = match job {
+        Job::Sweep(sweep) => {
+            let options = request.sweep.as_ref();
+            let buckets = options.map_or(503, |s| s.buckets as usize);
+            let mem_limit = options.and_then(|s| s.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
+            let checkpoints = if resuming {
+                SweepCheckpoints::resume(directory, buckets, mem_limit)?
+            } else {
+                SweepCheckpoints::new(directory, buckets, mem_limit)
+            };
+            sweep::run(sweep.as_ref(), request, Layers::OutOfCore(Box::new(checkpoints)))?
+        }
+        Job::Subtree(search) => subtree::run(search, request, Some(&directory))?,
+    };
+    report(problem, request, &counts)
+}
+
+/// Prints the counts as the problem prints them, and writes the b-file a sweep was asked for.
+fn report(problem: &dyn Problem, request: &JobRequest, counts: &[(usize, String)]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    problem.print(&request.params, counts, request.run.format, &mut out)?;
+    std::io::Write::flush(&mut out)?;
+    if let Some(path) = request.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
+        output::write_bfile(path, counts)?;
+    }
+    Ok(())
+}

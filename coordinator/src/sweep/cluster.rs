@@ -1,0 +1,407 @@
+//! Running a sweep's steps on workers: the coordinator side of the protocol in `leaper.proto`.
+//!
+//! A step: Expand on every worker (each streams successors to the owners of their buckets),
+//! check that every record sent was received, Merge on every worker, then the driver commits
+//! the manifest with each worker's part of the layer and the workers Release older layers.
+//! A failed call aborts the step: the coordinator waits for every worker to answer again (a
+//! restarted worker keeps its id: its place in `--workers` and its data directory), prepares
+//! them all again from the last committed layer and reruns the step.
+
+use std::time::{Duration, Instant};
+
+use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
+use leaper_core::engine::jobdir::manifest::{LayerRecord, WorkerLayer};
+use leaper_core::engine::store::{bucket_of_words, LayerSummary};
+use leaper_core::engine::sweep::{StepOutcome, StepReport, SweepHost, SweepProgress};
+use leaper_core::engine::{Moduli, RecordLayout};
+use leaper_core::{Error, Result};
+use leaper_proto::client::{Client, Credentials};
+use leaper_proto::convert::{encode_batch, from_status, layer_from_merge, record_to_wire};
+use leaper_proto::v1::*;
+use leaper_proto::FORMAT_VERSION;
+use tokio::runtime::Runtime;
+
+use crate::progress::Progress;
+use crate::workers::connect_workers;
+
+/// How many times a step is tried before the job stops.
+const ATTEMPTS: usize = 4;
+/// Workers are polled this often during every call; three missed answers abort the step.
+const HEARTBEAT: Duration = Duration::from_secs(5);
+const MISSED_HEARTBEATS: usize = 3;
+
+/// What the workers are asked to count (the job's sweep).
+#[derive(Clone, Debug)]
+pub struct ClusterPlan {
+    /// The problem and its parameters (TOML), from which each worker rebuilds the transition.
+    pub problem: String,
+    pub params: String,
+    /// Words per key, and result slots: the workers' transition must agree.
+    pub key_words: usize,
+    pub slots: usize,
+    pub buckets: usize,
+    pub mem_limit: u64,
+    pub passes: usize,
+}
+
+pub struct ClusterHost<'a> {
+    runtime: Runtime,
+    addresses: Vec<String>,
+    clients: Vec<Client>,
+    job: &'a mut SweepCheckpoints,
+    plan: ClusterPlan,
+    /// How long to wait for a failed worker to come back.
+    patience: Duration,
+    pass: usize,
+    moduli: Moduli,
+    /// Merges done in this pass, and each worker's part of the current layer.
+    step: u64,
+    layers: Vec<Option<LayerRecord>>,
+    /// The same, as last committed: where an aborted step restarts.
+    committed_step: u64,
+    committed_layers: Vec<Option<LayerRecord>>,
+    seed: Vec<u64>,
+    /// The attempt the workers were last prepared for.
+    generation: u64,
+    /// Expansion threads of each worker (from Info), for the shuffle's share of the time.
+    threads: Vec<u64>,
+    progress: Progress,
+}
+
+/// A worker that failed in a way the protocol cannot name: transient, the step is rerun.
+fn worker_error(peer: &str, message: impl std::fmt::Display) -> Error {
+    Error::Unavailable { peer: peer.to_string(), message: message.to_string() }
+}
+
+/// A worker whose answer makes no sense: a different release or a bug; rerunning cannot help.
+fn malformed(peer: &str, what: &str) -> Error {
+    Error::Refused { peer: peer.to_string(), message: format!("{what}: run the same leaper release everywhere") }
+}
+
+impl<'a> ClusterHost<'a> {
+    /// Connects to `addresses` and checks, before any work, that each answers, speaks this
+    /// format, and does not belong to another job.
+    pub fn connect(
+        addresses: &[String],
+        credentials: &Credentials,
+        job: &'a mut SweepCheckpoints,
+        plan: ClusterPlan,
+        patience: Duration,
+    ) -> anyhow::Result<Self> {
+        let (runtime, clients, threads) = connect_workers(addresses, credentials, job.job().id())?;
+        let workers = addresses.len();
+        Ok(ClusterHost {
+            runtime,
+            addresses: addresses.to_vec(),
+            clients,
+            job,
+            plan,
+            patience,
+            pass: 0,
+            moduli: Moduli::from_values(vec![0]),
+            step: 0,
+            layers: vec![None; workers],
+            committed_step: 0,
+            committed_layers: vec![None; workers],
+            seed: Vec::new(),
+            generation: 0,
+            threads,
+            progress: Progress::default(),
+        })
+    }
+
+    fn job_id(&self) -> String {
+        self.job.job().id().to_string()
+    }
+
+    fn layout(&self) -> RecordLayout {
+        RecordLayout::new(self.plan.key_words, self.moduli.len())
+    }
+
+    /// Prepares every worker at the committed step.
+    fn prepare_all(&mut self) -> Result<()> {
+        // Unique across attempts and coordinator restarts.
+        self.generation = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(self.generation + 1, |d| d.as_nanos() as u64)
+            .max(self.generation + 1);
+        let requests: Vec<PrepareRequest> = (0..self.addresses.len())
+            .map(|index| {
+                let layer = self.committed_layers[index].as_ref();
+                PrepareRequest {
+                    job_id: self.job_id(),
+                    format_version: FORMAT_VERSION,
+                    problem: self.plan.problem.clone(),
+                    params: self.plan.params.clone(),
+                    key_words: self.plan.key_words as u32,
+                    buckets: self.plan.buckets as u32,
+                    workers: self.addresses.clone(),
+                    index: index as u32,
+                    pass: self.pass as u32,
+                    moduli: self.moduli.values().to_vec(),
+                    mem_limit: self.plan.mem_limit,
+                    step: self.committed_step,
+                    layer_number: layer.map_or(0, |l| l.number),
+                    files: layer.map_or(Vec::new(), |l| l.files.iter().map(record_to_wire).collect()),
+                    generation: self.generation,
+                }
+            })
+            .collect();
+        self.call_all(requests, |mut client, request| async move { client.prepare(request).await })?;
+        self.step = self.committed_step;
+        self.layers = self.committed_layers.clone();
+        if self.step == 0 && !self.seed.is_empty() {
+            self.push_seed()?;
+        }
+        Ok(())
+    }
+
+    /// Sends the start state to the owner of its bucket and merges it on every worker.
+    fn push_seed(&mut self) -> Result<()> {
+        let workers = self.addresses.len();
+        let bucket = bucket_of_words(&self.seed[..self.plan.key_words], self.plan.buckets);
+        let owner = bucket % workers;
+        let batch = encode_batch(&self.job_id(), self.generation, 0, &[(bucket, self.seed.clone())], self.layout());
+        let mut client = self.clients[owner].clone();
+        let address = self.addresses[owner].clone();
+        self.runtime
+            .block_on(async move { client.push(tokio_stream::iter(vec![batch])).await })
+            .map_err(|e| from_status(&address, &e))?;
+        let expected: Vec<u64> = (0..workers).map(|w| u64::from(w == owner)).collect();
+        self.merge_all(&expected)?;
+        Ok(())
+    }
+
+    /// Calls every worker at once with its request; fails with the first worker that fails.
+    fn call_all<Q, R, F, Fut>(&self, requests: Vec<Q>, call: F) -> Result<Vec<R>>
+    where
+        Q: Send + 'static,
+        R: Send + 'static,
+        F: Fn(Client, Q) -> Fut,
+        Fut: std::future::Future<Output = std::result::Result<tonic::Response<R>, tonic::Status>> + Send + 'static,
+    {
+        let calls: Vec<_> = self
+            .clients
+            .iter()
+            .zip(requests)
+            .map(|(client, request)| self.runtime.spawn(call(client.clone(), request)))
+            .collect();
+        let watch = watch_heartbeats(self.clients.clone(), self.addresses.clone(), self.job_id());
+        self.runtime.block_on(async {
+            let replies = async {
+                let mut replies = Vec::with_capacity(calls.len());
+                for (address, call) in self.addresses.iter().zip(calls) {
+                    let reply = call.await.map_err(|e| worker_error(address, e))?;
+                    replies.push(reply.map_err(|e| from_status(address, &e))?.into_inner());
+                }
+                Ok(replies)
+            };
+            tokio::select! {
+                replies = replies => replies,
+                failure = watch => Err(failure),
+            }
+        })
+    }
+
+    fn merge_all(&mut self, expected: &[u64]) -> Result<LayerSummary> {
+        let requests = expected
+            .iter()
+            .map(|&expected_records| MergeRequest { job_id: self.job_id(), step: self.step, expected_records })
+            .collect();
+        let replies = self.call_all(requests, |mut client, request| async move { client.merge(request).await })?;
+        let mut summary = LayerSummary::default();
+        for (slot, reply) in self.layers.iter_mut().zip(replies) {
+            summary.states += reply.states;
+            summary.bytes += reply.bytes;
+            summary.spilled_bytes += reply.spilled_bytes;
+            *slot = Some(layer_from_merge(&reply));
+        }
+        self.step += 1;
+        Ok(summary)
+    }
+
+    fn try_step(&mut self, cell: usize) -> Result<StepOutcome> {
+        let requests = (0..self.addresses.len())
+            .map(|_| ExpandRequest { job_id: self.job_id(), step: self.step, cell: cell as u32 })
+            .collect();
+        let replies = self.call_all(requests, |mut client, request| async move { client.expand(request).await })?;
+        let width = self.moduli.len();
+        let mut outcome = StepOutcome { closed: vec![0; self.plan.slots * width], ..StepOutcome::default() };
+        let mut expected = vec![0u64; self.addresses.len()];
+        for (address, reply) in self.addresses.iter().zip(&replies) {
+            if reply.closed.len() != outcome.closed.len() || reply.sent.len() != expected.len() {
+                return Err(malformed(address, "a malformed expand reply"));
+            }
+            for (total, closed) in outcome.closed.chunks_mut(width).zip(reply.closed.chunks(width)) {
+                self.moduli.add_assign(total, closed);
+            }
+            outcome.read += reply.read;
+            outcome.emitted += reply.emitted;
+            for (sum, sent) in expected.iter_mut().zip(&reply.sent) {
+                *sum += sent;
+            }
+            if reply.sent.iter().sum::<u64>() != reply.emitted {
+                return Err(malformed(address, "sent a different number of records than it emitted"));
+            }
+        }
+        let sent_bytes: u64 = replies.iter().map(|r| r.sent_bytes).sum();
+        let shuffle_micros: u64 = replies.iter().map(|r| r.shuffle_micros).sum();
+        let thread_micros: u64 = replies.iter().zip(&self.threads).map(|(r, t)| r.expand_micros * t).sum();
+        let remote: u64 = replies.iter().enumerate().map(|(w, r)| r.emitted - r.sent[w]).sum();
+        tracing::debug!(
+            sent_bytes,
+            remote_records = remote,
+            bytes_per_record = format!("{:.2}", sent_bytes as f64 / remote.max(1) as f64),
+            shuffle_share = format!("{:.3}", shuffle_micros as f64 / thread_micros.max(1) as f64),
+            "shuffle"
+        );
+        outcome.layer = self.merge_all(&expected)?;
+        Ok(outcome)
+    }
+
+    /// After a failure: wait until every worker answers, then prepare them all again from the
+    /// last committed layer.
+    fn recover(&mut self, failure: &Error) -> Result<()> {
+        tracing::warn!(error = %failure, "step aborted; waiting for every worker to answer, then rerunning it from the last committed layer");
+        let deadline = Instant::now() + self.patience;
+        loop {
+            let answers = self.runtime.block_on(async {
+                let mut all = true;
+                for client in &self.clients {
+                    let info = tokio::time::timeout(Duration::from_secs(5), client.clone().info(InfoRequest {})).await;
+                    all &= matches!(info, Ok(Ok(_)));
+                }
+                all
+            });
+            if answers {
+                return self.prepare_all();
+            }
+            if Instant::now() > deadline {
+                return Err(Error::Unavailable {
+                    peer: "(cluster)".into(),
+                    message: format!(
+                        "not every worker answered within {} s after: {failure}; restart it and run `leaper resume \
+                         --job-dir DIR`",
+                        self.patience.as_secs()
+                    ),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Runs `operation`, recovering and retrying after a transient failure; a refusal or a bug
+    /// stops the job at once.
+    fn with_retries<T>(&mut self, mut operation: impl FnMut(&mut Self) -> Result<T>) -> Result<T> {
+        let mut attempt = 1;
+        loop {
+            match operation(self) {
+                Ok(value) => return Ok(value),
+                Err(error) if error.is_retryable() && attempt < ATTEMPTS => {
+                    attempt += 1;
+                    self.recover(&error)?;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+impl SweepHost for ClusterHost<'_> {
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
+        self.pass = progress.pass;
+        self.moduli = moduli.clone();
+        self.seed.clear();
+        let committed = self.job.manifest().filter(|_| progress.next_cell > 0).map(|m| m.workers.clone());
+        match committed {
+            Some(workers) => {
+                if workers.len() != self.addresses.len()
+                    || workers.iter().zip(&self.addresses).any(|(w, a)| &w.address != a)
+                {
+                    return Err(Error::InvalidRequest(
+                        "the checkpoint's workers differ from this job's --workers; resume with the same workers in \
+                         the same order"
+                            .into(),
+                    ));
+                }
+                self.committed_step = progress.next_cell as u64 + 1;
+                self.committed_layers = workers.into_iter().map(|w| w.layer).collect();
+            }
+            None => {
+                self.committed_step = 0;
+                self.committed_layers = vec![None; self.addresses.len()];
+            }
+        }
+        self.with_retries(|host| host.prepare_all())
+    }
+
+    fn seed(&mut self, record: &[u64]) -> Result<()> {
+        self.seed = record.to_vec();
+        self.with_retries(|host| if host.step == 0 { host.push_seed() } else { Ok(()) })
+    }
+
+    fn step(&mut self, cell: usize, _moduli: &Moduli) -> Result<StepOutcome> {
+        self.with_retries(|host| host.try_step(cell))
+    }
+
+    fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
+        let mid_pass = progress.next_cell > 0;
+        let workers = self
+            .addresses
+            .iter()
+            .zip(&self.layers)
+            .map(|(address, layer)| WorkerLayer { address: address.clone(), layer: layer.clone().filter(|_| mid_pass) })
+            .collect();
+        self.job.commit_cluster(progress, workers)?;
+        self.committed_step = self.step;
+        self.committed_layers = self.layers.clone();
+        let requests =
+            (0..self.addresses.len()).map(|_| ReleaseRequest { job_id: self.job_id(), step: self.step }).collect();
+        // A release that fails leaves an old layer behind, which the next Prepare removes.
+        if let Err(error) = self.call_all(requests, |mut client, request| async move { client.release(request).await })
+        {
+            tracing::warn!(%error, "a worker could not delete an older layer");
+        }
+        Ok(())
+    }
+
+    fn end_pass(&mut self) -> Result<()> {
+        let job_finished = self.pass + 1 == self.plan.passes;
+        let requests =
+            (0..self.addresses.len()).map(|_| EndPassRequest { job_id: self.job_id(), job_finished }).collect();
+        self.call_all(requests, |mut client, request| async move { client.end_pass(request).await })?;
+        Ok(())
+    }
+
+    fn observe(&mut self, step: &StepReport) {
+        self.progress.step(step);
+    }
+}
+
+/// Polls every worker until one misses `MISSED_HEARTBEATS` heartbeats in a row; returns that
+/// failure. Any answer counts, even a refusal: the worker is alive.
+async fn watch_heartbeats(clients: Vec<Client>, addresses: Vec<String>, job_id: String) -> Error {
+    let mut missed = vec![0; clients.len()];
+    loop {
+        tokio::time::sleep(HEARTBEAT).await;
+        for ((client, address), missed) in clients.iter().zip(&addresses).zip(missed.iter_mut()) {
+            let mut client = client.clone();
+            let beat = client.heartbeat(HeartbeatRequest { job_id: job_id.clone() });
+            let alive = match tokio::time::timeout(HEARTBEAT, beat).await {
+                Ok(Ok(_)) => true,
+                Ok(Err(status)) => status.code() != tonic::Code::Unavailable,
+                Err(_) => false,
+            };
+            *missed = if alive { 0 } else { *missed + 1 };
+            if *missed >= MISSED_HEARTBEATS {
+                return worker_error(
+                    address,
+                    format!(
+                        "missed {MISSED_HEARTBEATS} heartbeats ({} s without an answer)",
+                        (HEARTBEAT * 3).as_secs()
+                    ),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! Running a transfer-matrix sweep, wherever it runs: in memory (no job directory), out of core
+//! in this process (a job directory), or on workers (`--workers`, see [`cluster`]). All three
+//! are the same driver (`leaper_core::engine::sweep::run_sweep`) over a different host.
+
+pub mod cluster;
+
+use anyhow::{Context, Result};
+use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
+use leaper_core::engine::store::{memory_store, StateStore};
+use leaper_core::engine::sweep::{
+    plan_moduli, run_sweep, sweep_in_process, StepReport, StoreHost, SweepOptions, SweepProgress, SweepReport,
+};
+use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
+
+use crate::progress::Progress;
+use crate::request::{JobRequest, SweepArgs};
+use cluster::{ClusterHost, ClusterPlan};
+
+/// How long a cluster job waits for a failed worker to come back before it stops.
+const WORKER_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Where a sweep keeps its layers.
+pub enum Layers {
+    /// In memory, gone with the process.
+    InMemory,
+    /// In the job directory (or, on a cluster, the workers' data directories), with a
+    /// checkpoint after every step.
+    OutOfCore(Box<SweepCheckpoints>),
+}
+
+/// Runs the sweep of `job` as `request` asks and returns the exact counts, `(slot, decimal)`.
+/// A job that had already finished returns the counts it recorded.
+pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<Vec<(usize, String)>> {
+    let args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
+    let options = SweepOptions {
+        spare_moduli: usize::from(args.verify),
+        moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
+    };
+    let buckets = args.buckets as usize;
+    let threads = request.run.threads;
+    let report = match layers {
+        Layers::InMemory => {
+            let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+            let mut stores = InMemory { buckets, mem_limit };
+            let mut host = Logged { inner: &mut stores, progress: Progress::default() };
+            with_threads(threads, || sweep_in_process(job, &options, &mut host, SweepProgress::default()))??
+        }
+        Layers::OutOfCore(mut checkpoints) => {
+            if let Some(counts) = checkpoints.manifest().and_then(|m| m.result.clone()) {
+                tracing::info!(job = %checkpoints.job().id(), "the job had finished; printing its counts");
+                return Ok(counts);
+            }
+            let (_, passes) = plan_moduli(job, &options)?;
+            checkpoints.plan(passes.len(), job.steps());
+            let start = checkpoints.start();
+            let report = if request.run.cluster.workers.is_empty() {
+                let mut host = Logged { inner: checkpoints.as_mut(), progress: Progress::default() };
+                with_threads(threads, || sweep_in_process(job, &options, &mut host, start))??
+            } else {
+                let credentials = request.run.cluster.credentials()?;
+                let plan = cluster_plan(request, args, job, passes.len())?;
+                let workers = &request.run.cluster.workers;
+                let mut host = ClusterHost::connect(workers, &credentials, &mut checkpoints, plan, WORKER_PATIENCE)?;
+                run_sweep(job, &options, &mut host, start)?
+            };
+            let counts = decimal(&report);
+            log_finished(&report);
+            checkpoints.finish(&counts)?;
+            return Ok(counts);
+        }
+    };
+    log_finished(&report);
+    Ok(decimal(&report))
+}
+
+/// What the workers of a cluster sweep are told, besides each step.
+fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob, passes: usize) -> Result<ClusterPlan> {
+    Ok(ClusterPlan {
+        problem: request.problem.clone(),
+        params: toml::to_string(&request.params).context("cannot send the job's parameters")?,
+        key_words: job.key_words(),
+        slots: job.slots(),
+        buckets: args.buckets as usize,
+        mem_limit: args.mem_limit.unwrap_or(crate::request::OUT_OF_CORE_MEM_LIMIT),
+        passes,
+    })
+}
+
+/// The in-memory stores: a fresh one per pass, within the memory limit.
+struct InMemory {
+    buckets: usize,
+    mem_limit: u64,
+}
+
+impl StoreHost for InMemory {
+    fn store(
+        &mut self,
+        layout: RecordLayout,
+        moduli: &Moduli,
+        _: &SweepProgress,
+    ) -> leaper_core::Result<Box<dyn StateStore>> {
+        memory_store(layout, self.buckets, moduli.clone(), self.mem_limit)
+    }
+}
+
+/// A store host whose steps are logged.
+struct Logged<'a> {
+    inner: &'a mut (dyn StoreHost + Send),
+    progress: Progress,
+}
+
+impl StoreHost for Logged<'_> {
+    fn store(
+        &mut self,
+        layout: RecordLayout,
+        moduli: &Moduli,
+        progress: &SweepProgress,
+    ) -> leaper_core::Result<Box<dyn StateStore>> {
+        self.inner.store(layout, moduli, progress)
+    }
+
+    fn commit(&mut self, progress: &SweepProgress, store: &dyn StateStore) -> leaper_core::Result<()> {
+        self.inner.commit(progress, store)
+    }
+
+    fn observe(&mut self, step: &StepReport) {
+        self.progress.step(step);
+    }
+}
+
+/// Runs `work` on `threads` threads (default: all cores), inside the caller's tracing span.
+pub fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T> {
+    let span = tracing::Span::current();
+    let work = move || span.in_scope(work);
+    Ok(match threads {
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .context("could not start the worker threads")?
+            .install(work),
+        None => work(),
+    })
+}
+
+fn decimal(report: &SweepReport) -> Vec<(usize, String)> {
+    report.counts.iter().map(|(slot, count)| (*slot, count.to_string())).collect()
+}
+
+fn log_finished(report: &SweepReport) {
+    tracing::info!(
+        step_seconds = format!("{:.2}", report.step_seconds),
+        peak_states = report.peak_states,
+        peak_layer_bytes = report.peak_bytes,
+        states_processed = report.states_processed,
+        moduli = report.moduli.len(),
+        peak_rss = crate::memory::peak_rss_bytes().unwrap_or(0),
+        "sweep finished"
+    );
+}

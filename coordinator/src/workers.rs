@@ -1,0 +1,80 @@
+//! Reaching a job's workers: one network runtime, a client per worker, and the checks made
+//! before any work (each answers, speaks this format, belongs to no other job, is listed once).
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use leaper_proto::client::{client, Client, Credentials};
+use leaper_proto::v1::InfoRequest;
+use leaper_proto::FORMAT_VERSION;
+use tokio::runtime::Runtime;
+
+/// Connects to `addresses` and checks, before any work, that none is listed twice, each
+/// answers, speaks this format, and does not belong to another job; returns the runtime the
+/// clients live on, the clients, and each worker's thread count.
+pub fn connect_workers(
+    addresses: &[String],
+    credentials: &Credentials,
+    job_id: &str,
+) -> Result<(Runtime, Vec<Client>, Vec<u64>)> {
+    let mut seen = std::collections::HashSet::new();
+    if let Some(duplicate) = addresses.iter().find(|a| !seen.insert(a.as_str())) {
+        bail!("worker {duplicate} is listed twice in --workers: each worker owns its own buckets");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the network runtime")?;
+    // Lazy channels attach to the runtime they are made in.
+    let clients = {
+        let _runtime = runtime.enter();
+        addresses.iter().map(|a| client(a, credentials)).collect::<leaper_core::Result<Vec<_>>>()?
+    };
+    let threads = runtime.block_on(async {
+        let mut threads = Vec::new();
+        for (address, client) in addresses.iter().zip(&clients) {
+            let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
+                .await
+                .map_err(|_| anyhow::anyhow!("worker {address} did not answer within 10 s"))?
+                .map_err(|e| unreachable(address, &e, credentials))?
+                .into_inner();
+            if info.format_version != FORMAT_VERSION {
+                bail!(
+                    "worker {address} speaks format {}, this coordinator format {FORMAT_VERSION}: run the same \
+                     leaper release everywhere",
+                    info.format_version
+                );
+            }
+            if !info.job_id.is_empty() && info.job_id != job_id {
+                bail!(
+                    "worker {address}'s data directory belongs to job {}; give job {job_id} workers with fresh \
+                     data directories",
+                    info.job_id
+                );
+            }
+            threads.push(u64::from(info.threads.max(1)));
+        }
+        Ok(threads)
+    })?;
+    Ok((runtime, clients, threads))
+}
+
+/// Says why a worker's first call failed, and what TLS had to do with it.
+fn unreachable(address: &str, status: &tonic::Status, credentials: &Credentials) -> anyhow::Error {
+    match &credentials.tls_ca {
+        Some(ca) => anyhow::anyhow!(
+            "cannot reach worker {address} over TLS (trusting CA {}): {}",
+            ca.file.display(),
+            status.message()
+        ),
+        // Refused or unroutable connections are not about TLS; a garbled answer may be.
+        None if status.message().contains("connect") => {
+            anyhow::anyhow!("cannot reach worker {address}: {}", status.message())
+        }
+        None => anyhow::anyhow!(
+            "cannot reach worker {address}: {} (a worker that serves TLS needs --tls-ca)",
+            status.message()
+        ),
+    }
+}

@@ -1,0 +1,228 @@
+//! Conversions between wire types and engine types, for both sides of the protocol, in one
+//! place: state batches, layer files, and errors (an engine error becomes a gRPC status that
+//! carries its disposition, and comes back as the same kind of error on the other side, so
+//! that whether a call is retried or refused follows from what went wrong).
+
+use std::path::Path;
+
+use leaper_core::engine::jobdir::manifest::{FileRecord, LayerRecord};
+use leaper_core::engine::store::{BucketInfo, DurableLayer, LayerFile};
+use leaper_core::engine::RecordLayout;
+use leaper_core::{Disposition, Error};
+use tonic::{Code, Status};
+
+use crate::v1;
+
+/// Most bytes of uncompressed records in one batch; a message stays well under the size limit.
+pub const BATCH_BYTES: usize = 1 << 20;
+/// Largest message either side accepts.
+pub const MAX_MESSAGE_BYTES: usize = 8 << 20;
+
+/// Encodes per-bucket record runs (key words, then residues, per record) into one batch.
+pub fn encode_batch(
+    job_id: &str,
+    generation: u64,
+    step: u64,
+    sections: &[(usize, Vec<u64>)],
+    layout: RecordLayout,
+) -> v1::StateBatch {
+    let stride = layout.stride();
+    let words: usize = sections.iter().map(|(_, records)| records.len()).sum();
+    let mut raw = Vec::with_capacity(words * 8);
+    for (_, records) in sections {
+        for word in records {
+            raw.extend_from_slice(&word.to_le_bytes());
+        }
+    }
+    v1::StateBatch {
+        job_id: job_id.to_string(),
+        step,
+        buckets: sections.iter().map(|(bucket, _)| *bucket as u32).collect(),
+        counts: sections.iter().map(|(_, records)| (records.len() / stride) as u32).collect(),
+        records: zstd::bulk::compress(&raw, 1).expect("compressing into memory cannot fail"),
+        generation,
+    }
+}
+
+/// Decodes a batch into `(bucket, records)` runs, checking that the counts add up.
+pub fn decode_batch(batch: &v1::StateBatch, layout: RecordLayout) -> Result<Vec<(usize, Vec<u64>)>, Status> {
+    let stride = layout.stride();
+    if batch.buckets.len() != batch.counts.len() {
+        return Err(Status::invalid_argument("state batch: buckets and counts differ in length"));
+    }
+    let records: usize = batch.counts.iter().map(|&c| c as usize).sum();
+    let expected = records * stride * 8;
+    if expected > MAX_MESSAGE_BYTES * 16 {
+        return Err(Status::invalid_argument(format!("state batch of {expected} bytes is over the limit")));
+    }
+    let raw = zstd::bulk::decompress(&batch.records, expected)
+        .map_err(|e| Status::invalid_argument(format!("state batch does not decompress: {e}")))?;
+    if raw.len() != expected {
+        return Err(Status::invalid_argument(format!(
+            "state batch holds {} bytes, its counts say {expected}",
+            raw.len()
+        )));
+    }
+    let mut words = raw.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    Ok(batch
+        .buckets
+        .iter()
+        .zip(&batch.counts)
+        .map(|(&bucket, &count)| (bucket as usize, words.by_ref().take(count as usize * stride).collect()))
+        .collect())
+}
+
+/// A layer's files for the wire, relative to `data_dir`.
+pub fn files_to_wire(data_dir: &Path, layer: &DurableLayer) -> Result<Vec<v1::LayerFile>, Status> {
+    layer
+        .files
+        .iter()
+        .map(|file| {
+            let relative =
+                file.path.strip_prefix(data_dir).ok().and_then(|p| p.to_str()).ok_or_else(|| {
+                    Status::internal(format!("{} lies outside the data directory", file.path.display()))
+                })?;
+            Ok(v1::LayerFile {
+                bucket: file.bucket as u32,
+                file: relative.to_string(),
+                states: file.info.states,
+                bytes: file.info.bytes,
+                crc32: file.info.crc32,
+            })
+        })
+        .collect()
+}
+
+/// The layer a wire message names, with paths under `data_dir`. Names that climb out of the
+/// data directory are refused.
+pub fn layer_from_wire(data_dir: &Path, number: u64, files: &[v1::LayerFile]) -> Result<DurableLayer, Status> {
+    let files = files
+        .iter()
+        .map(|file| {
+            let relative = Path::new(&file.file);
+            if relative.is_absolute() || relative.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+                return Err(Status::invalid_argument(format!(
+                    "layer file {:?} is not inside the data directory",
+                    file.file
+                )));
+            }
+            Ok(LayerFile {
+                bucket: file.bucket as usize,
+                path: data_dir.join(relative),
+                info: BucketInfo { states: file.states, bytes: file.bytes, crc32: file.crc32 },
+            })
+        })
+        .collect::<Result<Vec<_>, Status>>()?;
+    Ok(DurableLayer { number, files })
+}
+
+/// A checkpoint's record of a worker's bucket file, for the wire.
+pub fn record_to_wire(file: &FileRecord) -> v1::LayerFile {
+    v1::LayerFile {
+        bucket: file.bucket as u32,
+        file: file.file.clone(),
+        states: file.info.states,
+        bytes: file.info.bytes,
+        crc32: file.info.crc32,
+    }
+}
+
+/// The worker's part of a merged layer, as the coordinator's checkpoint records it.
+pub fn layer_from_merge(reply: &v1::MergeReply) -> LayerRecord {
+    let files = reply
+        .files
+        .iter()
+        .map(|f| FileRecord {
+            bucket: f.bucket as usize,
+            file: f.file.clone(),
+            info: BucketInfo { states: f.states, bytes: f.bytes, crc32: f.crc32 },
+        })
+        .collect();
+    LayerRecord { number: reply.layer_number, states: reply.states, bytes: reply.bytes, files }
+}
+
+/// The metadata key that carries an error's disposition across the wire.
+const DISPOSITION: &str = "leaper-disposition";
+
+/// An engine error as a gRPC status: bad requests and refusals are the caller's
+/// (`InvalidArgument`, `FailedPrecondition`), a peer that failed or an attempt that was
+/// replaced are transient (`Unavailable`, `Aborted`), the rest the worker's (`Internal`).
+pub fn to_status(error: Error) -> Status {
+    let disposition = error.disposition();
+    let mut status = match &error {
+        Error::InvalidBoard { .. }
+        | Error::InvalidMoves { .. }
+        | Error::FrontierTooWide { .. }
+        | Error::InvalidRequest(_) => Status::invalid_argument(error.to_string()),
+        Error::Refused { message, .. } => Status::failed_precondition(message.clone()),
+        Error::Unavailable { .. } => Status::unavailable(error.to_string()),
+        Error::Aborted(_) => Status::aborted(error.to_string()),
+        _ => Status::internal(error.to_string()),
+    };
+    let value = match disposition {
+        Disposition::Retry => "retry",
+        Disposition::Stop => "stop",
+        Disposition::Bug => "bug",
+    };
+    status.metadata_mut().insert(DISPOSITION, value.parse().expect("ASCII"));
+    status
+}
+
+/// The error a call to `peer` ended with. Refusals (a wrong token, another job, a format or plan
+/// skew, a bad request) are not retried; a peer that failed, stopped answering or aborted is;
+/// a bug stays a bug.
+pub fn from_status(peer: &str, status: &Status) -> Error {
+    let (peer, message) = (peer.to_string(), status.message().to_string());
+    let disposition = status.metadata().get(DISPOSITION).and_then(|v| v.to_str().ok());
+    match (disposition, status.code()) {
+        (Some("bug"), _) => Error::Bug(format!("worker {peer}: {message}")),
+        (
+            _,
+            Code::Unauthenticated
+            | Code::PermissionDenied
+            | Code::FailedPrecondition
+            | Code::InvalidArgument
+            | Code::OutOfRange
+            | Code::Unimplemented
+            | Code::AlreadyExists,
+        ) => Error::Refused { peer, message },
+        _ => Error::Unavailable { peer, message },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_round_trip_and_refuse_bad_counts() {
+        let layout = RecordLayout::new(1, 2);
+        let sections = vec![(3, vec![10, 1, 2, 11, 3, 4]), (7, vec![12, 5, 6])];
+        let batch = encode_batch("job", 1, 4, &sections, layout);
+        assert_eq!(decode_batch(&batch, layout).unwrap(), sections);
+        let mut bad = batch.clone();
+        bad.counts[0] = 3;
+        assert!(decode_batch(&bad, layout).is_err());
+        // The same words read as 128-bit keys are whole records no more.
+        assert!(decode_batch(&batch, RecordLayout::new(2, 2)).is_err());
+    }
+
+    #[test]
+    fn errors_keep_their_disposition_across_the_wire() {
+        let cases = [
+            (Error::Refused { peer: "w".into(), message: "belongs to job a".into() }, Disposition::Stop),
+            (Error::Unavailable { peer: "w2".into(), message: "the stream closed".into() }, Disposition::Retry),
+            (Error::Aborted("replaced".into()), Disposition::Retry),
+            (Error::InvalidRequest("bad".into()), Disposition::Stop),
+            (Error::Bug("overflow".into()), Disposition::Bug),
+        ];
+        for (error, disposition) in cases {
+            let text = error.to_string();
+            let back = from_status("peer", &to_status(error));
+            assert_eq!(back.disposition(), disposition, "{text} came back as {back}");
+        }
+        // A status from something that is not leaper (a proxy, a dropped connection).
+        assert!(from_status("peer", &Status::unavailable("connection refused")).is_retryable());
+        assert!(!from_status("peer", &Status::unauthenticated("wrong token")).is_retryable());
+    }
+}

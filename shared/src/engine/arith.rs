@@ -1,0 +1,238 @@
+//! Exact counts from residues.
+//!
+//! The transfer matrix only ever *adds* counts (a state passes its count on to each successor),
+//! so a count is carried as its residues modulo several 64-bit moduli: `2^64` itself and the
+//! primes just below it. Addition is one add and one compare per modulus, and the Chinese
+//! remainder theorem turns the residues into the exact integer at the end (with `rug`).
+//!
+//! # How many moduli
+//!
+//! The residues determine a count `H` exactly when the product `M` of the moduli exceeds `H`.
+//! Every problem bounds its counts before counting ([`crate::engine::Transition::bound_bits`];
+//! for tours, a permanent bound, see `problems::tours::bound`), and [`Moduli::covering`] takes
+//! the fewest moduli whose exact product exceeds `2^bits`.
+//!
+//! `--verify` adds one spare modulus: the count reconstructed from the others must agree with
+//! the spare residue, which catches a wrong bound, an arithmetic bug or a flipped bit.
+
+use rug::Integer;
+
+use crate::error::{Error, Result};
+
+/// A set of pairwise coprime moduli: `2^64` (stored as 0) followed by primes below `2^64`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Moduli {
+    values: Vec<u64>,
+}
+
+/// The primes below 2^64 used as moduli, largest first (the test `moduli_are_prime` checks them).
+/// Generated once with `rug`'s primality test, listed here so startup costs nothing.
+const PRIMES_BELOW_2_64: [u64; 24] = [
+    u64::MAX - 58,
+    u64::MAX - 82,
+    u64::MAX - 94,
+    u64::MAX - 178,
+    u64::MAX - 188,
+    u64::MAX - 256,
+    u64::MAX - 278,
+    u64::MAX - 322,
+    u64::MAX - 352,
+    u64::MAX - 362,
+    u64::MAX - 424,
+    u64::MAX - 452,
+    u64::MAX - 502,
+    u64::MAX - 742,
+    u64::MAX - 824,
+    u64::MAX - 842,
+    u64::MAX - 844,
+    u64::MAX - 896,
+    u64::MAX - 898,
+    u64::MAX - 934,
+    u64::MAX - 944,
+    u64::MAX - 1022,
+    u64::MAX - 1024,
+    u64::MAX - 1076,
+];
+
+impl Moduli {
+    /// The first `count` moduli of the fixed sequence `2^64, p1, p2, ...`.
+    pub fn first(count: usize) -> Result<Self> {
+        let mut values = vec![0u64];
+        values.extend(Self::primes(count.saturating_sub(1))?);
+        values.truncate(count);
+        Ok(Moduli { values })
+    }
+
+    fn primes(count: usize) -> Result<Vec<u64>> {
+        let mut primes: Vec<u64> = PRIMES_BELOW_2_64.iter().copied().take(count).collect();
+        // Counts beyond ~2^1600 need more moduli than listed: find them the slow way.
+        let mut candidate = *primes.last().unwrap_or(&u64::MAX);
+        while primes.len() < count {
+            candidate = candidate
+                .checked_sub(2)
+                .ok_or_else(|| Error::InvalidRequest("more moduli requested than exist below 2^64".into()))?;
+            if Integer::from(candidate).is_probably_prime(40) != rug::integer::IsPrime::No {
+                primes.push(candidate);
+            }
+        }
+        Ok(primes)
+    }
+
+    /// The fewest moduli whose product exceeds `2^bits`, plus `spare` more for verification.
+    pub fn covering(bits: f64, spare: usize) -> Result<Self> {
+        let needed = Integer::from(1) << (bits.max(0.0).ceil() as u32);
+        let mut count = 1;
+        loop {
+            let moduli = Self::first(count)?;
+            if moduli.product() > needed {
+                return Self::first(count + spare);
+            }
+            count += 1;
+        }
+    }
+
+    pub fn from_values(values: Vec<u64>) -> Self {
+        Moduli { values }
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    pub fn values(&self) -> &[u64] {
+        &self.values
+    }
+
+    /// The modulus as an integer (`2^64` for the stored 0).
+    pub fn modulus(&self, i: usize) -> Integer {
+        match self.values[i] {
+            0 => Integer::from(1) << 64,
+            m => Integer::from(m),
+        }
+    }
+
+    pub fn product(&self) -> Integer {
+        (0..self.len()).fold(Integer::from(1), |acc, i| acc * self.modulus(i))
+    }
+
+    /// Split into consecutive groups of at most `per_pass` moduli (one counting pass each).
+    pub fn passes(&self, per_pass: usize) -> Vec<Moduli> {
+        self.values.chunks(per_pass.max(1)).map(|c| Moduli { values: c.to_vec() }).collect()
+    }
+
+    /// `dst += src`, residue by residue.
+    #[inline]
+    pub fn add_assign(&self, dst: &mut [u64], src: &[u64]) {
+        for ((d, &s), &m) in dst.iter_mut().zip(src).zip(&self.values) {
+            *d = add_mod(*d, s, m);
+        }
+    }
+
+    /// The residues of 1.
+    pub fn one(&self) -> Vec<u64> {
+        vec![1; self.len()]
+    }
+
+    /// The unique integer in `[0, product)` with these residues.
+    pub fn reconstruct(&self, residues: &[u64]) -> Integer {
+        assert_eq!(residues.len(), self.len());
+        // Garner-free CRT: x = sum r_i * (M/m_i) * ((M/m_i)^-1 mod m_i) mod M.
+        let total = self.product();
+        let mut x = Integer::new();
+        for (i, &r) in residues.iter().enumerate() {
+            let m = self.modulus(i);
+            let rest = Integer::from(&total / &m);
+            let inverse = Integer::from(&rest % &m).invert(&m).expect("moduli are pairwise coprime");
+            x += Integer::from(r) * rest * inverse;
+        }
+        x % total
+    }
+
+    /// `value mod m_i`, in the stored form.
+    pub fn residue_of(&self, value: &Integer, i: usize) -> u64 {
+        (value % self.modulus(i)).to_u64().expect("a residue is below 2^64")
+    }
+}
+
+/// `(a + b) mod m`, where `m = 0` stands for `2^64`.
+#[inline(always)]
+pub fn add_mod(a: u64, b: u64, m: u64) -> u64 {
+    let (sum, carry) = a.overflowing_add(b);
+    if m != 0 && (carry || sum >= m) {
+        sum.wrapping_sub(m)
+    } else {
+        sum
+    }
+}
+
+/// An exact count reconstructed from residues, checked against the spare moduli when present.
+pub fn exact_count(moduli: &Moduli, residues: &[u64], spare: usize, board: &str) -> Result<Integer> {
+    let used = moduli.len() - spare;
+    let primary = Moduli::from_values(moduli.values()[..used].to_vec());
+    let value = primary.reconstruct(&residues[..used]);
+    for (i, &expected) in residues.iter().enumerate().skip(used) {
+        let got = moduli.residue_of(&value, i);
+        if got != expected {
+            return Err(Error::VerificationFailed {
+                board: board.to_string(),
+                moduli: used,
+                value: value.to_string(),
+                spare: moduli.values()[i],
+                expected,
+                got,
+            });
+        }
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::ops::Pow;
+
+    #[test]
+    fn moduli_are_prime_and_descending() {
+        let mut previous = u64::MAX;
+        for &p in &PRIMES_BELOW_2_64 {
+            assert!(p < previous);
+            assert_ne!(Integer::from(p).is_probably_prime(50), rug::integer::IsPrime::No, "{p}");
+            previous = p;
+        }
+        // No prime was skipped between the listed ones.
+        for candidate in (PRIMES_BELOW_2_64[PRIMES_BELOW_2_64.len() - 1]..u64::MAX).step_by(2) {
+            if Integer::from(candidate).is_probably_prime(50) != rug::integer::IsPrime::No {
+                assert!(PRIMES_BELOW_2_64.contains(&candidate), "missing prime {candidate}");
+            }
+        }
+        // Beyond the list, primes are found on demand.
+        let many = Moduli::first(30).unwrap();
+        assert_eq!(many.len(), 30);
+        assert!(many.values()[25] < many.values()[24]);
+    }
+
+    #[test]
+    fn add_mod_wraps() {
+        let p = PRIMES_BELOW_2_64[0];
+        assert_eq!(add_mod(p - 1, 1, p), 0);
+        assert_eq!(add_mod(p - 1, p - 1, p), p - 2);
+        assert_eq!(add_mod(u64::MAX, 2, 0), 1);
+    }
+
+    #[test]
+    fn crt_round_trips_big_numbers() {
+        let moduli = Moduli::first(7).unwrap();
+        let value: Integer = Integer::from(3).pow(230) + 12345; // about 2^365, below 2^64 * p1...p5
+        assert!(value < Moduli::first(6).unwrap().product());
+        let residues: Vec<u64> = (0..7).map(|i| moduli.residue_of(&value, i)).collect();
+        assert_eq!(moduli.reconstruct(&residues), value);
+        assert_eq!(exact_count(&moduli, &residues, 1, "test").unwrap(), value);
+        let mut wrong = residues.clone();
+        wrong[2] ^= 1;
+        assert!(exact_count(&moduli, &wrong, 1, "test").is_err());
+    }
+}

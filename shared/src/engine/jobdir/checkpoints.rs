@@ -1,0 +1,154 @@
+//! The host of an out-of-core sweep in one process: a disk store per pass in the job directory,
+//! and a manifest committed after every step.
+//!
+//! ```text
+//! DIR/job.toml                         the spec (written once, see `spec`)
+//! DIR/lock                             held by the process running the job
+//! DIR/manifest.json                    the last committed step (see `manifest`)
+//! DIR/pass-P/layer-NNNNNN/bBBBB.lpb    bucket files of the committed layer
+//! ```
+//!
+//! Resuming removes every file the manifest does not name (half-written layers, spills, a stale
+//! temporary manifest) before any work.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::engine::jobdir::manifest::{LayerRecord, WorkerLayer, MANIFEST_FORMAT};
+use crate::engine::jobdir::{remove_unnamed, unix_now, JobDir, JobFile, Manifest};
+use crate::engine::key::RecordLayout;
+use crate::engine::store::{disk_store, StateStore};
+use crate::engine::sweep::{StoreHost, SweepProgress};
+use crate::engine::Moduli;
+use crate::error::{Error, Result};
+
+/// An out-of-core sweep's job directory: stores per pass, a manifest per step.
+pub struct SweepCheckpoints {
+    job: JobDir,
+    manifest: Option<Manifest>,
+    buckets: usize,
+    mem_limit: u64,
+    passes: usize,
+    steps: usize,
+}
+
+impl SweepCheckpoints {
+    /// A new job: nothing committed yet.
+    pub fn new(job: JobDir, buckets: usize, mem_limit: u64) -> SweepCheckpoints {
+        SweepCheckpoints { job, manifest: None, buckets, mem_limit, passes: 0, steps: 0 }
+    }
+
+    /// A job to continue: checks its manifest, then removes every file the manifest does not
+    /// name.
+    pub fn resume(job: JobDir, buckets: usize, mem_limit: u64) -> Result<SweepCheckpoints> {
+        let manifest = Manifest::load(job.path())?;
+        if let Some(manifest) = &manifest {
+            if manifest.job != job.id() {
+                return Err(Error::File {
+                    path: job.file(JobFile::Manifest),
+                    message: format!(
+                        "belongs to job {}, but {} is job {}; the directory mixes two jobs: start again in an \
+                         empty directory",
+                        manifest.job,
+                        job.file(JobFile::Spec).display(),
+                        job.id()
+                    ),
+                });
+            }
+        }
+        let named: HashSet<PathBuf> = manifest.iter().flat_map(Manifest::named_files).collect();
+        let keep = [crate::engine::jobdir::files::SPEC_FILE, crate::engine::jobdir::files::LOCK_FILE];
+        let removed = remove_unnamed(job.path(), &named, &keep)?;
+        if removed > 0 {
+            tracing::info!(files = removed, "removed files that no checkpoint names (an interrupted step)");
+        }
+        Ok(SweepCheckpoints { job, manifest, buckets, mem_limit, passes: 0, steps: 0 })
+    }
+
+    pub fn job(&self) -> &JobDir {
+        &self.job
+    }
+
+    pub fn manifest(&self) -> Option<&Manifest> {
+        self.manifest.as_ref()
+    }
+
+    /// Where to start: the committed progress, or the beginning.
+    pub fn start(&self) -> SweepProgress {
+        self.manifest.as_ref().map(|m| m.progress.clone()).unwrap_or_default()
+    }
+
+    /// Sets what the sweep looks like, for manifests and status.
+    pub fn plan(&mut self, passes: usize, steps: usize) {
+        self.passes = passes;
+        self.steps = steps;
+    }
+
+    /// Records the exact counts and deletes what is left of the layers.
+    pub fn finish(&mut self, counts: &[(usize, String)]) -> Result<()> {
+        let progress = self.start();
+        let mut manifest = self.manifest_for(&progress, None);
+        manifest.result = Some(counts.to_vec());
+        self.commit_manifest(manifest)?;
+        let keep = [crate::engine::jobdir::files::SPEC_FILE, crate::engine::jobdir::files::LOCK_FILE];
+        remove_unnamed(self.job.path(), &[JobFile::Manifest.path()].into_iter().collect(), &keep)?;
+        Ok(())
+    }
+
+    /// Commits `progress` of a cluster job with each worker's part of the layer.
+    pub fn commit_cluster(&mut self, progress: &SweepProgress, workers: Vec<WorkerLayer>) -> Result<()> {
+        let manifest = Manifest { workers, ..self.manifest_for(progress, None) };
+        self.commit_manifest(manifest)
+    }
+
+    fn commit_manifest(&mut self, manifest: Manifest) -> Result<()> {
+        manifest.commit(self.job.path())?;
+        self.manifest = Some(manifest);
+        Ok(())
+    }
+
+    fn manifest_for(&self, progress: &SweepProgress, layer: Option<LayerRecord>) -> Manifest {
+        Manifest {
+            format: MANIFEST_FORMAT,
+            job: self.job.id().to_string(),
+            passes: self.passes,
+            cells: self.steps,
+            progress: progress.clone(),
+            layer,
+            workers: Vec::new(),
+            committed_unix: unix_now(),
+            result: None,
+            crc32: 0,
+        }
+    }
+}
+
+impl StoreHost for SweepCheckpoints {
+    fn store(
+        &mut self,
+        layout: RecordLayout,
+        moduli: &Moduli,
+        progress: &SweepProgress,
+    ) -> Result<Box<dyn StateStore>> {
+        let layer = self.manifest.as_ref().and_then(|m| m.layer.as_ref()).filter(|_| progress.next_cell > 0);
+        let durable = layer.map(|layer| layer.durable(self.job.path()));
+        disk_store(
+            layout,
+            self.job.path(),
+            progress.pass,
+            self.buckets,
+            moduli.clone(),
+            self.mem_limit,
+            durable.as_ref(),
+        )
+    }
+
+    fn commit(&mut self, progress: &SweepProgress, store: &dyn StateStore) -> Result<()> {
+        let layer = match store.durable_layer() {
+            Some(layer) if progress.next_cell > 0 => Some(LayerRecord::new(self.job.path(), &layer)?),
+            _ => None,
+        };
+        let manifest = self.manifest_for(progress, layer);
+        self.commit_manifest(manifest)
+    }
+}

@@ -1,0 +1,167 @@
+//! Every file a job directory (or a worker's data directory) can hold, named in one place.
+//!
+//! ```text
+//! job.toml                                 Spec          what is counted and how, written once
+//! lock                                     Lock          flock of the process running the job
+//! manifest.json                            Manifest      the last committed step of a sweep
+//! ledger.jsonl                             Ledger        the finished shards of a subtree job
+//! job-id                                   JobId         a worker's data directory: whose it is
+//! pass-P/layer-NNNNNN/bBBBB.lpb            Bucket        one bucket of one committed layer
+//! pass-P/layer-NNNNNN/spill-BBBB.raw       Spill         successors waiting to be merged
+//! pass-P/layer-NNNNNN/spill-BBBB.runK      Run           a sorted run of a spill too big to merge at once
+//! NAME.tmp                                 (temporary)   a file being replaced durably
+//! ```
+//!
+//! [`JobFile::parse`] recognises exactly these names; a name it does not recognise was not
+//! written by leaper.
+
+use std::path::{Component, Path, PathBuf};
+
+/// A file (or directory) a job writes, by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobFile {
+    Spec,
+    Lock,
+    Manifest,
+    Ledger,
+    JobId,
+    /// The directory of one counting pass.
+    Pass {
+        pass: usize,
+    },
+    /// The directory of one layer of a pass.
+    Layer {
+        pass: usize,
+        layer: u64,
+    },
+    Bucket {
+        pass: usize,
+        layer: u64,
+        bucket: usize,
+    },
+    Spill {
+        pass: usize,
+        layer: u64,
+        bucket: usize,
+    },
+    Run {
+        pass: usize,
+        layer: u64,
+        bucket: usize,
+        run: usize,
+    },
+}
+
+pub const SPEC_FILE: &str = "job.toml";
+pub const LOCK_FILE: &str = "lock";
+pub const MANIFEST_FILE: &str = "manifest.json";
+pub const LEDGER_FILE: &str = "ledger.jsonl";
+pub const JOB_ID_FILE: &str = "job-id";
+/// The suffix of a file being written before it replaces its namesake.
+pub const TEMPORARY_SUFFIX: &str = ".tmp";
+
+impl JobFile {
+    /// The path relative to the job (or data) directory.
+    pub fn path(&self) -> PathBuf {
+        match *self {
+            JobFile::Spec => SPEC_FILE.into(),
+            JobFile::Lock => LOCK_FILE.into(),
+            JobFile::Manifest => MANIFEST_FILE.into(),
+            JobFile::Ledger => LEDGER_FILE.into(),
+            JobFile::JobId => JOB_ID_FILE.into(),
+            JobFile::Pass { pass } => format!("pass-{pass}").into(),
+            JobFile::Layer { pass, layer } => JobFile::Pass { pass }.path().join(format!("layer-{layer:06}")),
+            JobFile::Bucket { pass, layer, bucket } => {
+                JobFile::Layer { pass, layer }.path().join(format!("b{bucket:04}.lpb"))
+            }
+            JobFile::Spill { pass, layer, bucket } => {
+                JobFile::Layer { pass, layer }.path().join(format!("spill-{bucket:04}.raw"))
+            }
+            JobFile::Run { pass, layer, bucket, run } => {
+                JobFile::Layer { pass, layer }.path().join(format!("spill-{bucket:04}.run{run}"))
+            }
+        }
+    }
+
+    /// The file a relative path names, if leaper writes files of that name.
+    pub fn parse(relative: &Path) -> Option<JobFile> {
+        let parts: Vec<&str> = relative
+            .components()
+            .map(|c| match c {
+                Component::Normal(part) => part.to_str(),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let number = |text: &str, prefix: &str, suffix: &str| -> Option<u64> {
+            let digits = text.strip_prefix(prefix)?.strip_suffix(suffix)?;
+            (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok())?
+        };
+        let file = match parts.as_slice() {
+            [SPEC_FILE] => JobFile::Spec,
+            [LOCK_FILE] => JobFile::Lock,
+            [MANIFEST_FILE] => JobFile::Manifest,
+            [LEDGER_FILE] => JobFile::Ledger,
+            [JOB_ID_FILE] => JobFile::JobId,
+            [pass] => JobFile::Pass { pass: number(pass, "pass-", "")? as usize },
+            [pass, layer] => {
+                JobFile::Layer { pass: number(pass, "pass-", "")? as usize, layer: number(layer, "layer-", "")? }
+            }
+            [pass, layer, name] => {
+                let (pass, layer) = (number(pass, "pass-", "")? as usize, number(layer, "layer-", "")?);
+                if let Some(bucket) = number(name, "b", ".lpb") {
+                    JobFile::Bucket { pass, layer, bucket: bucket as usize }
+                } else if let Some(bucket) = number(name, "spill-", ".raw") {
+                    JobFile::Spill { pass, layer, bucket: bucket as usize }
+                } else {
+                    let (stem, run) = name.split_once(".run")?;
+                    let bucket = number(stem, "spill-", "")? as usize;
+                    JobFile::Run { pass, layer, bucket, run: number(run, "", "")? as usize }
+                }
+            }
+            _ => return None,
+        };
+        // Only the canonical spelling of a name is leaper's (`pass-01` is not `pass-1`).
+        (file.path() == relative).then_some(file)
+    }
+
+    /// Whether `relative` is the temporary file of a durable replace of a top-level file.
+    pub fn is_temporary(relative: &Path) -> bool {
+        relative
+            .to_str()
+            .and_then(|name| name.strip_suffix(TEMPORARY_SUFFIX))
+            .and_then(|stem| JobFile::parse(Path::new(stem)))
+            .is_some_and(|file| matches!(file, JobFile::Spec | JobFile::Manifest | JobFile::JobId))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_to_their_files() {
+        let files = [
+            JobFile::Spec,
+            JobFile::Lock,
+            JobFile::Manifest,
+            JobFile::Ledger,
+            JobFile::JobId,
+            JobFile::Pass { pass: 3 },
+            JobFile::Layer { pass: 0, layer: 17 },
+            JobFile::Bucket { pass: 1, layer: 2, bucket: 502 },
+            JobFile::Bucket { pass: 1, layer: 2, bucket: 12345 },
+            JobFile::Spill { pass: 0, layer: 9, bucket: 7 },
+            JobFile::Run { pass: 0, layer: 9, bucket: 7, run: 11 },
+        ];
+        for file in files {
+            assert_eq!(JobFile::parse(&file.path()), Some(file), "{}", file.path().display());
+        }
+        for stranger in
+            ["notes.txt", "mydata", "pass-x", "pass-01", "pass-0/layer-1", "pass-0/stray.raw", "../job.toml"]
+        {
+            assert_eq!(JobFile::parse(Path::new(stranger)), None, "{stranger}");
+        }
+        assert!(JobFile::is_temporary(Path::new("manifest.json.tmp")));
+        assert!(!JobFile::is_temporary(Path::new("notes.tmp")));
+    }
+}

@@ -1,0 +1,226 @@
+//! Checkpoints: `manifest.json` names the last committed layer of a job and holds everything
+//! else needed to go on from it (the sweep's position and running totals).
+//!
+//! A step commits by writing the new manifest to `manifest.json.tmp`, fsync, rename over
+//! `manifest.json`, fsync of the directory; only then may the files of the older layer be
+//! deleted. Whatever the moment of a crash, `manifest.json` is either the old or the new manifest
+//! and every file it names is intact.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::jobdir::durable::{file_error, replace_durably};
+use crate::engine::jobdir::files::MANIFEST_FILE;
+use crate::engine::store::{BucketInfo, DurableLayer, LayerFile};
+use crate::engine::sweep::SweepProgress;
+use crate::error::{Error, Result};
+
+/// Version of the manifest layout; manifests of another version are refused.
+pub const MANIFEST_FORMAT: u32 = 1;
+
+/// The last committed step of a job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: u32,
+    /// The job this manifest belongs to (its `job.toml` carries the same id).
+    pub job: String,
+    pub passes: usize,
+    pub cells: usize,
+    /// Where the sweep stands and what it has counted.
+    pub progress: SweepProgress,
+    /// The committed layer (absent between passes, when a pass starts from its seed).
+    pub layer: Option<LayerRecord>,
+    /// On a cluster: the workers in the order that fixes bucket ownership (bucket `b` belongs
+    /// to worker `b mod len`), each with its part of the committed layer (paths relative to the
+    /// worker's data directory). Empty for a job run in one process.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerLayer>,
+    /// Seconds since the Unix epoch of the commit (for `status`).
+    pub committed_unix: u64,
+    /// Exact counts `(rows, decimal)` once the job has finished.
+    pub result: Option<Vec<(usize, String)>>,
+    /// CRC-32 of the manifest's compact JSON with this field 0: a flipped digit in a residue
+    /// would otherwise become a wrong count.
+    #[serde(default)]
+    pub crc32: u32,
+}
+
+/// A layer as the manifest names it: file names relative to the job directory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayerRecord {
+    pub number: u64,
+    pub states: u64,
+    pub bytes: u64,
+    pub files: Vec<FileRecord>,
+}
+
+/// A worker of a cluster job and its part of the committed layer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerLayer {
+    pub address: String,
+    pub layer: Option<LayerRecord>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub bucket: usize,
+    pub file: String,
+    #[serde(flatten)]
+    pub info: BucketInfo,
+}
+
+impl LayerRecord {
+    /// Records `layer`, whose files must lie under `job_dir`.
+    pub fn new(job_dir: &Path, layer: &DurableLayer) -> Result<Self> {
+        let files = layer
+            .files
+            .iter()
+            .map(|file| {
+                let relative = file.path.strip_prefix(job_dir).map_err(|_| Error::File {
+                    path: file.path.clone(),
+                    message: format!("lies outside the job directory {}", job_dir.display()),
+                })?;
+                let file_name = relative.to_str().ok_or_else(|| Error::File {
+                    path: file.path.clone(),
+                    message: "the file name is not UTF-8".into(),
+                })?;
+                Ok(FileRecord { bucket: file.bucket, file: file_name.to_string(), info: file.info })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(LayerRecord {
+            number: layer.number,
+            states: files.iter().map(|f| f.info.states).sum(),
+            bytes: files.iter().map(|f| f.info.bytes).sum(),
+            files,
+        })
+    }
+
+    /// The layer with paths under `job_dir`, for a store to resume from.
+    pub fn durable(&self, job_dir: &Path) -> DurableLayer {
+        let files = self
+            .files
+            .iter()
+            .map(|file| LayerFile { bucket: file.bucket, path: job_dir.join(&file.file), info: file.info })
+            .collect();
+        DurableLayer { number: self.number, files }
+    }
+
+    /// Paths (relative to the job directory) of the files this layer names.
+    pub fn file_names(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|file| file.file.as_str())
+    }
+}
+
+impl Manifest {
+    /// Commits this manifest in `dir`: temporary file, fsync, rename, directory fsync.
+    pub fn commit(&self, dir: &Path) -> Result<()> {
+        let sealed = Manifest { crc32: self.checksum(), ..self.clone() };
+        let mut text = serde_json::to_vec_pretty(&sealed).expect("a manifest serializes");
+        text.push(b'\n');
+        replace_durably(&dir.join(MANIFEST_FILE), &text, "manifest")
+    }
+
+    /// The committed manifest in `dir`, or `None` if the job has not committed a step yet.
+    pub fn load(dir: &Path) -> Result<Option<Manifest>> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = match fs::read(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(file_error(&path, "read", e)),
+        };
+        let damaged = |what: String| Error::File {
+            path: path.clone(),
+            message: format!("damaged manifest: {what}; restore it from a backup or start the job again"),
+        };
+        // The version first, so that a manifest of another release is named as such rather
+        // than as damaged.
+        let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| damaged(e.to_string()))?;
+        let format = value.get("format").and_then(|f| f.as_u64());
+        if format != Some(MANIFEST_FORMAT as u64) {
+            return Err(Error::File {
+                path: path.clone(),
+                message: format!(
+                    "manifest format {}, this leaper reads format {MANIFEST_FORMAT}; resume the job with the \
+                     leaper release that started it",
+                    format.map_or("unknown".to_string(), |f| f.to_string())
+                ),
+            });
+        }
+        let manifest: Manifest = serde_json::from_value(value).map_err(|e| damaged(e.to_string()))?;
+        if manifest.checksum() != manifest.crc32 {
+            return Err(damaged("checksum mismatch".into()));
+        }
+        Ok(Some(manifest))
+    }
+
+    fn checksum(&self) -> u32 {
+        let unsealed = Manifest { crc32: 0, ..self.clone() };
+        crc32fast::hash(&serde_json::to_vec(&unsealed).expect("a manifest serializes"))
+    }
+
+    /// Every file the manifest names, relative to the job directory.
+    pub fn named_files(&self) -> Vec<PathBuf> {
+        let mut names = vec![PathBuf::from(MANIFEST_FILE)];
+        if let Some(layer) = &self.layer {
+            names.extend(layer.file_names().map(PathBuf::from));
+        }
+        names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST_TEMP: &str = "manifest.json.tmp";
+
+    fn sample(job: &str) -> Manifest {
+        Manifest {
+            format: MANIFEST_FORMAT,
+            job: job.into(),
+            passes: 1,
+            cells: 48,
+            progress: SweepProgress { pass: 0, next_cell: 7, ..SweepProgress::default() },
+            layer: Some(LayerRecord {
+                number: 8,
+                states: 10,
+                bytes: 500,
+                files: vec![FileRecord {
+                    bucket: 3,
+                    file: "pass-0/layer-000008/b0003.lpb".into(),
+                    info: BucketInfo { states: 10, bytes: 500, crc32: 0xdead_beef },
+                }],
+            }),
+            workers: Vec::new(),
+            committed_unix: 1,
+            result: None,
+            crc32: 0,
+        }
+    }
+
+    #[test]
+    fn commits_replace_the_manifest_atomically_and_load_back() {
+        let dir = std::env::temp_dir().join(format!("leaper-manifest-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        assert_eq!(Manifest::load(&dir).unwrap(), None);
+        sample("a").commit(&dir).unwrap();
+        sample("b").commit(&dir).unwrap();
+        let loaded = Manifest::load(&dir).unwrap().unwrap();
+        assert_eq!(Manifest { crc32: 0, ..loaded }, sample("b"));
+        assert!(!dir.join(MANIFEST_TEMP).exists());
+
+        let text = fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap();
+        fs::write(dir.join(MANIFEST_FILE), text.replace("\"next_cell\": 7", "\"next_cell\": 8")).unwrap();
+        let error = Manifest::load(&dir).unwrap_err().to_string();
+        assert!(error.contains("checksum mismatch"), "{error}");
+        fs::write(dir.join(MANIFEST_FILE), text.replace("\"format\": 1", "\"format\": 2")).unwrap();
+        let error = Manifest::load(&dir).unwrap_err().to_string();
+        assert!(error.contains("manifest format 2") && error.contains("manifest.json"), "{error}");
+        fs::write(dir.join(MANIFEST_FILE), &text[..text.len() / 2]).unwrap();
+        let error = Manifest::load(&dir).unwrap_err().to_string();
+        assert!(error.contains("damaged manifest"), "{error}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,252 @@
+//! Job directories: what a long count leaves on disk so that it survives a crash, and a
+//! worker's data directory, which is a job directory's little sibling.
+//!
+//! * [`files`]: the one list of file names (`job.toml`, `lock`, `manifest.json`, bucket files...).
+//! * [`spec`]: `job.toml`, its header (format, kind, problem, id, command) and its body.
+//! * [`durable`]: replacing a file so that a crash leaves the old or the new one; directory
+//!   syncs; I/O errors that name their file; removing what no checkpoint names.
+//! * [`manifest`]: `manifest.json`, the last committed step of a sweep.
+//! * [`checkpoints`]: the store host of an out-of-core sweep: a disk store per pass and a
+//!   manifest after every step.
+//!
+//! A [`JobDir`] is a directory locked by this process (flock on `lock`, which holds the pid):
+//! a second process is refused while the first runs, and the lock goes with the process
+//! however it ends. A [`DataDir`] is a worker's directory, locked the same way for the life of
+//! the worker (flock on the directory itself, so that a free data directory holds no file), and
+//! claimed by one job at a time (`job-id`).
+
+pub mod checkpoints;
+pub mod durable;
+pub mod files;
+pub mod manifest;
+pub mod spec;
+
+use std::fs::{self, File};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+pub use durable::{file_error, remove_unnamed, replace_durably, sync_dir};
+pub use files::JobFile;
+pub use manifest::Manifest;
+pub use spec::{unix_now, JobKind, JobSpec, SpecHeader, SPEC_FORMAT};
+
+use crate::error::{Error, Result};
+
+/// An exclusive lock on a directory, held until dropped (or until the process ends).
+#[derive(Debug)]
+pub struct DirLock {
+    _file: File,
+}
+
+impl DirLock {
+    /// Takes the lock of `dir` (its file `lock`), or says which process holds it; `what` names
+    /// the directory in the error ("job directory", "data directory").
+    pub fn take(dir: &Path, what: &str) -> Result<DirLock> {
+        let path = dir.join(JobFile::Lock.path());
+        let mut file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| file_error(&path, "open", e))?;
+        if let Err(e) = file.try_lock() {
+            let holder = read_pid(&mut file).map_or(String::new(), |pid| format!(" (pid {pid})"));
+            return Err(Error::File {
+                path: dir.to_path_buf(),
+                message: format!(
+                    "the {what} is in use by another leaper process{holder}: wait for it, or stop it first ({e})"
+                ),
+            });
+        }
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| write!(file, "{}", std::process::id()))
+            .map_err(|e| file_error(&path, "write", e))?;
+        Ok(DirLock { _file: file })
+    }
+
+    /// Locks the directory `dir` itself (flock on the directory), leaving no file in it: a
+    /// worker's data directory stays empty while no job owns it.
+    pub fn take_directory(dir: &Path, what: &str) -> Result<DirLock> {
+        let file = File::open(dir).map_err(|e| file_error(dir, "open", e))?;
+        if let Err(e) = file.try_lock() {
+            return Err(Error::File {
+                path: dir.to_path_buf(),
+                message: format!("the {what} is in use by another leaper process: stop it first ({e})"),
+            });
+        }
+        Ok(DirLock { _file: file })
+    }
+}
+
+fn read_pid(file: &mut File) -> Option<u32> {
+    let mut text = String::new();
+    file.rewind().ok()?;
+    file.read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
+}
+
+/// Whether a process holds the lock of `dir`, and its pid (0 when it wrote none).
+pub fn running_pid(dir: &Path) -> Option<u32> {
+    let mut file = File::open(dir.join(JobFile::Lock.path())).ok()?;
+    match file.try_lock_shared() {
+        Ok(()) => None,
+        Err(_) => Some(read_pid(&mut file).unwrap_or(0)),
+    }
+}
+
+/// A job directory, locked by this process.
+pub struct JobDir {
+    dir: PathBuf,
+    spec: JobSpec,
+    _lock: DirLock,
+}
+
+impl JobDir {
+    /// Starts a new job in `dir`, which must be missing or empty: locks it, then writes
+    /// `job.toml`.
+    pub fn create(dir: &Path, spec: JobSpec) -> Result<JobDir> {
+        fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the job directory", e))?;
+        if dir.join(JobFile::Spec.path()).exists() {
+            let held = match JobSpec::load(dir) {
+                Ok(held) => format!("job {} ({})", held.header.id, held.header.command),
+                Err(error) => format!("a job ({error})"),
+            };
+            return Err(Error::InvalidRequest(format!(
+                "job directory {} already holds {held}; continue it with `leaper resume --job-dir {}`, or give \
+                 the new job an empty directory",
+                dir.display(),
+                dir.display()
+            )));
+        }
+        let occupied = fs::read_dir(dir).map_err(|e| file_error(dir, "read", e))?.next().is_some();
+        if occupied {
+            return Err(Error::InvalidRequest(format!(
+                "job directory {} is not empty and holds no leaper job; give the job an empty directory",
+                dir.display()
+            )));
+        }
+        let lock = DirLock::take(dir, "job directory")?;
+        spec.write(dir)?;
+        Ok(JobDir { dir: dir.to_path_buf(), spec, _lock: lock })
+    }
+
+    /// Opens the job in `dir` to continue it, locked for this process.
+    pub fn open(dir: &Path) -> Result<JobDir> {
+        let spec = JobSpec::load(dir)?;
+        let lock = DirLock::take(dir, "job directory")?;
+        Ok(JobDir { dir: dir.to_path_buf(), spec, _lock: lock })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn spec(&self) -> &JobSpec {
+        &self.spec
+    }
+
+    pub fn id(&self) -> &str {
+        &self.spec.header.id
+    }
+
+    /// Where `file` lives in this job directory.
+    pub fn file(&self, file: JobFile) -> PathBuf {
+        self.dir.join(file.path())
+    }
+}
+
+/// A worker's data directory, locked for the life of the worker.
+pub struct DataDir {
+    dir: PathBuf,
+    _lock: DirLock,
+}
+
+impl DataDir {
+    /// Opens (creating it if missing) and locks `dir`.
+    pub fn open(dir: &Path) -> Result<DataDir> {
+        fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the data directory", e))?;
+        let lock = DirLock::take_directory(dir, "data directory")?;
+        Ok(DataDir { dir: dir.to_path_buf(), _lock: lock })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The job the directory belongs to, `None` when it is free.
+    pub fn owner(&self) -> Result<Option<String>> {
+        let path = self.dir.join(JobFile::JobId.path());
+        match fs::read_to_string(&path) {
+            Ok(text) => Ok(Some(text.trim().to_string()).filter(|id| !id.is_empty())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(file_error(&path, "read", e)),
+        }
+    }
+
+    /// Records that the directory belongs to `job_id`; refuses when another job owns it.
+    pub fn claim(&self, job_id: &str) -> Result<()> {
+        match self.owner()? {
+            Some(owner) if owner == job_id => Ok(()),
+            Some(owner) => Err(Error::Refused {
+                peer: String::new(),
+                message: format!(
+                    "data directory {} belongs to job {owner}; give job {job_id} a fresh data directory",
+                    self.dir.display()
+                ),
+            }),
+            None => replace_durably(&self.dir.join(JobFile::JobId.path()), format!("{job_id}\n").as_bytes(), "job-id"),
+        }
+    }
+
+    /// Removes every file: the job is over and the directory is free again.
+    pub fn release(&self) -> Result<usize> {
+        remove_unnamed(&self.dir, &Default::default(), &[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("leaper-jobdir-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_directory_is_locked_by_one_process_and_held_by_one_job() {
+        let dir = scratch("locked");
+        let spec = JobSpec {
+            header: SpecHeader::new(JobKind::Subtree, "quarto", "quarto", "quarto"),
+            body: Default::default(),
+        };
+        let job = JobDir::create(&dir, spec.clone()).unwrap();
+        assert_eq!(running_pid(&dir), Some(std::process::id()));
+        let error = JobDir::create(&dir, spec.clone()).err().unwrap().to_string();
+        assert!(error.contains("already holds job quarto-") && error.contains("leaper resume"), "{error}");
+        drop(job);
+        assert_eq!(running_pid(&dir), None);
+        let reopened = JobDir::open(&dir).unwrap();
+        assert_eq!(reopened.spec(), &spec);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_data_directory_belongs_to_one_job_at_a_time() {
+        let dir = scratch("data");
+        let data = DataDir::open(&dir).unwrap();
+        assert!(DataDir::open(&dir).err().unwrap().to_string().contains("in use by another leaper process"));
+        assert_eq!(data.owner().unwrap(), None);
+        data.claim("job-a").unwrap();
+        data.claim("job-a").unwrap();
+        let error = data.claim("job-b").unwrap_err();
+        assert!(!error.is_retryable() && error.to_string().contains("belongs to job job-a"), "{error}");
+        data.release().unwrap();
+        assert_eq!(data.owner().unwrap(), None);
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "a free data directory is empty");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,27 @@
+//! The engine: everything that is the same whatever is being counted.
+//!
+//! * [`transition`]: the seam a frontier problem implements ([`Transition`]), and the
+//!   object-safe [`SweepJob`] every transition gets for free.
+//! * [`key`]: state keys (64 or 128 bits) and the [`RecordLayout`] of a state record.
+//! * [`sweep`]: the step driver: passes, steps, hosts (in process or on a cluster), totals.
+//! * [`arith`]: residues, moduli, CRT to exact integers.
+//! * [`store`]: where a layer's states live between steps: in memory, or in bucket files.
+//! * [`search`]: subtree jobs: shards, a ledger of finished shards, local runs.
+//! * [`jobdir`]: the job directory: lock, spec, manifest, durable writes, file names.
+//! * [`problem`]: the seam between a problem and the command line ([`Problem`]).
+//! * [`fault`]: crash and full-disk injection for the crash tests.
+
+pub mod arith;
+pub mod fault;
+pub mod jobdir;
+pub mod key;
+pub mod problem;
+pub mod search;
+pub mod store;
+pub mod sweep;
+pub mod transition;
+
+pub use arith::Moduli;
+pub use key::{RecordLayout, StateKey};
+pub use problem::{Job, OutputFormat, Problem};
+pub use transition::{StepPosition, SweepJob, Transition};

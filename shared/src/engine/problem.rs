@@ -1,0 +1,102 @@
+//! The seam between a problem and the command line: what a problem must say so that `leaper`
+//! can run it, record it, resume it, show its status and print its results, without knowing
+//! what it counts.
+//!
+//! A problem owns its subcommands and their parameters ([`Problem::commands`],
+//! [`Problem::params`]); the parameters are a TOML table, recorded in `job.toml` and sent to
+//! workers as they are, and everything else is rebuilt from them: the job itself
+//! ([`Problem::job`]: a transfer-matrix sweep or a subtree search), the names of its result
+//! slots, the printed results. The engine's own options (output format, threads, job
+//! directory, workers, and for sweeps the store's) are added to every command by the
+//! coordinator, by kind, so a problem never declares them.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::jobdir::JobKind;
+use crate::engine::search::SubtreeProblem;
+use crate::engine::transition::SweepJob;
+use crate::error::{Error, Result};
+
+/// A problem's parameters, as `job.toml` records them.
+pub type Params = toml::Table;
+
+/// What a problem's parameters ask the engine to run.
+pub enum Job {
+    /// A transfer-matrix sweep over a board.
+    Sweep(Box<dyn SweepJob>),
+    /// A search split into shards.
+    Subtree(Arc<dyn SubtreeProblem>),
+}
+
+/// How results are printed: bare text, or one JSON object per line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// A problem, as the command line, the job directory and the workers see it.
+pub trait Problem: Send + Sync {
+    /// Its name in `job.toml`, in shard leases and in sweep preparations (`tours`, `quarto`).
+    fn name(&self) -> &'static str;
+
+    /// How its jobs run.
+    fn kind(&self) -> JobKind;
+
+    /// Its subcommands (the tours answer to `knight`, `camel`, `zebra` and `tours`), with the
+    /// problem's own arguments only.
+    fn commands(&self) -> Vec<clap::Command>;
+
+    /// The parameters subcommand `command` was given.
+    fn params(&self, command: &str, matches: &clap::ArgMatches) -> Result<Params>;
+
+    /// How the command line of these parameters reads (`knight 6x8 --sweep`).
+    fn command_line(&self, params: &Params) -> Result<String>;
+
+    /// The start of the ids of jobs with these parameters (`knight-6x8-sweep`).
+    fn id_stem(&self, params: &Params) -> Result<String>;
+
+    /// The job these parameters ask for.
+    fn job(&self, params: &Params) -> Result<Job>;
+
+    /// The name of result slot `slot` (a board, a variant), for status lines.
+    fn slot_label(&self, params: &Params, slot: usize) -> Result<String>;
+
+    /// Prints the exact counts, `(slot, decimal)`, as the user asked.
+    fn print(
+        &self,
+        params: &Params,
+        counts: &[(usize, String)],
+        format: OutputFormat,
+        out: &mut dyn Write,
+    ) -> Result<()>;
+}
+
+/// Typed parameters from a table, or an error naming the problem.
+pub fn typed<T: serde::de::DeserializeOwned>(problem: &str, params: &Params) -> Result<T> {
+    params
+        .clone()
+        .try_into()
+        .map_err(|e| Error::InvalidRequest(format!("the parameters of a {problem} job do not read: {e}")))
+}
+
+/// A table of typed parameters.
+pub fn table<T: Serialize>(params: &T) -> Result<Params> {
+    Params::try_from(params).map_err(|e| Error::Bug(format!("parameters do not serialize: {e}")))
+}
+
+/// Writes one line to the output, naming the output on failure.
+pub fn write_line(out: &mut dyn Write, line: std::fmt::Arguments) -> Result<()> {
+    writeln!(out, "{line}").map_err(|e| Error::File { path: "standard output".into(), message: e.to_string() })
+}
+
+/// Writes one result as a line of JSON (`--format json`).
+pub fn write_json_line<T: Serialize>(out: &mut dyn Write, line: &T) -> Result<()> {
+    let json = serde_json::to_string(line).map_err(|e| Error::Bug(format!("a result line does not serialize: {e}")))?;
+    write_line(out, format_args!("{json}"))
+}

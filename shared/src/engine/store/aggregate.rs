@@ -1,0 +1,249 @@
+//! Hash aggregation of states: equal keys are merged by adding their residue vectors.
+//!
+//! An open-addressing table with linear probing, keys and residues in two flat arrays (no
+//! per-entry allocation, no pointer chasing). It is the merge step of every store: the in-memory
+//! store keeps one per bucket for the whole step; the out-of-core store fills one per bucket from
+//! its spill file when the bucket fits the memory budget.
+
+use std::marker::PhantomData;
+
+use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::store::StateBatch;
+use crate::engine::Moduli;
+
+/// Slot index from a key; independent of the bits that chose the bucket.
+#[inline]
+fn slot_hash<K: StateKey>(key: K) -> u64 {
+    let mut x = key.fold() ^ 0x5851_f42d_4c95_7f2d;
+    x = (x ^ (x >> 31)).wrapping_mul(0x7fb5_d329_728e_a185);
+    x = (x ^ (x >> 27)).wrapping_mul(0x81da_def4_bc2d_d44d);
+    x ^ (x >> 33)
+}
+
+/// Keys and residue vectors interleaved, one record per slot (see [`RecordLayout`]), so that one
+/// probe touches one cache line. An unused slot holds [`StateKey::VACANT`].
+pub struct AggregationTable<K: StateKey> {
+    slots: Vec<u64>,
+    width: usize,
+    len: usize,
+    mask: usize,
+    key: PhantomData<K>,
+}
+
+/// How far ahead a batch insert prefetches: enough to overlap several cache misses.
+const PREFETCH_AHEAD: usize = 16;
+
+impl<K: StateKey> AggregationTable<K> {
+    /// Words per slot: the key's, then `width` residues.
+    const fn stride(width: usize) -> usize {
+        K::WORDS + width
+    }
+
+    pub fn new(width: usize) -> Self {
+        Self::with_capacity(width, 0)
+    }
+
+    /// A table that holds `states` entries without growing.
+    pub fn with_capacity(width: usize, states: usize) -> Self {
+        let capacity = Self::slots_for(states);
+        AggregationTable { slots: Self::vacant(capacity, width), width, len: 0, mask: capacity - 1, key: PhantomData }
+    }
+
+    fn slots_for(states: usize) -> usize {
+        (states.max(8) * 5 / 4).next_power_of_two()
+    }
+
+    fn vacant(capacity: usize, width: usize) -> Vec<u64> {
+        let mut slots = vec![0u64; capacity * Self::stride(width)];
+        for slot in slots.chunks_exact_mut(Self::stride(width)) {
+            slot[..K::WORDS].fill(u64::MAX);
+        }
+        slots
+    }
+
+    #[inline(always)]
+    fn key_at(&self, slot: usize) -> K {
+        K::from_words(&self.slots[slot * Self::stride(self.width)..])
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes held, for memory accounting.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * 8
+    }
+
+    /// Bytes a table for `states` entries of `width` residues will hold.
+    pub fn bytes_for(width: usize, states: usize) -> usize {
+        Self::slots_for(states) * 8 * Self::stride(width)
+    }
+
+    /// The layout of the records the table holds.
+    pub fn layout(&self) -> RecordLayout {
+        RecordLayout::of::<K>(self.width)
+    }
+
+    #[inline]
+    fn home(&self, key: K) -> usize {
+        slot_hash(key) as usize & self.mask
+    }
+
+    /// Adds `residues` to the entry of `key`, creating it at zero if absent.
+    #[inline]
+    pub fn add(&mut self, key: K, residues: &[u64], moduli: &Moduli) {
+        debug_assert_ne!(key, K::VACANT);
+        if (self.len + 1) * 5 > (self.mask + 1) * 4 {
+            self.grow();
+        }
+        let stride = Self::stride(self.width);
+        let mut slot = self.home(key);
+        loop {
+            let entry = &mut self.slots[slot * stride..(slot + 1) * stride];
+            let found = K::from_words(entry);
+            if found == key {
+                moduli.add_assign(&mut entry[K::WORDS..], residues);
+                return;
+            }
+            if found == K::VACANT {
+                key.write_words(entry);
+                entry[K::WORDS..].copy_from_slice(residues);
+                self.len += 1;
+                return;
+            }
+            slot = (slot + 1) & self.mask;
+        }
+    }
+
+    /// Adds every state of `records` (key words, then residues, per state), prefetching the
+    /// slots of the states a little ahead.
+    pub fn add_records(&mut self, records: &[u64], moduli: &Moduli) {
+        let stride = Self::stride(self.width);
+        for (i, record) in records.chunks_exact(stride).enumerate() {
+            if let Some(ahead) = records.get((i + PREFETCH_AHEAD) * stride..(i + PREFETCH_AHEAD + 1) * stride) {
+                self.prefetch(K::from_words(ahead));
+            }
+            self.add(K::from_words(record), &record[K::WORDS..], moduli);
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, key: K) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let index = self.home(key) * Self::stride(self.width);
+            // SAFETY: prefetching is a hint and never faults; the pointer is in bounds anyway.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch(self.slots.as_ptr().add(index) as *const i8, _MM_HINT_T0);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    fn grow(&mut self) {
+        let stride = Self::stride(self.width);
+        let capacity = (self.mask + 1) * 2;
+        let old = std::mem::replace(&mut self.slots, Self::vacant(capacity, self.width));
+        self.mask = capacity - 1;
+        for entry in old.chunks_exact(stride) {
+            let key = K::from_words(entry);
+            if key == K::VACANT {
+                continue;
+            }
+            let mut slot = self.home(key);
+            while self.key_at(slot) != K::VACANT {
+                slot = (slot + 1) & self.mask;
+            }
+            self.slots[slot * stride..(slot + 1) * stride].copy_from_slice(entry);
+        }
+    }
+
+    /// Moves the entries into `batch` (cleared first, its allocation reused) in slot order and
+    /// empties the table, keeping its allocation unless it is far larger than what it held.
+    pub fn drain_into(&mut self, batch: &mut StateBatch) {
+        let stride = Self::stride(self.width);
+        batch.clear();
+        batch.layout = self.layout();
+        batch.keys.reserve(self.len * K::WORDS);
+        batch.residues.reserve(self.len * self.width);
+        for entry in self.slots.chunks_exact_mut(stride) {
+            let key = K::from_words(entry);
+            if key != K::VACANT {
+                batch.push(key, &entry[K::WORDS..]);
+                entry[..K::WORDS].fill(u64::MAX);
+            }
+        }
+        if self.mask + 1 > 4 * Self::slots_for(self.len) {
+            *self = Self::with_capacity(self.width, self.len);
+        }
+        self.len = 0;
+    }
+
+    /// The aggregated states, keys in ascending order (sorted keys compress well on disk and make
+    /// runs reproducible).
+    pub fn into_sorted_batch(self) -> StateBatch {
+        let stride = Self::stride(self.width);
+        let mut order: Vec<(K, u32)> = Vec::with_capacity(self.len);
+        for (slot, entry) in self.slots.chunks_exact(stride).enumerate() {
+            let key = K::from_words(entry);
+            if key != K::VACANT {
+                order.push((key, slot as u32));
+            }
+        }
+        order.sort_unstable_by_key(|&(key, _)| key);
+        let mut sorted = StateBatch::with_capacity(self.layout(), order.len());
+        for (key, slot) in order {
+            let slot = slot as usize;
+            sorted.push(key, &self.slots[slot * stride + K::WORDS..(slot + 1) * stride]);
+        }
+        sorted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_equal_keys_and_sorts() {
+        let moduli = Moduli::first(2).unwrap();
+        let mut table = AggregationTable::<u64>::new(2);
+        for round in 0..3u64 {
+            for key in (0..1000u64).rev() {
+                table.add(key * 7919, &[key, round], &moduli);
+            }
+        }
+        assert_eq!(table.len(), 1000);
+        let batch = table.into_sorted_batch();
+        assert_eq!(batch.len(), 1000);
+        for i in 0..1000 {
+            assert_eq!(batch.keys[i], i as u64 * 7919);
+            assert_eq!(batch.residues_of(i), &[3 * i as u64, 3]);
+        }
+    }
+
+    #[test]
+    fn wide_keys_merge_on_all_their_bits() {
+        let moduli = Moduli::first(1).unwrap();
+        let mut table = AggregationTable::<u128>::new(1);
+        // Keys equal in their low word, different in their high word, stay apart.
+        for round in 0..2u64 {
+            for high in 0..500u128 {
+                table.add(high << 64 | 5, &[round + 1], &moduli);
+            }
+        }
+        let batch = table.into_sorted_batch();
+        assert_eq!(batch.len(), 500);
+        for i in 0..500 {
+            assert_eq!(batch.key::<u128>(i), (i as u128) << 64 | 5);
+            assert_eq!(batch.residues_of(i), &[3]);
+        }
+    }
+}

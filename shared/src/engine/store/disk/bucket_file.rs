@@ -1,0 +1,396 @@
+//! Bucket files: one bucket of one layer, written once, then only read through a memory map.
+//!
+//! ```text
+//! header  "LEAPBKT1"  format u32  residues u32  key words u32  0 u32               (24 bytes)
+//! blocks  zstd( count u32 | keys: first absolute, then deltas, LEB128 | residues u64 LE ... )
+//! index   per block: offset u64  compressed length u32  states u32  first key (8 x key words)
+//! footer  states u64  blocks u32  index offset u64  crc32 u32  "LEAPEND1"         (32 bytes)
+//! ```
+//!
+//! Format 2 added the key width (format 1 files all had 64-bit keys): a file whose key width or
+//! residue count differs from the job's is refused by name.
+//!
+//! The CRC covers every byte before it. Counts live in the footer so the file is written in one
+//! streaming pass.
+//!
+//! Keys are sorted, so their deltas are small and compress well; residues compress too while
+//! most counts are small numbers (about 6 bytes per state in all for the 8 x 8 sweep). Every read checks the magic numbers, the format version and the CRC before any
+//! state is used: a damaged file is an error naming the file, never a wrong count.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use std::marker::PhantomData;
+
+use crate::engine::jobdir::file_error;
+use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::store::{StateBatch, StateVisitor};
+use crate::error::{Error, Result};
+
+/// Version of the bucket file layout; files of another version are refused.
+pub const BUCKET_FORMAT: u32 = 2;
+
+const HEADER_MAGIC: &[u8; 8] = b"LEAPBKT1";
+const FOOTER_MAGIC: &[u8; 8] = b"LEAPEND1";
+const HEADER_BYTES: usize = 24;
+const FOOTER_BYTES: usize = 32;
+
+/// Bytes of one block index entry for keys of `key_words` words.
+const fn index_entry_bytes(key_words: usize) -> usize {
+    16 + 8 * key_words
+}
+/// States per compressed block: large enough to compress well, small enough to decode in cache.
+const BLOCK_STATES: usize = 16 * 1024;
+const ZSTD_LEVEL: i32 = 1;
+
+fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::File {
+        path: path.to_path_buf(),
+        message: format!("damaged bucket file: {what}; restore it or rerun the job from its last good checkpoint"),
+    }
+}
+
+/// What a finished bucket file holds, as a checkpoint records it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BucketInfo {
+    pub states: u64,
+    pub bytes: u64,
+    pub crc32: u32,
+}
+
+/// Writes `batch` (keys of type `K`, ascending) to `path`, fsynced.
+pub fn write_bucket_file<K: StateKey>(path: &Path, batch: &StateBatch) -> Result<BucketInfo> {
+    let mut writer = BucketWriter::<K>::create(path, batch.layout.residues)?;
+    for i in 0..batch.len() {
+        writer.push(batch.key::<K>(i), batch.residues_of(i))?;
+    }
+    writer.finish()
+}
+
+/// Streams states (keys strictly ascending) into a bucket file, one compressed block at a time.
+pub struct BucketWriter<K: StateKey> {
+    path: PathBuf,
+    file: std::io::BufWriter<File>,
+    crc: crc32fast::Hasher,
+    written: u64,
+    width: usize,
+    states: u64,
+    index: Vec<u8>,
+    block: StateBatch,
+    last_key: Option<K>,
+}
+
+impl<K: StateKey> BucketWriter<K> {
+    /// A writer of states with `width` residues each.
+    pub fn create(path: &Path, width: usize) -> Result<Self> {
+        let file = File::create(path).map_err(|e| file_error(path, "create", e))?;
+        let mut writer = BucketWriter {
+            path: path.to_path_buf(),
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            crc: crc32fast::Hasher::new(),
+            written: 0,
+            width,
+            states: 0,
+            index: Vec::new(),
+            block: StateBatch::with_capacity(RecordLayout::of::<K>(width), BLOCK_STATES),
+            last_key: None,
+        };
+        let mut header = Vec::with_capacity(HEADER_BYTES);
+        header.extend_from_slice(HEADER_MAGIC);
+        header.extend_from_slice(&BUCKET_FORMAT.to_le_bytes());
+        header.extend_from_slice(&(width as u32).to_le_bytes());
+        header.extend_from_slice(&(K::WORDS as u32).to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        writer.write(&header)?;
+        Ok(writer)
+    }
+
+    pub fn push(&mut self, key: K, residues: &[u64]) -> Result<()> {
+        debug_assert!(self.last_key.is_none_or(|last| last < key), "bucket keys must ascend");
+        self.last_key = Some(key);
+        self.block.push(key, residues);
+        self.states += 1;
+        if self.block.len() == BLOCK_STATES {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.write_all(bytes).map_err(|e| file_error(&self.path, "write", e))?;
+        self.crc.update(bytes);
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn flush_block(&mut self) -> Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let states = self.block.len();
+        let mut raw = Vec::with_capacity(4 + states * (3 + 8 * self.width));
+        raw.extend_from_slice(&(states as u32).to_le_bytes());
+        let mut previous = K::from_u64(0);
+        for i in 0..states {
+            let key = self.block.key::<K>(i);
+            key.wrapping_sub(previous).write_varint(&mut raw);
+            previous = key;
+        }
+        for residue in &self.block.residues {
+            raw.extend_from_slice(&residue.to_le_bytes());
+        }
+        let compressed =
+            zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(|e| file_error(&self.path, "compress a block", e))?;
+        self.index.extend_from_slice(&self.written.to_le_bytes());
+        self.index.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
+        self.index.extend_from_slice(&(states as u32).to_le_bytes());
+        for word in &self.block.keys[..K::WORDS] {
+            self.index.extend_from_slice(&word.to_le_bytes());
+        }
+        self.write(&compressed)?;
+        self.block.clear();
+        Ok(())
+    }
+
+    /// Writes the index and footer and fsyncs.
+    pub fn finish(mut self) -> Result<BucketInfo> {
+        self.flush_block()?;
+        let blocks = (self.index.len() / index_entry_bytes(K::WORDS)) as u32;
+        let index_offset = self.written;
+        let index = std::mem::take(&mut self.index);
+        self.write(&index)?;
+        self.write(&self.states.to_le_bytes())?;
+        self.write(&blocks.to_le_bytes())?;
+        self.write(&index_offset.to_le_bytes())?;
+        let crc32 = self.crc.clone().finalize();
+        let mut tail = crc32.to_le_bytes().to_vec();
+        tail.extend_from_slice(FOOTER_MAGIC);
+        self.file.write_all(&tail).map_err(|e| file_error(&self.path, "write", e))?;
+        let file = self.file.into_inner().map_err(|e| file_error(&self.path, "write", e.into_error()))?;
+        file.sync_all().map_err(|e| file_error(&self.path, "fsync", e))?;
+        Ok(BucketInfo { states: self.states, bytes: self.written + tail.len() as u64, crc32 })
+    }
+}
+
+/// A finished bucket file of states with keys of type `K`, memory-mapped and checked.
+pub struct BucketFile<K: StateKey> {
+    path: PathBuf,
+    map: Mmap,
+    width: usize,
+    states: u64,
+    /// (offset, compressed length, states) per block.
+    blocks: Vec<(usize, usize, usize)>,
+    key: PhantomData<K>,
+}
+
+impl<K: StateKey> BucketFile<K> {
+    /// Opens and verifies `path`; `width` is the residue count the job expects.
+    pub fn open(path: &Path, width: usize) -> Result<Self> {
+        let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
+        // SAFETY: a bucket file is written and fsynced before its layer is read, and nothing
+        // writes it again while it is mapped.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| file_error(path, "memory-map", e))?;
+        let bytes = &map[..];
+        if bytes.len() < HEADER_BYTES + FOOTER_BYTES {
+            return Err(damaged(path, format!("only {} bytes, truncated", bytes.len())));
+        }
+        if &bytes[..8] != HEADER_MAGIC {
+            return Err(damaged(path, "not a leaper bucket file (bad header)"));
+        }
+        let format = u32_at(bytes, 8);
+        if format != BUCKET_FORMAT {
+            return Err(Error::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "bucket format {format}, this leaper reads format {BUCKET_FORMAT}; use the leaper release that wrote it"
+                ),
+            });
+        }
+        let footer = bytes.len() - FOOTER_BYTES;
+        if &bytes[footer + 24..] != FOOTER_MAGIC {
+            return Err(damaged(path, "missing end marker, truncated"));
+        }
+        let crc = u32_at(bytes, footer + 20);
+        if crc32fast::hash(&bytes[..footer + 20]) != crc {
+            return Err(damaged(path, "checksum mismatch"));
+        }
+        let (file_width, key_words) = (u32_at(bytes, 12) as usize, u32_at(bytes, 16) as usize);
+        if key_words != K::WORDS {
+            return Err(Error::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "holds states with {}-bit keys, this job's keys have {} bits: the file belongs to another job",
+                    64 * key_words,
+                    K::BITS
+                ),
+            });
+        }
+        if file_width != width {
+            return Err(damaged(path, format!("{file_width} residues per state, the job uses {width}")));
+        }
+        let entry_bytes = index_entry_bytes(K::WORDS);
+        let states = u64_at(bytes, footer);
+        let block_count = u32_at(bytes, footer + 8) as usize;
+        let index_offset = u64_at(bytes, footer + 12) as usize;
+        if index_offset.checked_add(block_count.saturating_mul(entry_bytes)) != Some(footer) {
+            return Err(damaged(path, "block index does not fit the file"));
+        }
+        let mut blocks = Vec::with_capacity(block_count);
+        let mut total = 0u64;
+        for i in 0..block_count {
+            let entry = index_offset + i * entry_bytes;
+            let (offset, length, count) =
+                (u64_at(bytes, entry) as usize, u32_at(bytes, entry + 8) as usize, u32_at(bytes, entry + 12) as usize);
+            if offset < HEADER_BYTES || offset + length > index_offset {
+                return Err(damaged(path, format!("block {i} lies outside the data area")));
+            }
+            total += count as u64;
+            blocks.push((offset, length, count));
+        }
+        if total != states {
+            return Err(damaged(path, format!("blocks hold {total} states, header says {states}")));
+        }
+        Ok(BucketFile { path: path.to_path_buf(), map, width, states, blocks, key: PhantomData })
+    }
+
+    /// What the file holds, as its footer records it (verified by `open`).
+    pub fn info(&self) -> BucketInfo {
+        let footer = self.map.len() - FOOTER_BYTES;
+        BucketInfo { states: self.states, bytes: self.map.len() as u64, crc32: u32_at(&self.map, footer + 20) }
+    }
+
+    /// Decodes the blocks in order and passes each to `visit`.
+    pub fn visit(&self, visit: &mut StateVisitor) -> Result<()> {
+        let mut batch = StateBatch::with_capacity(RecordLayout::of::<K>(self.width), BLOCK_STATES);
+        for (i, &(offset, length, count)) in self.blocks.iter().enumerate() {
+            // The most a block can hold: every key delta a varint of full length.
+            let longest_varint = (K::BITS as usize).div_ceil(7);
+            let capacity = 4 + count * (longest_varint + 8 * self.width);
+            let raw = zstd::bulk::decompress(&self.map[offset..offset + length], capacity)
+                .map_err(|e| damaged(&self.path, format!("block {i} does not decompress: {e}")))?;
+            self.decode_block(&raw, count, &mut batch)
+                .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))?;
+            visit(&batch.keys, &batch.residues)?;
+        }
+        Ok(())
+    }
+
+    fn decode_block(&self, raw: &[u8], count: usize, batch: &mut StateBatch) -> std::result::Result<(), String> {
+        batch.clear();
+        if raw.len() < 4 || u32_at(raw, 0) as usize != count {
+            return Err("state count disagrees with the index".into());
+        }
+        let mut at = 4;
+        let mut key = K::from_u64(0);
+        for _ in 0..count {
+            let (delta, used) = K::read_varint(&raw[at..]).ok_or("key data truncated")?;
+            at += used;
+            key = key.checked_add(delta).ok_or("key overflow")?;
+            key.push_words(&mut batch.keys);
+        }
+        let residue_bytes = count * self.width * 8;
+        if raw.len() != at + residue_bytes {
+            return Err("residue data has the wrong length".into());
+        }
+        batch.residues.extend(raw[at..].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
+        Ok(())
+    }
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(states: usize, width: usize) -> StateBatch {
+        let mut batch = StateBatch::with_capacity(RecordLayout::of::<u64>(width), states);
+        let mut key = 5u64;
+        for i in 0..states {
+            key += 1 + (i as u64 * 7919) % 1000;
+            let residues: Vec<u64> =
+                (0..width as u64).map(|j| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ j).collect();
+            batch.push(key, &residues);
+        }
+        batch
+    }
+
+    fn read_all(path: &Path, width: usize) -> Result<StateBatch> {
+        read_keys::<u64>(path, width)
+    }
+
+    fn read_keys<K: StateKey>(path: &Path, width: usize) -> Result<StateBatch> {
+        let file = BucketFile::<K>::open(path, width)?;
+        let mut all = StateBatch::with_capacity(RecordLayout::of::<K>(width), file.info().states as usize);
+        file.visit(&mut |keys, residues| {
+            all.keys.extend_from_slice(keys);
+            all.residues.extend_from_slice(residues);
+            Ok(())
+        })?;
+        Ok(all)
+    }
+
+    #[test]
+    fn round_trips_across_blocks() {
+        let dir = std::env::temp_dir().join(format!("leaper-bucket-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (states, width) in [(0, 1), (1, 2), (BLOCK_STATES * 2 + 17, 2)] {
+            let path = dir.join(format!("b{states}.lpb"));
+            let batch = sample(states, width);
+            write_bucket_file::<u64>(&path, &batch).unwrap();
+            assert_eq!(read_all(&path, width).unwrap(), batch);
+        }
+        // 128-bit keys whose deltas need more than 64 bits.
+        let path = dir.join("wide.lpb");
+        let mut wide = StateBatch::with_capacity(RecordLayout::of::<u128>(1), 3 * BLOCK_STATES);
+        for i in 0..3 * BLOCK_STATES as u128 {
+            wide.push((i * i) << 70 | i, &[i as u64]);
+        }
+        write_bucket_file::<u128>(&path, &wide).unwrap();
+        assert_eq!(read_keys::<u128>(&path, 1).unwrap(), wide);
+        let error = read_all(&path, 1).unwrap_err().to_string();
+        assert!(error.contains("wide.lpb") && error.contains("128-bit keys"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn damage_is_reported_by_name() {
+        let dir = std::env::temp_dir().join(format!("leaper-bucket-damage-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.lpb");
+        let batch = sample(1000, 2);
+        write_bucket_file::<u64>(&path, &batch).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("truncated", good[..good.len() / 2].to_vec()),
+            ("flipped bit", {
+                let mut bad = good.clone();
+                bad[HEADER_BYTES + 10] ^= 1;
+                bad
+            }),
+            ("empty", Vec::new()),
+            ("other version", {
+                let mut bad = good.clone();
+                bad[8] = 9;
+                bad
+            }),
+        ];
+        for (what, bytes) in cases {
+            std::fs::write(&path, bytes).unwrap();
+            let error = read_all(&path, 2).expect_err(what).to_string();
+            assert!(error.contains("b.lpb"), "{what}: {error}");
+        }
+        std::fs::write(&path, &good).unwrap();
+        assert!(read_all(&path, 3).is_err(), "wrong residue width");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

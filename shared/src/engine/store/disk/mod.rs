@@ -1,0 +1,271 @@
+//! The out-of-core store: layers live in bucket files under a directory, and memory stays
+//! within a budget however large a layer grows.
+//!
+//! A step streams each bucket file of layer `h` (memory-mapped, block by block) through the
+//! engine; successors are appended, unsorted, to one spill file per bucket of layer `h + 1`.
+//! `finish_step` then aggregates each spill: in one hash table when the bucket fits its share of
+//! the budget, otherwise in sorted runs (each aggregated in a table that fits) merged k ways.
+//! The result is a sorted, compressed, checksummed [`bucket file`](bucket_file), fsynced before
+//! the files of layer `h` are deleted.
+
+mod bucket_file;
+mod spill;
+
+pub use bucket_file::{write_bucket_file, BucketFile, BucketInfo, BucketWriter, BUCKET_FORMAT};
+
+use std::fs;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use crate::engine::jobdir::{file_error, sync_dir, JobFile};
+use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::store::{
+    check_layout, unsupported_key, DurableLayer, LayerFile, LayerSummary, StateStore, StateVisitor,
+};
+use crate::engine::Moduli;
+use crate::error::{Error, Result};
+use spill::{aggregate_spill, SpillWriter, SPILL_BUFFER_BYTES};
+
+/// An out-of-core store for states of `layout` under `root` (a job or data directory), for
+/// pass `pass`: empty, or holding `resume` (a layer a checkpoint recorded). See [`DiskStore`].
+pub fn disk_store(
+    layout: RecordLayout,
+    root: &Path,
+    pass: usize,
+    buckets: usize,
+    moduli: Moduli,
+    mem_limit: u64,
+    resume: Option<&DurableLayer>,
+) -> Result<Box<dyn StateStore>> {
+    check_layout(layout, &moduli)?;
+    crate::with_key_type!(
+        layout.key_words,
+        K => Ok(match resume {
+            Some(layer) => Box::new(DiskStore::<K>::resume(root, pass, buckets, moduli, mem_limit, layer)?),
+            None => Box::new(DiskStore::<K>::create(root, pass, buckets, moduli, mem_limit)?),
+        }),
+        Err(unsupported_key(layout))
+    )
+}
+
+/// Layers of states with keys of type `K` in bucket files under `root/pass-P`.
+pub struct DiskStore<K: StateKey> {
+    root: PathBuf,
+    pass: usize,
+    moduli: Moduli,
+    /// Bytes one bucket aggregation may use (the budget shared by the threads).
+    aggregation_budget: usize,
+    layer: u64,
+    /// Bucket files of the current layer (`None`: the bucket is empty).
+    current: Vec<Option<(PathBuf, BucketInfo)>>,
+    spills: Vec<Mutex<Option<SpillWriter>>>,
+    key: PhantomData<K>,
+}
+
+impl<K: StateKey> DiskStore<K> {
+    /// An empty store for pass `pass` under `root` (its directory created if missing; it must
+    /// not hold another job's layers) with `buckets` buckets per layer, keeping memory near
+    /// `mem_limit` bytes.
+    pub fn create(root: &Path, pass: usize, buckets: usize, moduli: Moduli, mem_limit: u64) -> Result<Self> {
+        let dir = root.join(JobFile::Pass { pass }.path());
+        fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
+        let threads = rayon::current_num_threads().max(1);
+        let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
+        let fixed = buckets * SPILL_BUFFER_BYTES + threads * buckets * 256 * record_bytes;
+        let budget = (mem_limit as usize).saturating_sub(fixed) / threads;
+        let minimum = 1 << 20;
+        if budget < minimum {
+            return Err(Error::InvalidRequest(format!(
+                "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for aggregation after \
+                 the spill buffers of {buckets} buckets; raise --mem-limit or lower --buckets"
+            )));
+        }
+        Ok(DiskStore {
+            root: root.to_path_buf(),
+            pass,
+            moduli,
+            aggregation_budget: budget,
+            layer: 0,
+            current: vec![None; buckets],
+            spills: (0..buckets).map(|_| Mutex::new(None)).collect(),
+            key: PhantomData,
+        })
+    }
+
+    /// A store whose current layer is `layer`, as a checkpoint recorded it. Every file is opened
+    /// and verified (size, checksum, state count) before the store is returned.
+    pub fn resume(
+        root: &Path,
+        pass: usize,
+        buckets: usize,
+        moduli: Moduli,
+        mem_limit: u64,
+        layer: &DurableLayer,
+    ) -> Result<Self> {
+        let mut store = DiskStore::create(root, pass, buckets, moduli, mem_limit)?;
+        // Set first: dropping the store removes the layer after its current one.
+        store.layer = layer.number;
+        let width = store.moduli.len();
+        layer.files.par_iter().try_for_each(|file| -> Result<()> {
+            if file.bucket >= buckets {
+                return Err(Error::File {
+                    path: file.path.clone(),
+                    message: format!("the checkpoint names bucket {} of a job with {buckets} buckets", file.bucket),
+                });
+            }
+            if !file.path.exists() {
+                return Err(Error::File {
+                    path: file.path.clone(),
+                    message: "missing: the last checkpoint names this bucket file; restore it, or start the job \
+                              again in a new directory"
+                        .into(),
+                });
+            }
+            let found = BucketFile::<K>::open(&file.path, width)?.info();
+            if found != file.info {
+                return Err(Error::File {
+                    path: file.path.clone(),
+                    message: format!(
+                        "holds {} states in {} bytes (checksum {:08x}) but the checkpoint recorded {} states in \
+                         {} bytes (checksum {:08x}); the file was replaced or damaged: restore it, or start \
+                         the job again in a new directory",
+                        found.states, found.bytes, found.crc32, file.info.states, file.info.bytes, file.info.crc32
+                    ),
+                });
+            }
+            Ok(())
+        })?;
+        for file in &layer.files {
+            store.current[file.bucket] = Some((file.path.clone(), file.info));
+        }
+        Ok(store)
+    }
+
+    fn path(&self, file: JobFile) -> PathBuf {
+        self.root.join(file.path())
+    }
+
+    fn layer_dir(&self, layer: u64) -> PathBuf {
+        self.path(JobFile::Layer { pass: self.pass, layer })
+    }
+
+    fn spill_path(&self, bucket: usize) -> PathBuf {
+        self.path(JobFile::Spill { pass: self.pass, layer: self.layer + 1, bucket })
+    }
+
+    fn remove_layer(&self, layer: u64) -> Result<()> {
+        let dir = self.layer_dir(layer);
+        match fs::remove_dir_all(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(file_error(&dir, "remove", e)),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl<K: StateKey> StateStore for DiskStore<K> {
+    fn layout(&self) -> RecordLayout {
+        RecordLayout::of::<K>(self.moduli.len())
+    }
+
+    fn buckets(&self) -> usize {
+        self.current.len()
+    }
+
+    fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
+        match &self.current[bucket] {
+            Some((path, _)) => BucketFile::<K>::open(path, self.moduli.len())?.visit(visit),
+            None => Ok(()),
+        }
+    }
+
+    fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        let mut slot = self.spills[bucket].lock().expect("spill lock");
+        if slot.is_none() {
+            let path = self.spill_path(bucket);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(|e| file_error(parent, "create the directory", e))?;
+            }
+            *slot = Some(SpillWriter::create(&path)?);
+        }
+        slot.as_mut().expect("just created").append(records)
+    }
+
+    fn finish_step(&mut self) -> Result<LayerSummary> {
+        let next_dir = self.layer_dir(self.layer + 1);
+        fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
+        let spills: Vec<Option<PathBuf>> = self
+            .spills
+            .iter_mut()
+            .map(|slot| slot.get_mut().expect("spill lock").take().map(SpillWriter::finish).transpose())
+            .collect::<Result<_>>()?;
+        let spilled_bytes = spills.iter().flatten().map(|path| fs::metadata(path).map_or(0, |m| m.len())).sum();
+        let moduli = &self.moduli;
+        let budget = self.aggregation_budget;
+        let written: Vec<Option<(PathBuf, BucketInfo)>> = spills
+            .into_par_iter()
+            .enumerate()
+            .map(|(bucket, spill)| -> Result<Option<(PathBuf, BucketInfo)>> {
+                let Some(spill) = spill else { return Ok(None) };
+                let out = self.path(JobFile::Bucket { pass: self.pass, layer: self.layer + 1, bucket });
+                let info = aggregate_spill::<K>(&spill, &out, moduli, budget)?;
+                fs::remove_file(&spill).map_err(|e| file_error(&spill, "remove", e))?;
+                crate::engine::fault::point("bucket").map_err(|e| file_error(&out, "write", e))?;
+                Ok(Some((out, info)))
+            })
+            .collect::<Result<_>>()?;
+        sync_dir(&next_dir)?;
+        sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
+        crate::engine::fault::point("layer").map_err(|e| file_error(&next_dir, "write", e))?;
+        self.current = written;
+        self.layer += 1;
+        Ok(self.summary(spilled_bytes))
+    }
+
+    fn durable_layer(&self) -> Option<DurableLayer> {
+        let files = self
+            .current
+            .iter()
+            .enumerate()
+            .filter_map(|(bucket, file)| {
+                file.as_ref().map(|(path, info)| LayerFile { bucket, path: path.clone(), info: *info })
+            })
+            .collect();
+        Some(DurableLayer { number: self.layer, files })
+    }
+
+    fn release_older_layers(&mut self) -> Result<()> {
+        // Layers before `layer - 1` went at earlier steps, or were swept away on resume.
+        if self.layer > 0 {
+            self.remove_layer(self.layer - 1)?;
+        }
+        crate::engine::fault::point("release").map_err(|e| file_error(&self.root, "write", e))
+    }
+
+    fn discard(&mut self) -> Result<()> {
+        self.remove_layer(self.layer)?;
+        self.current.iter_mut().for_each(|file| *file = None);
+        Ok(())
+    }
+}
+
+impl<K: StateKey> DiskStore<K> {
+    fn summary(&self, spilled_bytes: u64) -> LayerSummary {
+        let mut summary = LayerSummary { spilled_bytes, ..LayerSummary::default() };
+        for (_, info) in self.current.iter().flatten() {
+            summary.states += info.states;
+            summary.bytes += info.bytes;
+        }
+        summary
+    }
+}
+
+impl<K: StateKey> Drop for DiskStore<K> {
+    fn drop(&mut self) {
+        // A half-written next layer is scratch; the current layer may be named by a checkpoint
+        // and is deleted only through `discard`.
+        let _ = fs::remove_dir_all(self.layer_dir(self.layer + 1));
+    }
+}

@@ -1,0 +1,201 @@
+//! Where the states of a layer live between two transfer-matrix steps.
+//!
+//! A layer is split into buckets by a hash of the key ([`bucket_of`]), so that each bucket can be
+//! aggregated on its own: all copies of a key land in the same bucket. A step reads every bucket
+//! of the current layer, expands its states and [`emits`](StateStore::emit) the successors to
+//! the buckets of the next layer; [`finish_step`](StateStore::finish_step) merges equal keys and
+//! makes the next layer current.
+//!
+//! [`MemoryStore`] keeps everything in RAM; [`DiskStore`] keeps layers in bucket files and memory
+//! within a budget. The cluster's shuffle will implement the same trait, so the step engine never
+//! changes.
+
+mod aggregate;
+pub(crate) mod disk;
+mod memory;
+
+pub use aggregate::AggregationTable;
+pub use disk::{disk_store, write_bucket_file, BucketFile, BucketInfo, BucketWriter, DiskStore, BUCKET_FORMAT};
+pub use memory::MemoryStore;
+
+use crate::engine::key::{fold_words, RecordLayout, StateKey};
+use crate::engine::Moduli;
+use crate::error::{Error, Result};
+
+/// Keys (as words, `layout.key_words` per state) with their residue vectors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateBatch {
+    pub keys: Vec<u64>,
+    pub residues: Vec<u64>,
+    pub layout: RecordLayout,
+}
+
+impl StateBatch {
+    pub fn with_capacity(layout: RecordLayout, states: usize) -> Self {
+        StateBatch {
+            keys: Vec::with_capacity(states * layout.key_words),
+            residues: Vec::with_capacity(states * layout.residues),
+            layout,
+        }
+    }
+
+    #[inline]
+    pub fn push<K: StateKey>(&mut self, key: K, residues: &[u64]) {
+        debug_assert_eq!(K::WORDS, self.layout.key_words);
+        key.push_words(&mut self.keys);
+        self.residues.extend_from_slice(residues);
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len() / self.layout.key_words
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.residues.clear();
+    }
+
+    pub fn key<K: StateKey>(&self, i: usize) -> K {
+        K::from_words(&self.keys[i * K::WORDS..])
+    }
+
+    pub fn residues_of(&self, i: usize) -> &[u64] {
+        let width = self.layout.residues;
+        &self.residues[i * width..(i + 1) * width]
+    }
+
+    /// The states as records (key words, then residues, per state).
+    pub fn records(&self) -> Vec<u64> {
+        let (key_words, width) = (self.layout.key_words, self.layout.residues);
+        let mut records = Vec::with_capacity(self.keys.len() + self.residues.len());
+        for i in 0..self.len() {
+            records.extend_from_slice(&self.keys[i * key_words..(i + 1) * key_words]);
+            records.extend_from_slice(&self.residues[i * width..(i + 1) * width]);
+        }
+        records
+    }
+
+    /// Bytes of payload (keys and residues).
+    pub fn bytes(&self) -> usize {
+        8 * (self.keys.len() + self.residues.len())
+    }
+}
+
+/// What a finished step left behind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerSummary {
+    /// Distinct states in the new layer.
+    pub states: u64,
+    /// Bytes the layer occupies (RAM for the memory store, disk for the file store).
+    pub bytes: u64,
+    /// Scratch bytes the step wrote before merging (spill files of the disk store).
+    pub spilled_bytes: u64,
+}
+
+/// The files of a layer, as a checkpoint records them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DurableLayer {
+    /// The store's sequence number of the layer (it names the layer's directory).
+    pub number: u64,
+    pub files: Vec<LayerFile>,
+}
+
+/// One bucket file of a durable layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerFile {
+    pub bucket: usize,
+    pub path: std::path::PathBuf,
+    pub info: BucketInfo,
+}
+
+/// Receives the states of a bucket, a chunk at a time: keys (as words, see [`RecordLayout`])
+/// and their residue vectors.
+pub type StateVisitor<'a> = dyn FnMut(&[u64], &[u64]) -> Result<()> + 'a;
+
+/// A layered state store. Reads and emits may come from many threads at once. The interface
+/// speaks records of words so that it is the same for every key width; each store is generic
+/// over the key type inside and monomorphised per width.
+pub trait StateStore: Send + Sync {
+    /// How a record is laid out: key words and residues.
+    fn layout(&self) -> RecordLayout;
+
+    /// Number of buckets a layer is split into.
+    fn buckets(&self) -> usize;
+
+    /// Passes the states of `bucket` of the current layer to `visit`, in one or more chunks. Each
+    /// bucket is read once per step; the store may release it afterwards.
+    fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()>;
+
+    /// Adds states to `bucket` of the next layer. `records` holds, per state, its key's words
+    /// followed by its residues; duplicate keys are allowed (they are merged).
+    fn emit(&self, bucket: usize, records: &[u64]) -> Result<()>;
+
+    /// Merges the next layer and makes it current.
+    fn finish_step(&mut self) -> Result<LayerSummary>;
+
+    /// The files holding the current layer, for a checkpoint; `None` if the store keeps nothing
+    /// that outlives the process.
+    fn durable_layer(&self) -> Option<DurableLayer> {
+        None
+    }
+
+    /// A committed checkpoint names the current layer: older layers may go. Until this call
+    /// the store keeps the previous layer, which the last checkpoint may still name.
+    fn release_older_layers(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The pass is over and committed: the current layer may go too.
+    fn discard(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The bucket of a key among `buckets`. Part of the on-disk format: changing it invalidates
+/// stored layers.
+#[inline]
+pub fn bucket_of<K: StateKey>(key: K, buckets: usize) -> usize {
+    let folded = key.fold();
+    let mixed = (folded ^ (folded >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let mixed = (mixed ^ (mixed >> 32)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((mixed as u128 * buckets as u128) >> 64) as usize
+}
+
+/// The bucket of the record that starts with the key words `key` (one or two words).
+pub fn bucket_of_words(key: &[u64], buckets: usize) -> usize {
+    bucket_of(fold_words(key), buckets)
+}
+
+/// An in-memory store for states of `layout`: see [`MemoryStore`].
+pub fn memory_store(
+    layout: RecordLayout,
+    buckets: usize,
+    moduli: Moduli,
+    mem_limit: u64,
+) -> Result<Box<dyn StateStore>> {
+    check_layout(layout, &moduli)?;
+    crate::with_key_type!(
+        layout.key_words,
+        K => Ok(Box::new(MemoryStore::<K>::new(buckets, moduli, mem_limit))),
+        Err(unsupported_key(layout))
+    )
+}
+
+pub(crate) fn check_layout(layout: RecordLayout, moduli: &Moduli) -> Result<()> {
+    if layout.residues != moduli.len() {
+        return Err(Error::Bug(format!(
+            "a store of {} residues per state was given {} moduli",
+            layout.residues,
+            moduli.len()
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn unsupported_key(layout: RecordLayout) -> Error {
+    Error::Bug(format!("keys of {} words are not supported (1 or 2)", layout.key_words))
+}

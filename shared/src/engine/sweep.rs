@@ -1,0 +1,456 @@
+//! Driving a transition over a whole board: one step per cell, all cores, any store, any host.
+//!
+//! [`run_sweep`] sequences the passes (one per group of moduli) and the steps of each pass, keeps
+//! the running totals and reconstructs the exact counts at the end. Where the steps run is the
+//! host's business ([`SweepHost`]): in this process on a store ([`LocalSteps`]), or on a cluster.
+//!
+//! A local step ([`expand_layer`]) reads the buckets of the current layer in parallel (rayon).
+//! Each thread expands its states, stages successors per target bucket and hands full stages to
+//! the store; closed counts are summed per slot in thread-local accumulators.
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use rug::Integer;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::arith::{exact_count, Moduli};
+use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
+use crate::engine::transition::{StepPosition, SweepJob, Transition};
+use crate::error::{Error, Result};
+
+/// Successors staged per target bucket before they are handed to the store.
+const STAGE: usize = 256;
+
+/// How to count: the engine's options, whatever the problem.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SweepOptions {
+    /// Extra moduli that cross-check the reconstruction (`--verify` uses 1).
+    pub spare_moduli: usize,
+    /// Moduli per pass; fewer per pass means less memory per state and more passes.
+    pub moduli_per_pass: Option<usize>,
+}
+
+/// Progress of one step, for logs and benchmarks.
+#[derive(Clone, Debug)]
+pub struct StepReport {
+    pub pass: usize,
+    pub passes: usize,
+    pub step: usize,
+    pub steps: usize,
+    pub position: StepPosition,
+    pub states_in: u64,
+    pub states_emitted: u64,
+    pub layer: LayerSummary,
+    pub elapsed: Duration,
+}
+
+/// The result of a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepReport {
+    /// `(slot, count)` for each reported slot.
+    pub counts: Vec<(usize, Integer)>,
+    pub moduli: Moduli,
+    pub peak_states: u64,
+    pub peak_bytes: u64,
+    pub states_processed: u64,
+    /// Seconds spent in steps, over every run of a resumed job.
+    pub step_seconds: f64,
+}
+
+/// Where a sweep stands between two steps. Together with the store's current layer it is all a
+/// sweep needs to go on after a crash; checkpoints record it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SweepProgress {
+    pub pass: usize,
+    /// The next step (cell) of this pass; `steps` once the pass is over.
+    pub next_cell: usize,
+    /// Per slot (for tours: per board length), the residues of the finished passes, in moduli
+    /// order.
+    pub finished: Vec<Vec<u64>>,
+    /// Per slot, the residues this pass has counted so far.
+    pub totals: Vec<Vec<u64>>,
+    pub states_processed: u64,
+    pub peak_states: u64,
+    pub peak_bytes: u64,
+    /// Microseconds spent in steps, over every run (an integer: checkpoints hold no floats, so
+    /// their checksums survive a round trip).
+    pub step_micros: u64,
+}
+
+/// What one step did, wherever it ran.
+#[derive(Clone, Debug, Default)]
+pub struct StepOutcome {
+    /// Residues of what the step closed, `slots * moduli` (index: slot).
+    pub closed: Vec<u64>,
+    /// States read from the current layer and successors emitted.
+    pub read: u64,
+    pub emitted: u64,
+    /// The merged next layer.
+    pub layer: LayerSummary,
+}
+
+/// Where the steps of a sweep run: in this process on a store ([`LocalSteps`]), or on a
+/// cluster. The driver ([`run_sweep`]) only sequences them and keeps the totals.
+pub trait SweepHost {
+    /// Gets pass `progress.pass` ready: an empty layer when `progress.next_cell == 0`, otherwise
+    /// the layer committed together with `progress`.
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()>;
+
+    /// Makes the start state (a record: key words, then residues) the current layer.
+    fn seed(&mut self, record: &[u64]) -> Result<()>;
+
+    /// Expands the current layer at `step` and merges the next one.
+    fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome>;
+
+    /// Makes `progress` durable together with the current layer; older layers may go after.
+    fn commit(&mut self, progress: &SweepProgress) -> Result<()>;
+
+    /// The pass is over and committed: its last layer may go.
+    fn end_pass(&mut self) -> Result<()>;
+
+    /// Sees every finished step.
+    fn observe(&mut self, _step: &StepReport) {}
+}
+
+/// Supplies the stores of an in-process sweep and makes its progress durable.
+pub trait StoreHost {
+    /// The store for pass `progress.pass`, for records of `layout`: empty when
+    /// `progress.next_cell == 0`, otherwise holding the layer committed together with `progress`.
+    fn store(&mut self, layout: RecordLayout, moduli: &Moduli, progress: &SweepProgress)
+        -> Result<Box<dyn StateStore>>;
+
+    /// Makes `progress` durable together with the store's current layer. The store keeps the
+    /// previous layer until this returns.
+    fn commit(&mut self, _progress: &SweepProgress, _store: &dyn StateStore) -> Result<()> {
+        Ok(())
+    }
+
+    /// Sees every finished step.
+    fn observe(&mut self, _step: &StepReport) {}
+}
+
+/// A host without checkpoints: a fresh store per pass from a closure.
+pub struct StoreFactory<F>(pub F);
+
+impl<F: FnMut(RecordLayout, &Moduli) -> Result<Box<dyn StateStore>>> StoreHost for StoreFactory<F> {
+    fn store(&mut self, layout: RecordLayout, moduli: &Moduli, _: &SweepProgress) -> Result<Box<dyn StateStore>> {
+        (self.0)(layout, moduli)
+    }
+}
+
+/// Steps in this process, on all cores, over the stores a [`StoreHost`] supplies.
+pub struct LocalSteps<'a> {
+    job: &'a dyn SweepJob,
+    host: &'a mut dyn StoreHost,
+    store: Option<Box<dyn StateStore>>,
+}
+
+impl<'a> LocalSteps<'a> {
+    pub fn new(job: &'a dyn SweepJob, host: &'a mut dyn StoreHost) -> Self {
+        LocalSteps { job, host, store: None }
+    }
+
+    fn store(&mut self) -> &mut dyn StateStore {
+        self.store.as_deref_mut().expect("a pass has begun")
+    }
+}
+
+impl SweepHost for LocalSteps<'_> {
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
+        self.store = Some(self.host.store(self.job.layout(moduli.len()), moduli, progress)?);
+        Ok(())
+    }
+
+    fn seed(&mut self, record: &[u64]) -> Result<()> {
+        let key_words = self.job.key_words();
+        let store = self.store();
+        store.emit(bucket_of_words(&record[..key_words], store.buckets()), record)?;
+        store.finish_step()?;
+        Ok(())
+    }
+
+    fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome> {
+        let job = self.job;
+        let store = self.store();
+        let buckets: Vec<usize> = (0..store.buckets()).collect();
+        let mut outcome = job.expand_layer(step, moduli, store, &buckets)?;
+        outcome.layer = store.finish_step()?;
+        Ok(outcome)
+    }
+
+    fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
+        let store = self.store.as_deref_mut().expect("a pass has begun");
+        self.host.commit(progress, store)?;
+        store.release_older_layers()
+    }
+
+    fn end_pass(&mut self) -> Result<()> {
+        if let Some(mut store) = self.store.take() {
+            store.discard()?;
+        }
+        Ok(())
+    }
+
+    fn observe(&mut self, step: &StepReport) {
+        self.host.observe(step);
+    }
+}
+
+/// The moduli a sweep of `job` counts with, and their split into passes.
+pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<(Moduli, Vec<Moduli>)> {
+    let moduli = Moduli::covering(job.bound_bits(), options.spare_moduli)?;
+    let passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
+    Ok((moduli, passes))
+}
+
+/// Runs the sweep of `job` in this process on the stores `host` supplies, starting from `start`
+/// (`SweepProgress::default()` for a new count, a checkpoint's progress to resume).
+pub fn sweep_in_process(
+    job: &dyn SweepJob,
+    options: &SweepOptions,
+    host: &mut dyn StoreHost,
+    start: SweepProgress,
+) -> Result<SweepReport> {
+    run_sweep(job, options, &mut LocalSteps::new(job, host), start)
+}
+
+/// Runs the sweep of `job`, with the steps run by `host`, starting from `start`; returns the
+/// exact count of every reported slot.
+pub fn run_sweep(
+    job: &dyn SweepJob,
+    options: &SweepOptions,
+    host: &mut dyn SweepHost,
+    start: SweepProgress,
+) -> Result<SweepReport> {
+    let (moduli, passes) = plan_moduli(job, options)?;
+    let (slots, steps) = (job.slots(), job.steps());
+    tracing::info!(
+        steps,
+        key_bits = 64 * job.key_words(),
+        moduli = moduli.len(),
+        passes = passes.len(),
+        "sweep planned"
+    );
+
+    let mut progress = start;
+    if progress == SweepProgress::default() {
+        progress.finished = vec![Vec::new(); slots];
+    }
+    check_progress(&progress, &passes, slots, steps)?;
+    if progress.pass > 0 || progress.next_cell > 0 {
+        tracing::info!(pass = progress.pass, cell = progress.next_cell, "resuming from the checkpoint");
+    }
+    while progress.pass < passes.len() {
+        let pass_moduli = &passes[progress.pass];
+        if progress.next_cell == 0 {
+            progress.totals = vec![vec![0; pass_moduli.len()]; slots];
+        }
+        host.begin_pass(pass_moduli, &progress)?;
+        run_pass(job, pass_moduli, passes.len(), host, &mut progress)?;
+        for (finished, totals) in progress.finished.iter_mut().zip(std::mem::take(&mut progress.totals)) {
+            finished.extend(totals);
+        }
+        progress.pass += 1;
+        progress.next_cell = 0;
+        host.commit(&progress)?;
+        host.end_pass()?;
+    }
+
+    let counts = job
+        .reported()
+        .map(|slot| {
+            let name = job.slot_name(slot);
+            Ok((slot, exact_count(&moduli, &progress.finished[slot], options.spare_moduli, &name)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(SweepReport {
+        counts,
+        moduli,
+        peak_states: progress.peak_states,
+        peak_bytes: progress.peak_bytes,
+        states_processed: progress.states_processed,
+        step_seconds: progress.step_micros as f64 / 1e6,
+    })
+}
+
+/// A checkpoint's progress must fit the sweep it resumes.
+fn check_progress(progress: &SweepProgress, passes: &[Moduli], slots: usize, steps: usize) -> Result<()> {
+    let finished_width: usize = passes.iter().take(progress.pass).map(Moduli::len).sum();
+    let fits = progress.pass <= passes.len()
+        && progress.next_cell <= steps
+        && progress.finished.len() == slots
+        && progress.finished.iter().all(|r| r.len() == finished_width)
+        && (progress.next_cell == 0
+            || (progress.totals.len() == slots
+                && progress.totals.iter().all(|r| r.len() == passes[progress.pass].len())));
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::InvalidRequest(format!(
+            "the checkpoint (pass {}, step {}) does not fit this sweep ({} passes, {steps} steps, {slots} slots): \
+             the job directory belongs to another sweep",
+            progress.pass,
+            progress.next_cell,
+            passes.len()
+        )))
+    }
+}
+
+/// The rest of one pass over the board with one set of moduli, from `progress.next_cell`.
+fn run_pass(
+    job: &dyn SweepJob,
+    moduli: &Moduli,
+    passes: usize,
+    host: &mut dyn SweepHost,
+    progress: &mut SweepProgress,
+) -> Result<()> {
+    let steps = job.steps();
+    if progress.next_cell == 0 {
+        host.seed(&job.start_record(moduli))?;
+    }
+    while progress.next_cell < steps {
+        let cell = progress.next_cell;
+        let position = job.position(cell);
+        let (row, col) = (position.row, position.col);
+        let _span = tracing::info_span!("step", pass = progress.pass, step = cell, row, col).entered();
+        let step_started = Instant::now();
+        let step = host.step(cell, moduli)?;
+        let (states_in, layer) = (step.read, step.layer);
+        for (total, closed) in progress.totals.iter_mut().zip(step.closed.chunks(moduli.len())) {
+            moduli.add_assign(total, closed);
+        }
+        let elapsed = step_started.elapsed();
+        progress.next_cell = if layer.states == 0 { steps } else { cell + 1 };
+        progress.states_processed += states_in;
+        progress.peak_states = progress.peak_states.max(layer.states);
+        progress.peak_bytes = progress.peak_bytes.max(layer.bytes);
+        progress.step_micros += elapsed.as_micros() as u64;
+        host.commit(progress)?;
+        host.observe(&StepReport {
+            pass: progress.pass,
+            passes,
+            step: cell,
+            steps,
+            position,
+            states_in,
+            states_emitted: step.emitted,
+            layer,
+            elapsed,
+        });
+    }
+    Ok(())
+}
+
+/// Per-thread state of a step: staged successors and closed sums.
+struct Expander {
+    /// Per target bucket, records (key words, then residues) waiting to be handed to the store.
+    stages: Vec<Vec<u64>>,
+    /// Residues of what closed, `slots * width`, indexed by slot.
+    closed: Vec<u64>,
+    emitted: u64,
+    /// States read from the current layer.
+    read: u64,
+}
+
+/// Expands the states of `buckets` of the store's current layer at `cell`, on all cores, and
+/// emits the successors to the store (any bucket). Returns the closed residues and counts; the
+/// layer is not merged (`finish_step`). A cluster worker calls it with the buckets it owns.
+pub fn expand_layer<T: Transition>(
+    transition: &T,
+    cell: usize,
+    moduli: &Moduli,
+    store: &dyn StateStore,
+    buckets_to_read: &[usize],
+) -> Result<StepOutcome> {
+    let buckets = store.buckets();
+    let slots = transition.slots();
+    let width = moduli.len();
+    let layout = RecordLayout::of::<T::Key>(width);
+    if store.layout() != layout {
+        return Err(Error::Bug(format!("a store of {:?} was given states of {layout:?}", store.layout())));
+    }
+    let new_expander = || Expander {
+        stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
+        closed: vec![0; slots * width],
+        emitted: 0,
+        read: 0,
+    };
+    buckets_to_read
+        .par_iter()
+        .try_fold(new_expander, |mut expander, &bucket| -> Result<Expander> {
+            store.read_bucket(bucket, &mut |keys, residues| {
+                expand_chunk(transition, cell, moduli, store, &mut expander, keys, residues)
+            })?;
+            Ok(expander)
+        })
+        .map(|expander| {
+            let mut expander = expander?;
+            for (bucket, stage) in expander.stages.iter_mut().enumerate() {
+                if !stage.is_empty() {
+                    store.emit(bucket, stage)?;
+                    stage.clear();
+                }
+            }
+            Ok(StepOutcome {
+                closed: expander.closed,
+                emitted: expander.emitted,
+                read: expander.read,
+                layer: LayerSummary::default(),
+            })
+        })
+        .try_reduce(
+            || StepOutcome { closed: vec![0; slots * width], ..StepOutcome::default() },
+            |mut a, b| {
+                for (x, y) in a.closed.chunks_mut(width).zip(b.closed.chunks(width)) {
+                    moduli.add_assign(x, y);
+                }
+                a.emitted += b.emitted;
+                a.read += b.read;
+                Ok(a)
+            },
+        )
+}
+
+fn expand_chunk<T: Transition>(
+    transition: &T,
+    cell: usize,
+    moduli: &Moduli,
+    store: &dyn StateStore,
+    expander: &mut Expander,
+    keys: &[u64],
+    residues: &[u64],
+) -> Result<()> {
+    let width = moduli.len();
+    let stride = T::Key::WORDS + width;
+    let buckets = store.buckets();
+    let Expander { stages, closed, emitted, read } = expander;
+    *read += (keys.len() / T::Key::WORDS) as u64;
+    let mut failure: Option<Error> = None;
+    for (i, key) in keys.chunks_exact(T::Key::WORDS).enumerate() {
+        let counts = &residues[i * width..(i + 1) * width];
+        transition.expand(
+            cell,
+            T::Key::from_words(key),
+            &mut |child| {
+                *emitted += 1;
+                let bucket = bucket_of(child, buckets);
+                let stage = &mut stages[bucket];
+                child.push_words(stage);
+                stage.extend_from_slice(counts);
+                if stage.len() >= STAGE * stride {
+                    if let Err(e) = store.emit(bucket, stage) {
+                        failure.get_or_insert(e);
+                    }
+                    stage.clear();
+                }
+            },
+            &mut |rows| moduli.add_assign(&mut closed[rows * width..(rows + 1) * width], counts),
+        );
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+    }
+    Ok(())
+}

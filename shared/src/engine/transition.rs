@@ -1,0 +1,147 @@
+//! The transition seam: what a frontier problem tells the step engine, and nothing more.
+//!
+//! A sweep walks a board one *step* (one cell) at a time. Between steps a layer of states
+//! (frontier keys, each with its count as residues) is all there is. A problem implements
+//! [`Transition`]: the key of the empty frontier, and for one state before step `s` every state
+//! it leads to before step `s + 1` (`emit`) and every complete object it closes (`close`, with
+//! the result *slot* it counts in: for tours, the board length). The engine adds the counts of
+//! equal keys, so the problem never sees a count.
+//!
+//! ```text
+//!   layer before step s          expand(s, key)               layer before step s + 1
+//!   key A  count 3      ──►  emit(C), emit(D), close(4)  ──►  key C  count 3 + 2
+//!   key B  count 2      ──►  emit(C)                          key D  count 3
+//!                                                             slot 4 += 3
+//! ```
+//!
+//! The key type is the problem's choice ([`StateKey`]: 64 or 128 bits). The engine runs a
+//! transition through [`SweepJob`], an object-safe face that every transition has for free
+//! (a blanket impl): the coordinator, the worker and the stores hold a `dyn SweepJob` and never
+//! name a problem, while the expansion loop inside is monomorphised for the transition and its
+//! key type.
+
+use std::ops::RangeInclusive;
+
+use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::store::StateStore;
+use crate::engine::sweep::{expand_layer, StepOutcome};
+use crate::engine::Moduli;
+use crate::error::Result;
+
+/// Where a step is on the board, for logs and status: row and column, from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepPosition {
+    pub row: usize,
+    pub col: usize,
+}
+
+/// A frontier problem's side of the step engine.
+pub trait Transition: Send + Sync + 'static {
+    /// The frontier key: `u64` where the worst case fits, `u128` where it does not.
+    type Key: StateKey;
+
+    /// Steps of one pass (cells of the board).
+    fn steps(&self) -> usize;
+
+    /// Result slots `close` may name: `0..slots()`.
+    fn slots(&self) -> usize;
+
+    /// The slots whose counts are reported (for tours: the board lengths asked for).
+    fn reported(&self) -> RangeInclusive<usize>;
+
+    /// `log2` of an upper bound on every reported count: it decides how many moduli a count
+    /// needs to be exact.
+    fn bound_bits(&self) -> f64;
+
+    /// The key of the state every sweep starts from.
+    fn start(&self) -> Self::Key;
+
+    /// Where step `step` is on the board.
+    fn position(&self, step: usize) -> StepPosition;
+
+    /// The name of slot `slot` in messages (for tours: the board, `8x6`).
+    fn slot_name(&self, slot: usize) -> String;
+
+    /// All successors of `key`, the state before step `step`: `emit` receives each state before
+    /// `step + 1`, `close` the slot of each complete object the step finishes. Never emits
+    /// [`StateKey::VACANT`].
+    fn expand(&self, step: usize, key: Self::Key, emit: &mut impl FnMut(Self::Key), close: &mut impl FnMut(usize));
+}
+
+/// A transition as the engine holds it: object-safe, its key type hidden.
+pub trait SweepJob: Send + Sync {
+    fn steps(&self) -> usize;
+    fn slots(&self) -> usize;
+    fn reported(&self) -> RangeInclusive<usize>;
+    fn bound_bits(&self) -> f64;
+    fn position(&self, step: usize) -> StepPosition;
+    fn slot_name(&self, slot: usize) -> String;
+
+    /// Words of a key: 1 or 2.
+    fn key_words(&self) -> usize;
+
+    /// The record layout for `residues` residues per state.
+    fn layout(&self, residues: usize) -> RecordLayout {
+        RecordLayout::new(self.key_words(), residues)
+    }
+
+    /// The start state with count 1 under `moduli`, as a record.
+    fn start_record(&self, moduli: &Moduli) -> Vec<u64>;
+
+    /// Expands the states of `buckets` of the store's current layer at `step` on all cores and
+    /// emits their successors to the store; returns the closed counts (the layer is not merged).
+    fn expand_layer(
+        &self,
+        step: usize,
+        moduli: &Moduli,
+        store: &dyn StateStore,
+        buckets: &[usize],
+    ) -> Result<StepOutcome>;
+}
+
+impl<T: Transition> SweepJob for T {
+    fn steps(&self) -> usize {
+        Transition::steps(self)
+    }
+
+    fn slots(&self) -> usize {
+        Transition::slots(self)
+    }
+
+    fn reported(&self) -> RangeInclusive<usize> {
+        Transition::reported(self)
+    }
+
+    fn bound_bits(&self) -> f64 {
+        Transition::bound_bits(self)
+    }
+
+    fn position(&self, step: usize) -> StepPosition {
+        Transition::position(self, step)
+    }
+
+    fn slot_name(&self, slot: usize) -> String {
+        Transition::slot_name(self, slot)
+    }
+
+    fn key_words(&self) -> usize {
+        T::Key::WORDS
+    }
+
+    fn start_record(&self, moduli: &Moduli) -> Vec<u64> {
+        let mut record = Vec::with_capacity(T::Key::WORDS + moduli.len());
+        self.start().push_words(&mut record);
+        record.extend(moduli.one());
+        record
+    }
+
+    fn expand_layer(
+        &self,
+        step: usize,
+        moduli: &Moduli,
+        store: &dyn StateStore,
+        buckets: &[usize],
+    ) -> Result<StepOutcome> {
+        expand_layer(self, step, moduli, store, buckets)
+    }
+}

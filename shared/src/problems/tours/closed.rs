@@ -1,0 +1,385 @@
+//! The transfer matrix for closed tours: one cell at a time, frontier state to frontier states.
+//!
+//! [`TransferMatrix::expand`] takes the state before cell `c` (see [`super::frontier`]) and
+//! produces every state before cell `c + 1`:
+//!
+//! 1. Cell `c` needs `2 - degree` more edges, all forward (its backward edges were chosen by
+//!    earlier cells). Each choice of that many forward neighbours that are not FULL is one branch.
+//! 2. Each edge joins partial paths: EMPTY-EMPTY starts a path, EMPTY-end extends one, end-end
+//!    joins two paths, and joining the two ends of *one* path closes a cycle.
+//! 3. A cycle is allowed only if it is the whole board of some length `K`: nothing else in the
+//!    window is a path end, the FULL cells form a prefix that ends on a row boundary `K * width`,
+//!    and everything after is EMPTY. The branch then adds its count to the total for `K` rows.
+//!    This is how one sweep over `n` rows yields the counts for every length `1..=n`.
+//! 4. Otherwise the window moves on by one cell. Before emitting, the branch is pruned if some
+//!    cell whose neighbourhood just shrank (a forward neighbour of `c`, or a neighbour of a cell
+//!    that became FULL) can no longer reach degree 2: its neighbours that are still unprocessed
+//!    and not FULL are fewer than the edges it lacks. A path end always lacks one edge; an EMPTY
+//!    cell lacks two only if every board the state can still complete contains it (its row is
+//!    at most the last row touched so far, or below the shortest length asked for): in a sweep,
+//!    an EMPTY cell past the end of a shorter board may stay EMPTY. Pruning only removes states
+//!    with no completion, so counts do not depend on it; it keeps the layers small.
+//!
+//! 5. When the next cell starts a row, the window is two whole rows (plus cells no move has
+//!    reached yet), and the board is symmetric left to right: a state and its mirror image have
+//!    the same number of completions for every length. The smaller of the two keys stands for
+//!    both, which roughly halves every layer.
+//!
+//! The neighbourhood test is bit arithmetic: `neighbours[v]` holds bit `o + R` for each
+//! neighbour of cell `v` at row-major offset `o` (`|o| <= R`, the reach), and the blocked
+//! positions of the window shifted into the same frame are masked out.
+
+use std::ops::RangeInclusive;
+
+use super::board::Geometry;
+use super::bound::hamiltonian_cycle_bound_bits;
+use super::frontier::{worst_case_bits, FrontierCodec, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
+use crate::engine::{StateKey, StepPosition, SweepJob, Transition};
+use crate::error::{Error, Result};
+
+/// The closed-tour transition of `geometry` (its `rows` is the longest length the sweep
+/// reaches; counts are reported for `min_rows..=rows`), with the narrowest key its frontier
+/// fits: 64 bits where the worst case allows, 128 bits beyond.
+pub fn closed_tours(geometry: Geometry, min_rows: usize) -> Result<Box<dyn SweepJob>> {
+    let bits = worst_case_bits(geometry.reach(), 0);
+    if geometry.reach() <= MAX_WINDOW && bits <= u64::BITS {
+        Ok(Box::new(TransferMatrix::<u64>::new(geometry, min_rows)?))
+    } else {
+        Ok(Box::new(TransferMatrix::<u128>::new(geometry, min_rows)?))
+    }
+}
+
+/// What adding one edge did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Joined {
+    /// Paths were started, extended or joined.
+    Open,
+    /// The two ends of one path met: a cycle.
+    Cycle,
+}
+
+/// The transfer matrix of one geometry: precomputed neighbourhoods and the frontier codec.
+pub struct TransferMatrix<K> {
+    geometry: Geometry,
+    codec: FrontierCodec<K>,
+    /// The reach `R` of the move set: the window holds `R` cells between steps.
+    reach: usize,
+    /// Per cell: window positions (1..=R) of its forward neighbours on the board.
+    forward: Vec<Vec<u8>>,
+    /// Per cell: the same positions as a bit mask.
+    forward_mask: Vec<u64>,
+    /// Per cell: bit `o + R` for each neighbour at row-major offset `o`.
+    neighbours: Vec<u64>,
+    /// Per cell: the first cell of the next row.
+    row_end: Vec<usize>,
+    /// Cells before this one belong to every board whose count is wanted.
+    required_end: usize,
+    /// The shortest length whose count is wanted.
+    min_rows: usize,
+    /// At a row start, the window position of the left-right mirror image of each position
+    /// (`NO_MIRROR` where the image falls outside the window).
+    mirror: [u8; MAX_WINDOW + 1],
+}
+
+const NO_MIRROR: u8 = u8::MAX;
+
+impl<K: StateKey> TransferMatrix<K> {
+    /// The transfer matrix for closed tours on `geometry` (its `rows` is the longest length the
+    /// sweep reaches). Counts are exact for lengths `min_rows..=geometry.rows`; shorter boards may
+    /// be pruned away, so a single board (`min_rows = rows`) prunes hardest.
+    pub fn new(geometry: Geometry, min_rows: usize) -> Result<Self> {
+        let reach = geometry.reach();
+        let min_rows = min_rows.clamp(1, geometry.rows.max(1));
+        let codec = FrontierCodec::new(reach, 0, |needed_bits| {
+            let fits = |w: usize| {
+                let reach = Geometry::new(w, geometry.rows, geometry.moves.clone()).reach();
+                reach <= MAX_WINDOW && worst_case_bits(reach, 0) <= K::BITS
+            };
+            Error::FrontierTooWide {
+                width: geometry.width,
+                moves: geometry.moves.to_string(),
+                window: reach,
+                needed_bits,
+                available_bits: K::BITS,
+                max_width: (1..=geometry.width).rev().find(|&w| fits(w)).unwrap_or(0),
+            }
+        })?;
+        debug_assert!(2 * reach + 1 < 64, "the codec admits no window this long");
+        let cells = geometry.cells();
+        let mut forward = Vec::with_capacity(cells);
+        let mut forward_mask = Vec::with_capacity(cells);
+        let mut neighbours = Vec::with_capacity(cells);
+        for cell in 0..cells {
+            let mut positions: Vec<u8> = Vec::new();
+            let mut mask = 0u64;
+            for v in geometry.neighbours(cell) {
+                let offset = v as i64 - cell as i64;
+                mask |= 1 << (offset + reach as i64);
+                if offset > 0 {
+                    positions.push(offset as u8);
+                }
+            }
+            positions.sort_unstable();
+            forward_mask.push(positions.iter().fold(0u64, |m, &p| m | 1 << p));
+            forward.push(positions);
+            neighbours.push(mask);
+        }
+        let row_end = (0..cells).map(|c| (c / geometry.width + 1) * geometry.width).collect();
+        let required_end = min_rows.min(geometry.rows) * geometry.width;
+        let mut mirror = [NO_MIRROR; MAX_WINDOW + 1];
+        for (p, image) in mirror.iter_mut().enumerate().take(reach) {
+            let (row, col) = (p / geometry.width, p % geometry.width);
+            let q = row * geometry.width + (geometry.width - 1 - col);
+            if q < reach {
+                *image = q as u8;
+            }
+        }
+        Ok(TransferMatrix {
+            geometry,
+            codec,
+            reach,
+            forward,
+            forward_mask,
+            neighbours,
+            row_end,
+            required_end,
+            min_rows,
+            mirror,
+        })
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    pub fn codec(&self) -> &FrontierCodec<K> {
+        &self.codec
+    }
+
+    /// The key of the empty frontier, where every sweep starts.
+    pub fn start_key(&self) -> K {
+        self.codec.encode(&FrontierState::empty(), 0)
+    }
+
+    /// All successors of `key` (the state before `cell`): `emit` receives the key of each state
+    /// before `cell + 1`, `close` the number of rows of each board a branch completes.
+    #[inline]
+    pub fn expand(&self, cell: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
+        let state = self.codec.decode(key);
+        let forward = &self.forward[cell];
+        match state.mate[0] {
+            FULL => self.settle(cell, &state, 0, emit),
+            EMPTY => {
+                for (i, &a) in forward.iter().enumerate() {
+                    if state.mate[a as usize] == FULL {
+                        continue;
+                    }
+                    for &b in &forward[i + 1..] {
+                        if state.mate[b as usize] == FULL {
+                            continue;
+                        }
+                        let mut next = state;
+                        let mut newly_full = 0;
+                        let first = join(&mut next, 0, a as usize, &mut newly_full);
+                        debug_assert_eq!(first, Joined::Open);
+                        match join(&mut next, 0, b as usize, &mut newly_full) {
+                            Joined::Open => self.settle(cell, &next, newly_full, emit),
+                            Joined::Cycle => self.close_cycle(cell, &next, close),
+                        }
+                    }
+                }
+            }
+            _ => {
+                for &a in forward {
+                    if state.mate[a as usize] == FULL {
+                        continue;
+                    }
+                    let mut next = state;
+                    let mut newly_full = 0;
+                    match join(&mut next, 0, a as usize, &mut newly_full) {
+                        Joined::Open => self.settle(cell, &next, newly_full, emit),
+                        Joined::Cycle => self.close_cycle(cell, &next, close),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Prunes, then emits the window moved on by one cell. Cell 0 is FULL here.
+    #[inline]
+    fn settle(&self, cell: usize, next: &FrontierState, newly_full: u64, emit: &mut impl FnMut(K)) {
+        let reach = self.reach;
+        // Blocked window positions in the frame of `neighbours`: everything up to and including
+        // cell 0 (processed) and every FULL cell.
+        let blocked = ((next.full | 1) << reach) | ((1u64 << reach) - 1);
+        let mut check = self.forward_mask[cell];
+        let mut grown = newly_full;
+        while grown != 0 {
+            let x = grown.trailing_zeros() as usize;
+            grown &= grown - 1;
+            check |= (self.neighbours[cell + x] << x) >> reach;
+        }
+        // Cells past the window are untouched and checked when they enter it.
+        check &= !(next.full | 1) & ((2u64 << reach) - 1);
+        // An EMPTY cell must be covered only if every board still possible contains it: boards
+        // reach at least the last row anything touches, and at least `min_rows`.
+        let last_used = 63 - next.used.leading_zeros() as usize;
+        let covered_end = self.row_end[cell + last_used].max(self.required_end);
+        while check != 0 {
+            let p = check.trailing_zeros() as usize;
+            check &= check - 1;
+            let lacking = if next.mate[p] != EMPTY {
+                1
+            } else if cell + p < covered_end {
+                2
+            } else {
+                continue;
+            };
+            let available = (self.neighbours[cell + p] & !(blocked >> p)).count_ones();
+            if available < lacking {
+                return;
+            }
+        }
+        let key = self.codec.encode(next, 1);
+        if (cell + 1).is_multiple_of(self.geometry.width) {
+            // The next cell starts a row: a state and its mirror image have the same
+            // completions, so one key stands for both.
+            if let Some(mirrored) = self.mirrored_key(next) {
+                emit(key.min(mirrored));
+                return;
+            }
+        }
+        emit(key);
+    }
+
+    /// The key of the left-right mirror image of the window `next[1..=R]`, when every used
+    /// cell's image lies inside the window.
+    fn mirrored_key(&self, next: &FrontierState) -> Option<K> {
+        let mut image = FrontierState::empty();
+        image.ends_used = next.ends_used;
+        let mut used = next.used & !1;
+        while used != 0 {
+            let p = used.trailing_zeros() as usize;
+            used &= used - 1;
+            let q = self.mirror[p - 1];
+            if q == NO_MIRROR {
+                return None;
+            }
+            match next.mate[p] {
+                FULL => image.set_full(q as usize),
+                FREE => image.set_end(q as usize, FREE),
+                mate => {
+                    let mate_image = self.mirror[mate as usize - 1];
+                    if mate_image == NO_MIRROR {
+                        return None;
+                    }
+                    image.set_end(q as usize, mate_image);
+                }
+            }
+        }
+        Some(self.codec.encode(&image, 0))
+    }
+
+    /// A cycle closed at `cell`: counts it if it is a whole board of some length.
+    #[cold]
+    fn close_cycle(&self, cell: usize, next: &FrontierState, close: &mut impl FnMut(usize)) {
+        let window = self.reach;
+        if (1..=window).any(|p| next.mate[p] != EMPTY && next.mate[p] != FULL) {
+            return; // another path is still open
+        }
+        let first_not_full = (!(next.full >> 1)).trailing_zeros() as usize + 1;
+        if first_not_full <= window && next.full >> first_not_full != 0 {
+            return; // a FULL cell after an EMPTY one: the cycle skipped a cell
+        }
+        let end = cell + first_not_full;
+        if end.is_multiple_of(self.geometry.width) {
+            close(end / self.geometry.width);
+        }
+    }
+}
+
+impl<K: StateKey> Transition for TransferMatrix<K> {
+    type Key = K;
+
+    fn steps(&self) -> usize {
+        self.geometry.cells()
+    }
+
+    /// One slot per board length `0..=rows`.
+    fn slots(&self) -> usize {
+        self.geometry.rows + 1
+    }
+
+    fn reported(&self) -> RangeInclusive<usize> {
+        self.min_rows..=self.geometry.rows
+    }
+
+    fn bound_bits(&self) -> f64 {
+        let (width, moves) = (self.geometry.width, &self.geometry.moves);
+        Transition::reported(self)
+            .map(|rows| hamiltonian_cycle_bound_bits(&Geometry::new(width, rows, moves.clone())))
+            .fold(0.0, f64::max)
+    }
+
+    fn start(&self) -> K {
+        self.start_key()
+    }
+
+    fn position(&self, step: usize) -> StepPosition {
+        StepPosition { row: step / self.geometry.width, col: step % self.geometry.width }
+    }
+
+    fn slot_name(&self, slot: usize) -> String {
+        format!("{}x{slot}", self.geometry.width)
+    }
+
+    #[inline]
+    fn expand(&self, step: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
+        TransferMatrix::expand(self, step, key, emit, close)
+    }
+}
+
+/// Adds the edge `x - y` (neither FULL) to `state`.
+#[inline]
+fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &mut u64) -> Joined {
+    let (mx, my) = (state.mate[x], state.mate[y]);
+    match (mx, my) {
+        (EMPTY, EMPTY) => {
+            state.set_end(x, y as u8);
+            state.set_end(y, x as u8);
+        }
+        (EMPTY, _) => {
+            state.set_end(x, my);
+            if my != FREE {
+                state.mate[my as usize] = x as u8;
+            }
+            state.set_full(y);
+            *newly_full |= 1 << y;
+        }
+        (_, EMPTY) => {
+            state.set_end(y, mx);
+            if mx != FREE {
+                state.mate[mx as usize] = y as u8;
+            }
+            state.set_full(x);
+            *newly_full |= 1 << x;
+        }
+        _ => {
+            if mx as usize == y {
+                state.set_full(x);
+                state.set_full(y);
+                return Joined::Cycle;
+            }
+            if mx != FREE {
+                state.mate[mx as usize] = my;
+            }
+            if my != FREE {
+                state.mate[my as usize] = mx;
+            }
+            state.set_full(x);
+            state.set_full(y);
+            *newly_full |= (1 << x) | (1 << y);
+        }
+    }
+    Joined::Open
+}

@@ -1,0 +1,415 @@
+//! The frontier: what the transfer matrix remembers between two cells, and its key.
+//!
+//! Cells are processed one at a time in row-major order. Processing cell `c` chooses its forward
+//! edges (to cells after `c`), so before `c` every cell `< c` already has its final degree 2 and
+//! only the next `L` cells can carry edges, where `L` is the reach of the move set (`2w + 1` for
+//! the knight on a board `w` wide). That window is the frontier. For each window cell we keep:
+//!
+//! * `EMPTY`: no edge yet;
+//! * `FULL`: degree 2, finished;
+//! * an endpoint: degree 1, the end of a partial path, with the window position of the path's
+//!   other end (its *mate*). Every path end lies in the window, so mates always pair up inside it;
+//! * `FREE` (open tours, a later issue): degree 1, and the other end of the path is a tour end.
+//!
+//! A worked example: the knight on a board 3 wide (`L = 7`), after cells 0, 1 and 2 have chosen
+//! their forward edges 0-5, 0-7, 1-6, 1-8, 2-3 and 2-7. The partial paths are 3-2-7-0-5 and 6-1-8.
+//!
+//! ```text
+//!    0  1  2      position  0      1      2      3      4      5      6
+//!    3  4  5      cell      3      4      5      6      7      8      9
+//!    6  7  8      state     mate 2 EMPTY  mate 0 mate 5 FULL   mate 3 EMPTY
+//!    9 10 11      code      10     00     11     10     01     11     00
+//! ```
+//!
+//! Cell 3 has degree 1 and forward neighbours 8 and 10. Edge 3-8 joins the two paths into
+//! 5-...-3-8-...-6 (cells 3 and 8 become FULL, 5 and 6 become mates); edge 3-10 extends the first
+//! path to 10, which enters the window at position 7 (position 6 after the window moves on).
+//! Joining the two ends of one path closes a cycle, allowed only when that cycle is the whole
+//! board (see `tmx`). During a transition the window is read at positions `0..=L`; the key of the
+//! next state is the encoding of positions `1..=L`.
+//!
+//! # Key encoding
+//!
+//! The key must be canonical (equal states, equal keys) and small. It is a bit string, least
+//! significant bits first:
+//!
+//! * 2 bits: tour ends already used (always 0 for closed tours);
+//! * `2L` bits, 2 per window cell in order: `00` EMPTY, `01` FULL, `10` an endpoint whose mate
+//!   comes later (an *opening*, or a FREE end), `11` an endpoint whose mate came earlier (a
+//!   *closing*);
+//! * for each closing in order, the rank of its mate among the openings still unmatched at that
+//!   point, in `ceil(log2(u))` bits where `u` is their number (0 bits when `u = 1`).
+//!
+//! Openings left unmatched at the end are FREE ends. The ranks are determined by the structure
+//! alone, so no relabelling pass is needed, and the fixed-width part is built from bit masks
+//! (FULL cells, endpoints, closings) without a loop over cells: only the closings are visited.
+//!
+//! The worst case puts all openings first: with `P` pairs (and `f` free ends) it costs
+//! `2 + 2L + sum over u = 1..P of ceil(log2(u + f))` bits. The key is a `u64` when that fits
+//! and a `u128` otherwise ([`FrontierCodec::new`] refuses a window whose worst case exceeds
+//! the key it is given). For the knight's closed tours 64 bits admit widths up to 9 (`L = 19`:
+//! 61 bits); width 10 needs 69 bits, and 128 bits hold every window up to [`MAX_WINDOW`] cells
+//! (width 15: `L = 31`, 109 bits).
+
+use std::marker::PhantomData;
+
+use crate::engine::StateKey;
+use crate::error::{Error, Result};
+
+/// Longest window the working representation holds.
+pub const MAX_WINDOW: usize = 31;
+
+/// Cell states other than "endpoint with mate at position p".
+pub const EMPTY: u8 = 0xFF;
+pub const FULL: u8 = 0xFE;
+pub const FREE: u8 = 0xFD;
+
+/// The decoded frontier: `mate[p]` for window positions `0..len`, `EMPTY` beyond.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrontierState {
+    pub mate: [u8; MAX_WINDOW + 1],
+    /// Bit `p` set when `mate[p] == FULL` (kept in step with `mate` by the transition code).
+    pub full: u64,
+    /// Bit `p` set when `mate[p] != EMPTY`.
+    pub used: u64,
+    /// Tour ends already fixed (open tours; 0 for closed tours).
+    pub ends_used: u8,
+}
+
+impl FrontierState {
+    pub fn empty() -> Self {
+        FrontierState { mate: [EMPTY; MAX_WINDOW + 1], full: 0, used: 0, ends_used: 0 }
+    }
+
+    #[inline]
+    pub fn set_full(&mut self, p: usize) {
+        self.mate[p] = FULL;
+        self.full |= 1 << p;
+        self.used |= 1 << p;
+    }
+
+    /// Makes `p` a path end whose other end is `mate` (a position or FREE).
+    #[inline]
+    pub fn set_end(&mut self, p: usize, mate: u8) {
+        self.mate[p] = mate;
+        self.used |= 1 << p;
+    }
+}
+
+/// Encodes and decodes frontier states of one window length, into keys of type `K`.
+#[derive(Clone, Copy, Debug)]
+pub struct FrontierCodec<K> {
+    len: usize,
+    key: PhantomData<K>,
+}
+
+/// Bits needed to store a rank below `u`.
+#[inline]
+fn rank_bits(u: u32) -> u32 {
+    debug_assert!(u >= 1);
+    32 - (u - 1).leading_zeros()
+}
+
+/// The worst-case key size of a window of `len` cells with up to `max_free` free ends.
+pub fn worst_case_bits(len: usize, max_free: usize) -> u32 {
+    FrontierCodec::<u64>::worst_case_bits(len, max_free)
+}
+
+impl<K: StateKey> FrontierCodec<K> {
+    /// The worst-case key size of a window of `len` cells with up to `max_free` free ends.
+    pub fn worst_case_bits(len: usize, max_free: usize) -> u32 {
+        (0..=max_free.min(len))
+            .map(|free| {
+                let pairs = (len - free) / 2;
+                let ranks: u32 = (1..=pairs).map(|u| rank_bits((u + free) as u32)).sum();
+                2 + 2 * len as u32 + ranks
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// A codec for windows of `len` cells, with room for `max_free` free ends (0 for closed tours).
+    /// Fails when the worst case does not fit a `K`; `describe` names the board in the error.
+    pub fn new(len: usize, max_free: usize, describe: impl FnOnce(u32) -> Error) -> Result<Self> {
+        let bits = Self::worst_case_bits(len, max_free);
+        if len > MAX_WINDOW || bits > K::BITS {
+            return Err(describe(bits));
+        }
+        Ok(FrontierCodec { len, key: PhantomData })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The key of the window `state.mate[start..start + len]` (positions past the array are
+    /// EMPTY). `start = 1` encodes the window after its first cell has been processed, without
+    /// copying.
+    #[inline]
+    pub fn encode(&self, state: &FrontierState, start: usize) -> K {
+        let window = ((1u64 << self.len) - 1) << start;
+        let full = state.full & window;
+        let ends = state.used & !state.full & window;
+        let closings = closing_mask(&state.mate) & ends;
+        let low = spread_bits((full | closings) >> start);
+        let high = spread_bits(ends >> start);
+        // 2 + 2L <= 64 bits: the fixed part always fits a u64.
+        let mut key = K::from_u64(state.ends_used as u64 | (low | high << 1) << 2);
+        let mut shift = 2 + 2 * self.len as u32;
+        let openings = ends & !closings;
+        let mut matched = 0u64;
+        let mut pending = closings;
+        while pending != 0 {
+            let p = pending.trailing_zeros();
+            pending &= pending - 1;
+            let unmatched = openings & ((1u64 << p) - 1) & !matched;
+            let mate = state.mate[p as usize] as u32;
+            let rank = (unmatched & ((1u64 << mate) - 1)).count_ones() as u64;
+            // A rank of width 0 is 0 and may sit at the very end of the key: clamp its shift.
+            key = key | K::from_u64(rank) << shift.min(K::BITS - 1);
+            shift += rank_bits(unmatched.count_ones());
+            matched |= 1 << mate;
+        }
+        key
+    }
+
+    /// The state of a key produced by [`encode`](Self::encode), positions `0..len`.
+    #[inline]
+    pub fn decode(&self, key: K) -> FrontierState {
+        let codes = (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1);
+        let low = gather_bits(codes);
+        let high = gather_bits(codes >> 1);
+        let full = low & !high;
+        let closings = low & high;
+        let openings = high & !low;
+        let mut state =
+            FrontierState { mate: full_or_empty(full), full, used: high | full, ends_used: (key.low_u64() & 3) as u8 };
+        let mut bits = key >> (2 + 2 * self.len as u32);
+        let mut matched = 0u64;
+        let mut pending = closings;
+        while pending != 0 {
+            let p = pending.trailing_zeros();
+            pending &= pending - 1;
+            let unmatched = openings & ((1u64 << p) - 1) & !matched;
+            let width = rank_bits(unmatched.count_ones());
+            let rank = (bits.low_u64() & ((1u64 << width) - 1)) as u32;
+            bits = bits >> width;
+            let mate = select_bit(unmatched, rank);
+            matched |= 1 << mate;
+            state.mate[p as usize] = mate as u8;
+            state.mate[mate] = p as u8;
+        }
+        // Openings never closed are free ends.
+        let mut free = openings & !matched;
+        while free != 0 {
+            state.mate[free.trailing_zeros() as usize] = FREE;
+            free &= free - 1;
+        }
+        state
+    }
+}
+
+/// Bit `p` set where `mate[p] < p`: endpoints whose mate comes earlier (EMPTY, FULL and FREE
+/// are above every position, so they never count).
+#[inline]
+fn closing_mask(mate: &[u8; MAX_WINDOW + 1]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86_64 baseline; the loads read exactly the 32 bytes of
+        // `mate`.
+        unsafe {
+            let positions_lo = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            let positions_hi = _mm_add_epi8(positions_lo, _mm_set1_epi8(16));
+            let lo = _mm_loadu_si128(mate.as_ptr() as *const __m128i);
+            let hi = _mm_loadu_si128(mate.as_ptr().add(16) as *const __m128i);
+            // mate < p (unsigned) <=> max(mate, p) != mate; values are below 0x80 or at least
+            // 0xFD, so the unsigned max is exact.
+            let ge_lo = _mm_cmpeq_epi8(_mm_max_epu8(lo, positions_lo), lo);
+            let ge_hi = _mm_cmpeq_epi8(_mm_max_epu8(hi, positions_hi), hi);
+            let ge = (_mm_movemask_epi8(ge_lo) as u32 as u64) | ((_mm_movemask_epi8(ge_hi) as u32 as u64) << 16);
+            !ge & 0xFFFF_FFFF
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        mate.iter().enumerate().fold(0u64, |mask, (p, &m)| mask | (((m as usize) < p) as u64) << p)
+    }
+}
+
+/// Moves bit `i` of the low 32 bits to bit `2i`.
+#[inline]
+fn spread_bits(x: u64) -> u64 {
+    let mut x = x & 0xFFFF_FFFF;
+    x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
+    x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
+    x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+    (x | (x << 1)) & 0x5555_5555_5555_5555
+}
+
+/// The inverse of [`spread_bits`]: bit `2i` to bit `i`.
+#[inline]
+fn gather_bits(x: u64) -> u64 {
+    let mut x = x & 0x5555_5555_5555_5555;
+    x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
+    x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
+    x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
+    (x | (x >> 16)) & 0xFFFF_FFFF
+}
+
+/// For each 8-bit mask, eight mate bytes: FULL where the bit is set, EMPTY elsewhere.
+const FULL_OR_EMPTY_BYTES: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut bytes = 0u64;
+        let mut j = 0;
+        while j < 8 {
+            let byte = if mask & (1 << j) != 0 { FULL } else { EMPTY };
+            bytes |= (byte as u64) << (8 * j);
+            j += 1;
+        }
+        table[mask] = bytes;
+        mask += 1;
+    }
+    table
+};
+
+/// A mate array with FULL where `full` has a bit and EMPTY elsewhere.
+#[inline]
+fn full_or_empty(full: u64) -> [u8; MAX_WINDOW + 1] {
+    let mut mate = [EMPTY; MAX_WINDOW + 1];
+    for (i, chunk) in mate.chunks_exact_mut(8).enumerate() {
+        let group = ((full >> (8 * i)) & 0xFF) as usize;
+        chunk.copy_from_slice(&FULL_OR_EMPTY_BYTES[group].to_le_bytes());
+    }
+    mate
+}
+
+/// Position of the `rank`-th set bit (0-based) of `mask`.
+#[inline]
+fn select_bit(mut mask: u64, rank: u32) -> usize {
+    for _ in 0..rank {
+        mask &= mask - 1;
+    }
+    mask.trailing_zeros() as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn too_wide(bits: u32) -> Error {
+        Error::InvalidRequest(format!("{bits} bits"))
+    }
+
+    #[test]
+    fn worst_cases_match_the_module_docs() {
+        assert_eq!(worst_case_bits(17, 0), 53);
+        assert_eq!(worst_case_bits(19, 0), 61);
+        assert_eq!(worst_case_bits(21, 0), 69);
+        assert_eq!(worst_case_bits(31, 0), 109);
+        assert!(FrontierCodec::<u64>::new(19, 0, too_wide).is_ok());
+        assert!(FrontierCodec::<u64>::new(21, 0, too_wide).is_err());
+        assert!(FrontierCodec::<u128>::new(21, 0, too_wide).is_ok());
+        assert!(FrontierCodec::<u128>::new(31, 2, too_wide).is_ok());
+        assert!(FrontierCodec::<u128>::new(32, 0, too_wide).is_err());
+    }
+
+    /// A random valid window: each cell EMPTY, FULL, FREE (at most `max_free`) or an endpoint,
+    /// endpoints paired at random.
+    fn arbitrary_state(len: usize, max_free: usize) -> impl Strategy<Value = FrontierState> {
+        (proptest::collection::vec(0u8..4, len), any::<u64>()).prop_map(move |(kinds, seed)| {
+            let mut state = FrontierState::empty();
+            let mut ends = Vec::new();
+            let mut free = 0;
+            for (p, kind) in kinds.iter().enumerate() {
+                match kind {
+                    0 => {}
+                    1 => state.set_full(p),
+                    2 if free < max_free => {
+                        state.set_end(p, FREE);
+                        free += 1;
+                    }
+                    _ => ends.push(p),
+                }
+            }
+            if ends.len() % 2 == 1 {
+                ends.pop();
+            }
+            // Fisher-Yates with a small LCG so the pairing is arbitrary (not nested).
+            let mut rng = seed | 1;
+            for i in (1..ends.len()).rev() {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ends.swap(i, (rng >> 33) as usize % (i + 1));
+            }
+            for pair in ends.chunks(2) {
+                state.set_end(pair[0], pair[1] as u8);
+                state.set_end(pair[1], pair[0] as u8);
+            }
+            state
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn round_trip(state in arbitrary_state(19, 0)) {
+            let codec = FrontierCodec::<u64>::new(19, 0, too_wide).unwrap();
+            let key = codec.encode(&state, 0);
+            prop_assert_eq!(codec.decode(key), state);
+        }
+
+        #[test]
+        fn wide_keys_round_trip(state in arbitrary_state(31, 2), ends in 0u8..3) {
+            let codec = FrontierCodec::<u128>::new(31, 2, too_wide).unwrap();
+            let mut state = state;
+            state.ends_used = ends;
+            let key = codec.encode(&state, 0);
+            prop_assert_ne!(key, u128::MAX);
+            prop_assert_eq!(codec.decode(key), state);
+        }
+
+        #[test]
+        fn a_window_that_fits_64_bits_has_the_same_key_in_128(state in arbitrary_state(17, 2), ends in 0u8..3) {
+            let narrow = FrontierCodec::<u64>::new(17, 2, too_wide).unwrap();
+            let wide = FrontierCodec::<u128>::new(17, 2, too_wide).unwrap();
+            let mut state = state;
+            state.ends_used = ends;
+            prop_assert_eq!(wide.encode(&state, 0), narrow.encode(&state, 0) as u128);
+        }
+
+        #[test]
+        fn round_trip_with_free_ends(state in arbitrary_state(17, 2), ends in 0u8..3) {
+            let codec = FrontierCodec::<u64>::new(17, 2, too_wide).unwrap();
+            let mut state = state;
+            state.ends_used = ends;
+            let key = codec.encode(&state, 0);
+            prop_assert_eq!(codec.decode(key), state);
+        }
+
+        #[test]
+        fn encoding_is_canonical_and_shift_aware(state in arbitrary_state(18, 0)) {
+            // Encoding positions 1..=18 of a state equals encoding the same window moved to 0.
+            let codec = FrontierCodec::<u64>::new(18, 0, too_wide).unwrap();
+            let mut shifted = FrontierState::empty();
+            shifted.ends_used = state.ends_used;
+            let mut moved = FrontierState::empty();
+            for p in 0..18 {
+                moved.mate[p + 1] = match state.mate[p] { m if m < FREE => m + 1, m => m };
+                if state.mate[p] == FULL { moved.full |= 1 << (p + 1); shifted.full |= 1 << p; }
+                if state.mate[p] != EMPTY { moved.used |= 1 << (p + 1); shifted.used |= 1 << p; }
+                shifted.mate[p] = state.mate[p];
+            }
+            prop_assert_eq!(codec.encode(&moved, 1), codec.encode(&shifted, 0));
+            let again = codec.decode(codec.encode(&state, 0));
+            prop_assert_eq!(codec.encode(&again, 0), codec.encode(&state, 0));
+        }
+    }
+}

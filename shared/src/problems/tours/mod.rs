@@ -1,0 +1,245 @@
+//! Closed tours of leapers: the number of undirected Hamiltonian cycles of a leaper's graph on a
+//! `width x length` board, for one board or every length of a sweep.
+//!
+//! * [`board`]: board sizes, move sets (leapers and their unions), board geometry.
+//! * [`frontier`]: the frontier state of the transfer matrix and its canonical key.
+//! * [`closed`]: the closed-tour transition (the engine's [`Transition`](crate::engine::Transition)).
+//! * [`bound`]: an upper bound on the count, which decides how many moduli make it exact.
+//! * [`brute`]: an independent brute-force counter for small boards.
+//!
+//! This module is the problem's face to the command line: `leaper knight|camel|zebra BOARD` and
+//! `leaper tours --moves A,B[+C,D] BOARD`, with `--sweep` for every length at once.
+
+pub mod board;
+pub mod bound;
+pub mod brute;
+pub mod closed;
+pub mod frontier;
+
+use std::io::Write;
+
+use clap::{Args, FromArgMatches};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::jobdir::JobKind;
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::error::{Error, Result};
+use board::{BoardSize, Geometry, MoveSet};
+
+/// The closed tours of leapers, as the registry names them.
+pub struct Tours;
+
+/// The pieces with a subcommand of their own, and the one for any move set.
+const PIECES: [(&str, &str); 4] = [
+    ("knight", "Closed knight's tours (undirected Hamiltonian cycles of the knight graph)."),
+    ("camel", "Closed tours of the camel, the (1,3) leaper."),
+    ("zebra", "Closed tours of the zebra, the (2,3) leaper."),
+    ("tours", "Closed tours of any leaper or union of leapers."),
+];
+
+/// The arguments every tour command takes.
+#[derive(Debug, Args)]
+struct TourArgs {
+    /// The board, WIDTHxLENGTH, for example 8x6. A single board is swept along its longer side.
+    #[arg(allow_hyphen_values = true)]
+    board: BoardSize,
+
+    /// Count every length from 1 to LENGTH in one sweep across a frontier WIDTH cells wide.
+    #[arg(long)]
+    sweep: bool,
+}
+
+/// `leaper tours` also takes the move set.
+#[derive(Debug, Args)]
+struct MovesArg {
+    /// The move set: A,B for the (A,B) leaper, A,B+C,D for a union (the king is 1,0+1,1).
+    #[arg(long, value_name = "A,B[+C,D...]")]
+    moves: MoveSet,
+}
+
+/// What a tour job counts, as `job.toml` records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TourParams {
+    /// `knight`, `camel`, `zebra`, or `tours` for a move set given with `--moves`.
+    pub piece: String,
+    /// The move set, `1,2` for the knight.
+    pub moves: String,
+    /// The board as the user wrote it, `8x6`.
+    pub board: String,
+    pub sweep: bool,
+}
+
+impl TourParams {
+    fn read(params: &Params) -> Result<(TourParams, MoveSet, Plan)> {
+        let tour: TourParams = typed("tours", params)?;
+        let moves: MoveSet = tour.moves.parse()?;
+        let plan = Plan::new(tour.board.parse()?, tour.sweep);
+        Ok((tour, moves, plan))
+    }
+
+    /// The `problem` field of JSON output: the piece, or `leaper:MOVES` for a move set.
+    fn problem(&self) -> String {
+        match self.piece.as_str() {
+            "tours" => format!("leaper:{}", self.moves),
+            piece => piece.to_string(),
+        }
+    }
+}
+
+/// The sweep that answers a request: frontier width, rows, and which lengths are reported.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    pub width: usize,
+    pub rows: usize,
+    pub min_rows: usize,
+    /// How the board of each reported length is named in the output.
+    pub label_width: usize,
+    pub transposed: bool,
+}
+
+impl Plan {
+    /// A sweep runs along the second side; a single board along its longer side, so that the
+    /// frontier is as narrow as possible.
+    pub fn new(board: BoardSize, sweep: bool) -> Self {
+        if sweep {
+            Plan { width: board.width, rows: board.length, min_rows: 1, label_width: board.width, transposed: false }
+        } else {
+            let transposed = board.width > board.length;
+            let (width, rows) = if transposed { (board.length, board.width) } else { (board.width, board.length) };
+            Plan { width, rows, min_rows: rows, label_width: board.width, transposed }
+        }
+    }
+
+    /// The board name of the count for `rows` rows, as the user wrote it.
+    pub fn label(&self, rows: usize) -> String {
+        if self.transposed {
+            format!("{}x{}", rows, self.width)
+        } else if self.min_rows == self.rows {
+            format!("{}x{}", self.label_width, rows)
+        } else {
+            format!("{}x{}", self.width, rows)
+        }
+    }
+}
+
+/// One result line, e.g. `{"problem":"knight","board":"8x8","tours":"closed","count":"13267364410532"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CountLine {
+    pub problem: String,
+    pub board: String,
+    pub tours: &'static str,
+    /// Decimal digits: counts outgrow every JSON number type.
+    pub count: String,
+}
+
+impl Problem for Tours {
+    fn name(&self) -> &'static str {
+        "tours"
+    }
+
+    fn kind(&self) -> JobKind {
+        JobKind::Sweep
+    }
+
+    fn commands(&self) -> Vec<clap::Command> {
+        PIECES
+            .iter()
+            .map(|&(name, about)| {
+                let command = TourArgs::augment_args(clap::Command::new(name));
+                let command = if name == "tours" { MovesArg::augment_args(command) } else { command };
+                // After the arguments: their structs' docs would otherwise become the about text.
+                command.about(about)
+            })
+            .collect()
+    }
+
+    fn params(&self, command: &str, matches: &clap::ArgMatches) -> Result<Params> {
+        let args = TourArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        let moves = match command {
+            "knight" => MoveSet::knight(),
+            "camel" => MoveSet::leaper(1, 3)?,
+            "zebra" => MoveSet::leaper(2, 3)?,
+            "tours" => MovesArg::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?.moves,
+            other => return Err(Error::Bug(format!("the tours have no command {other:?}"))),
+        };
+        let params = TourParams {
+            piece: command.into(),
+            moves: moves.to_string(),
+            board: args.board.to_string(),
+            sweep: args.sweep,
+        };
+        table(&params)
+    }
+
+    fn command_line(&self, params: &Params) -> Result<String> {
+        let (tour, _, _) = TourParams::read(params)?;
+        let piece = if tour.piece == "tours" { format!("tours --moves {}", tour.moves) } else { tour.piece.clone() };
+        Ok(format!("{piece} {}{}", tour.board, if tour.sweep { " --sweep" } else { "" }))
+    }
+
+    fn id_stem(&self, params: &Params) -> Result<String> {
+        let (tour, _, _) = TourParams::read(params)?;
+        Ok(format!("{}-{}{}", tour.piece, tour.board, if tour.sweep { "-sweep" } else { "" }))
+    }
+
+    fn job(&self, params: &Params) -> Result<Job> {
+        let (_, moves, plan) = TourParams::read(params)?;
+        Ok(Job::Sweep(closed::closed_tours(Geometry::new(plan.width, plan.rows, moves), plan.min_rows)?))
+    }
+
+    fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
+        Ok(TourParams::read(params)?.2.label(slot))
+    }
+
+    fn print(
+        &self,
+        params: &Params,
+        counts: &[(usize, String)],
+        format: OutputFormat,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        let (tour, _, plan) = TourParams::read(params)?;
+        for (rows, count) in counts {
+            let line =
+                CountLine { problem: tour.problem(), board: plan.label(*rows), tours: "closed", count: count.clone() };
+            match format {
+                OutputFormat::Json => write_json_line(out, &line)?,
+                OutputFormat::Text if tour.sweep => write_line(out, format_args!("{} {}", line.board, line.count))?,
+                OutputFormat::Text => write_line(out, format_args!("{}", line.count))?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_sweep_along_the_narrow_side_and_name_boards_as_written() {
+        let plan = Plan::new("8x6".parse().unwrap(), false);
+        assert_eq!((plan.width, plan.rows, plan.min_rows), (6, 8, 8));
+        assert_eq!(plan.label(8), "8x6");
+        let plan = Plan::new("6x8".parse().unwrap(), false);
+        assert_eq!((plan.width, plan.rows, plan.min_rows), (6, 8, 8));
+        assert_eq!(plan.label(8), "6x8");
+        let plan = Plan::new("8x12".parse().unwrap(), true);
+        assert_eq!((plan.width, plan.rows, plan.min_rows), (8, 12, 1));
+        assert_eq!(plan.label(3), "8x3");
+    }
+
+    #[test]
+    fn json_field_order_matches_the_contract() {
+        let line = CountLine {
+            problem: "knight".into(),
+            board: "8x8".into(),
+            tours: "closed",
+            count: "13267364410532".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&line).unwrap(),
+            r#"{"problem":"knight","board":"8x8","tours":"closed","count":"13267364410532"}"#
+        );
+    }
+}
