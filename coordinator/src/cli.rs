@@ -69,8 +69,8 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "DIR")]
     pub job_dir: PathBuf,
 
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads)]
     pub threads: Option<usize>,
 
     /// Memory budget for this run (default: the one the job started with).

@@ -5,16 +5,34 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-/// Fails early, before a long count, if the b-file cannot be written.
+/// Fails early, before a long count, if the b-file cannot be written: its directory must exist
+/// and take a new file (the b-file is written beside itself, then renamed), and the b-file
+/// itself must be absent or a regular file.
 pub fn check_writable(path: &Path) -> Result<()> {
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !parent.is_dir() {
         bail!("cannot write b-file {}: directory {} does not exist", path.display(), parent.display());
     }
-    if path.is_dir() {
-        bail!("cannot write b-file {}: it is a directory", path.display());
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => bail!("cannot write b-file {}: it is a directory", path.display()),
+        Ok(meta) if !meta.is_file() => bail!("cannot write b-file {}: it is not a regular file", path.display()),
+        _ => {}
     }
+    let probe = temporary(path);
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|_| fs::remove_file(&probe))
+        .with_context(|| {
+            format!("cannot write b-file {}: directory {} does not take new files", path.display(), parent.display())
+        })?;
     Ok(())
+}
+
+/// Where a b-file is written before it is renamed into place.
+fn temporary(path: &Path) -> std::path::PathBuf {
+    path.with_extension("tmp-bfile")
 }
 
 /// Writes `n a(n)` lines to `path` atomically (a temporary file renamed into place), so an
@@ -24,7 +42,7 @@ pub fn write_bfile(path: &Path, rows: &[(usize, String)]) -> Result<()> {
     for (n, value) in rows {
         text.push_str(&format!("{n} {value}\n"));
     }
-    let temporary = path.with_extension("tmp-bfile");
+    let temporary = temporary(path);
     fs::write(&temporary, text).with_context(|| format!("cannot write {}", temporary.display()))?;
     fs::rename(&temporary, path)
         .with_context(|| format!("cannot move {} to {}", temporary.display(), path.display()))?;

@@ -43,8 +43,8 @@ pub struct RunArgs {
     #[serde(default)]
     pub format: OutputFormat,
 
-    /// Threads (default: all cores).
-    #[arg(long)]
+    /// Threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads)]
     #[serde(skip)]
     pub threads: Option<usize>,
 

@@ -20,8 +20,12 @@ use crate::{output, serve, subtree, sweep};
 pub fn start(mut request: JobRequest) -> Result<()> {
     request.check()?;
     let problem = request.problem()?;
-    // The parameters are checked (a board too wide, an unknown family) before anything is written.
+    // The parameters are checked (a board too wide, an unknown family, a count no number of
+    // moduli can carry) before anything is written.
     let job = problem.job(&request.params)?;
+    if let Job::Sweep(sweep) = &job {
+        sweep::check(sweep.as_ref(), &request)?;
+    }
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %problem.command_line(&request.params)?).entered();
         let counts = match job {
@@ -57,22 +61,35 @@ fn run_in(
     resuming: bool,
 ) -> Result<()> {
     let _span = tracing::info_span!("job", job = %directory.id()).entered();
-    let _status = serve::start(listener, directory.path())?;
-    let counts = match job {
-        Job::Sweep(sweep) => {
+    let status = serve::start(listener, directory.path());
+    let (counted, directory) = match (status, job) {
+        (Err(error), _) => (Err(error), directory),
+        (Ok(_status), Job::Sweep(sweep)) => {
             let options = request.sweep.as_ref();
             let buckets = options.map_or(503, |s| s.buckets as usize);
             let mem_limit = options.and_then(|s| s.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
-            let checkpoints = if resuming {
+            let mut checkpoints = if resuming {
                 SweepCheckpoints::resume(directory, buckets, mem_limit)?
             } else {
                 SweepCheckpoints::new(directory, buckets, mem_limit)
             };
-            sweep::run(sweep.as_ref(), request, Layers::OutOfCore(Box::new(checkpoints)))?
+            let counted = sweep::run(sweep.as_ref(), request, Layers::OutOfCore(&mut checkpoints));
+            (counted, checkpoints.into_job())
         }
-        Job::Subtree(search) => subtree::run(search, request, Some(&directory))?,
+        (Ok(_status), Job::Subtree(search)) => (subtree::run(search, request, Some(&directory)), directory),
     };
-    report(problem, request, &counts)
+    match counted {
+        Ok(counts) => report(problem, request, &counts),
+        Err(error) if !resuming => {
+            // A start that failed before it committed anything leaves nothing half-made.
+            let path = directory.path().to_path_buf();
+            if let Err(cleanup) = directory.abandon() {
+                tracing::warn!(dir = %path.display(), error = %cleanup, "could not remove the job that failed to start");
+            }
+            Err(error)
+        }
+        Err(error) => Err(error),
+    }
 }
 
 /// Prints the counts as the problem prints them, and writes the b-file a sweep was asked for.

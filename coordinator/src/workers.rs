@@ -1,11 +1,12 @@
 //! Reaching a job's workers: one network runtime, a client per worker, and the checks made
-//! before any work (each answers, speaks this format, belongs to no other job, is listed once).
+//! before any work (each answers, speaks this format, belongs to no other job, and is listed
+//! once, by address and by the worker id kept in its data directory).
 
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use leaper_proto::client::{client, Client, Credentials};
-use leaper_proto::v1::InfoRequest;
+use leaper_proto::v1::{EndPassRequest, InfoRequest};
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 
@@ -33,6 +34,7 @@ pub fn connect_workers(
     };
     let threads = runtime.block_on(async {
         let mut threads = Vec::new();
+        let mut identities: std::collections::HashMap<String, (&String, String)> = Default::default();
         for (address, client) in addresses.iter().zip(&clients) {
             let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
                 .await
@@ -53,6 +55,14 @@ pub fn connect_workers(
                     info.job_id
                 );
             }
+            if let Some((first, data_dir)) = identities.get(&info.worker_id) {
+                bail!(
+                    "workers {first} and {address} are the same worker (id {}, data directory {data_dir}): list each \
+                     worker once in --workers",
+                    info.worker_id
+                );
+            }
+            identities.insert(info.worker_id.clone(), (address, info.data_dir.clone()));
             threads.push(u64::from(info.threads.max(1)));
         }
         Ok(threads)
@@ -77,4 +87,17 @@ fn unreachable(address: &str, status: &tonic::Status, credentials: &Credentials)
             status.message()
         ),
     }
+}
+
+/// Tells every worker that job `job_id` is over, so that their data directories are free again.
+/// Best effort: a worker that cannot be reached is logged, not waited for.
+pub fn release_all(runtime: &Runtime, clients: &[Client], addresses: &[String], job_id: &str) {
+    runtime.block_on(async {
+        for (address, client) in addresses.iter().zip(clients) {
+            let request = EndPassRequest { job_id: job_id.to_string(), job_finished: true };
+            if let Err(error) = client.clone().end_pass(request).await {
+                tracing::warn!(worker = %address, error = %error.message(), "could not release a worker");
+            }
+        }
+    });
 }

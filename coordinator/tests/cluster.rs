@@ -52,6 +52,14 @@ impl Worker {
         Worker { address, data_dir, token, extra, child }
     }
 
+    /// The names of the files in the worker's data directory, sorted.
+    fn files(&self) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(&self.data_dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        names
+    }
+
     /// Kills the worker (SIGKILL) and starts it again with the same address and data directory.
     fn restart(&mut self) {
         self.child.kill().unwrap();
@@ -150,9 +158,10 @@ fn three_workers_count_what_the_embedded_mode_counts() {
         let output = run_cluster(board, &list, &dir, &format!("job{i}"));
         assert!(output.status.success(), "{board:?}: {}", text(&output.stderr));
         assert_eq!(text(&output.stdout), expected, "{board:?}");
-        // A finished job frees the workers' data directories for the next one.
+        // A finished job frees the workers' data directories for the next one: only each
+        // worker's id stays.
         for worker in &workers {
-            assert_eq!(std::fs::read_dir(&worker.data_dir).unwrap().count(), 0, "{board:?}: files left behind");
+            assert_eq!(worker.files(), ["worker-id"], "{board:?}: files left behind");
         }
     }
     assert!(embedded(boards[0]).contains(r#""board":"6x8","tours":"closed","count":"55488142""#));
@@ -322,6 +331,92 @@ fn bad_clusters_are_refused_before_any_work() {
     let output = leaper(&["knight", "6x6", "--workers", &worker.address]);
     assert!(text(&output.stderr).contains("--workers needs --job-dir"), "{}", text(&output.stderr));
     drop(worker);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_worker_under_two_names_or_two_workers_on_one_directory_are_refused_before_any_work() {
+    let dir = scratch("identity");
+    let worker = Worker::start(&dir, "w0");
+    let port = worker.address.rsplit(':').next().unwrap().to_string();
+    let twice = format!("{},localhost:{port}", worker.address);
+    let output = run_cluster(&["knight", "6x6"], &twice, &dir, "job-twice");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("are the same worker") && stderr.contains("list each worker once"), "{stderr}");
+    // Refused before any work: the worker is not claimed, and the next job runs on it.
+    assert_eq!(worker.files(), ["worker-id"]);
+    assert!(!dir.join("job-twice").exists(), "the refused start left its job directory");
+    let output = run_cluster(&["knight", "6x6"], &worker.address, &dir, "job-once");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "9862\n");
+
+    // A second worker on the same data directory does not start.
+    let output = Command::new(LEAPER)
+        .args(["worker", "--listen", &free_address(), "--data-dir", worker.data_dir.to_str().unwrap()])
+        .args(["--token-file", dir.join("token").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("in use by another leaper process"), "{}", text(&output.stderr));
+    drop(worker);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn workers_and_the_coordinator_killed_at_random_moments_never_cost_a_count() {
+    let expected = embedded(LONG_BOARD);
+    let dir = scratch("random-kills");
+    let mut workers: Vec<Worker> = (0..2).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    // xorshift, seeded: a failing run repeats exactly.
+    let mut seed = 0x0020_2611_22c1_u64;
+    let mut below = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    const KILLS: usize = 6;
+    let (mut worker_kills, mut coordinator_kills, mut jobs) = (0, 0, 0);
+    loop {
+        let job = dir.join(format!("job{jobs}"));
+        let args = if job.join("job.toml").exists() {
+            vec!["resume".to_string(), "--job-dir".into(), job.to_str().unwrap().into()]
+        } else {
+            cluster_args(LONG_BOARD, &list, &dir, &format!("job{jobs}"))
+        };
+        let mut coordinator =
+            Command::new(LEAPER).args(&args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        // While it runs: a worker killed and restarted, then the coordinator killed.
+        std::thread::sleep(Duration::from_millis(300 + below(1500)));
+        if worker_kills < KILLS && coordinator.try_wait().unwrap().is_none() {
+            workers[below(2) as usize].restart();
+            worker_kills += 1;
+            std::thread::sleep(Duration::from_millis(300 + below(1500)));
+        }
+        if coordinator_kills < KILLS && coordinator.try_wait().unwrap().is_none() {
+            coordinator.kill().unwrap();
+            coordinator_kills += 1;
+        }
+        let output = coordinator.wait_with_output().unwrap();
+        if output.status.success() {
+            assert_eq!(
+                text(&output.stdout),
+                expected,
+                "job {jobs}: {worker_kills} worker, {coordinator_kills} coordinator kills"
+            );
+            if worker_kills == KILLS && coordinator_kills == KILLS {
+                break;
+            }
+            jobs += 1;
+        }
+    }
+    // The finished job freed both data directories.
+    for worker in &workers {
+        assert_eq!(worker.files(), ["worker-id"], "{}", worker.address);
+    }
+    drop(workers);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -74,11 +74,11 @@ fn a_job_crashed_at_any_point_resumes_to_the_same_counts() {
         assert_eq!(text(&output.stdout), expected, "{fault}");
         let after = status(&dir);
         assert_eq!(after["state"], "finished", "{fault}: {after}");
-        // Only the spec, the lock and the manifest with the counts are left.
+        // Only the spec, the lock and the manifest with the counts (and its copy) are left.
         let mut left: Vec<String> =
             fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
         left.sort();
-        assert_eq!(left, ["job.toml", "lock", "manifest.json"], "{fault}");
+        assert_eq!(left, ["job.toml", "lock", "manifest.copy.json", "manifest.json"], "{fault}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -307,12 +307,13 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
     assert!(text(&output.stderr).contains("in use by another leaper process"), "{}", text(&output.stderr));
     drop(lock);
 
-    // Files no checkpoint names (here: a stray one) are removed on resume.
-    let stray = dir.join("pass-0").join("stray.raw");
+    // Files of leaper's no checkpoint names (here: a stray spill) are removed on resume.
+    let stray = dir.join("pass-0/layer-000999/spill-0001.raw");
+    fs::create_dir_all(stray.parent().unwrap()).unwrap();
     fs::write(&stray, b"left over").unwrap();
     let output = leaper(&["--log-format", "json", "resume", "--job-dir", dir.to_str().unwrap()], None);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    assert!(!stray.exists());
+    assert!(!stray.exists() && !dir.join("pass-0/layer-000999").exists());
     // Step events carry the job and step spans and the progress fields.
     let stderr = text(&output.stderr);
     let step: serde_json::Value = stderr

@@ -40,8 +40,8 @@ pub struct WorkerConfig {
     #[arg(long)]
     pub token_file: PathBuf,
 
-    /// Threads for expansion (default: all cores).
-    #[arg(long)]
+    /// Threads for expansion (default: all cores; at most 1024).
+    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads)]
     pub threads: Option<usize>,
 
     /// Serve TLS with this certificate chain (PEM). Needs --tls-key and --tls-ca.

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
-use leaper_core::engine::jobdir::files::JOB_ID_FILE;
-use leaper_core::engine::jobdir::{remove_unnamed, DataDir};
+use leaper_core::engine::jobdir::{remove_unnamed, DataDir, Foreign, JobFile};
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::search::SubtreeProblem;
 use leaper_core::engine::store::disk_store;
@@ -103,7 +102,8 @@ impl WorkerService {
         let data_dir = data.path();
         let layer = layer_from_wire(data_dir, request.layer_number, &request.files)?;
         let named: HashSet<PathBuf> = request.files.iter().map(|f| PathBuf::from(&f.file)).collect();
-        let removed = remove_unnamed(data_dir, &named, &[JOB_ID_FILE]).map_err(to_status)?;
+        let kept = [JobFile::JobId, JobFile::WorkerId];
+        let removed = remove_unnamed(data_dir, &named, &kept, Foreign::Refuse).map_err(to_status)?;
         let resume = (request.step > 0).then_some(&layer);
         let store =
             disk_store(layout, data_dir, request.pass as usize, buckets, moduli.clone(), request.mem_limit, resume)
@@ -190,6 +190,8 @@ impl Worker for WorkerService {
             format_version: FORMAT_VERSION,
             threads: self.threads as u32,
             job_id: self.data.owner().map_err(to_status)?.unwrap_or_default(),
+            worker_id: self.data.worker_id().to_string(),
+            data_dir: self.data.path().display().to_string(),
         }))
     }
 

@@ -13,12 +13,12 @@ use leaper_core::engine::search::ShardResult;
 use leaper_core::{Error, Result};
 use leaper_proto::client::{Client, Credentials};
 use leaper_proto::convert::from_status;
-use leaper_proto::v1::{EndPassRequest, ShardLease};
+use leaper_proto::v1::ShardLease;
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 
-use crate::workers::connect_workers;
+use crate::workers::{connect_workers, release_all};
 
 /// How long a failed worker rests before it is offered another lease.
 const RETRY_PAUSE: Duration = Duration::from_secs(2);
@@ -105,14 +105,7 @@ impl ShardLeaser {
 
     /// Tells every worker the job is over, so their data directories are free again.
     pub fn release_workers(&self) {
-        self.runtime.block_on(async {
-            for (address, client) in self.addresses.iter().zip(&self.clients) {
-                let request = EndPassRequest { job_id: self.terms.job_id.clone(), job_finished: true };
-                if let Err(error) = client.clone().end_pass(request).await {
-                    tracing::warn!(worker = %address, error = %error.message(), "could not release a worker");
-                }
-            }
-        });
+        release_all(&self.runtime, &self.clients, &self.addresses, &self.terms.job_id);
     }
 }
 

@@ -22,7 +22,7 @@ use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 
 use crate::progress::Progress;
-use crate::workers::connect_workers;
+use crate::workers::{connect_workers, release_all};
 
 /// How many times a step is tried before the job stops.
 const ATTEMPTS: usize = 4;
@@ -290,6 +290,14 @@ impl<'a> ClusterHost<'a> {
         }
     }
 
+    /// After a failure: a job that never committed a step frees its workers (they were claimed
+    /// by Prepare), so that a failed start leaves nothing behind on them.
+    pub fn release_if_uncommitted(&self) {
+        if self.job.manifest().is_none() {
+            release_all(&self.runtime, &self.clients, &self.addresses, &self.job_id());
+        }
+    }
+
     /// Runs `operation`, recovering and retrying after a transient failure; a refusal or a bug
     /// stops the job at once.
     fn with_retries<T>(&mut self, mut operation: impl FnMut(&mut Self) -> Result<T>) -> Result<T> {
@@ -332,7 +340,9 @@ impl SweepHost for ClusterHost<'_> {
                 self.committed_layers = vec![None; self.addresses.len()];
             }
         }
-        self.with_retries(|host| host.prepare_all())
+        self.with_retries(|host| host.prepare_all())?;
+        // Every worker holds its part of the committed layer: the resume is certain.
+        self.job.remove_leftovers()
     }
 
     fn seed(&mut self, record: &[u64]) -> Result<()> {

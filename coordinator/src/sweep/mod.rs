@@ -20,22 +20,35 @@ use cluster::{ClusterHost, ClusterPlan};
 const WORKER_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Where a sweep keeps its layers.
-pub enum Layers {
+pub enum Layers<'a> {
     /// In memory, gone with the process.
     InMemory,
     /// In the job directory (or, on a cluster, the workers' data directories), with a
     /// checkpoint after every step.
-    OutOfCore(Box<SweepCheckpoints>),
+    OutOfCore(&'a mut SweepCheckpoints),
 }
 
-/// Runs the sweep of `job` as `request` asks and returns the exact counts, `(slot, decimal)`.
-/// A job that had already finished returns the counts it recorded.
-pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<Vec<(usize, String)>> {
+/// The sweep options of a request.
+fn options(request: &JobRequest) -> Result<(&SweepArgs, SweepOptions)> {
     let args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
     let options = SweepOptions {
         spare_moduli: usize::from(args.verify),
         moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
     };
+    Ok((args, options))
+}
+
+/// Plans the sweep (its moduli and passes) without running it: a board whose count cannot be
+/// carried is refused here, before any job directory is made.
+pub fn check(job: &dyn SweepJob, request: &JobRequest) -> Result<()> {
+    plan_moduli(job, &options(request)?.1)?;
+    Ok(())
+}
+
+/// Runs the sweep of `job` as `request` asks and returns the exact counts, `(slot, decimal)`.
+/// A job that had already finished returns the counts it recorded.
+pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<Vec<(usize, String)>> {
+    let (args, options) = options(request)?;
     let buckets = args.buckets as usize;
     let threads = request.run.threads;
     let report = match layers {
@@ -45,7 +58,7 @@ pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<V
             let mut host = Logged { inner: &mut stores, progress: Progress::default() };
             with_threads(threads, || sweep_in_process(job, &options, &mut host, SweepProgress::default()))??
         }
-        Layers::OutOfCore(mut checkpoints) => {
+        Layers::OutOfCore(checkpoints) => {
             if let Some(counts) = checkpoints.manifest().and_then(|m| m.result.clone()) {
                 tracing::info!(job = %checkpoints.job().id(), "the job had finished; printing its counts");
                 return Ok(counts);
@@ -54,14 +67,19 @@ pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<V
             checkpoints.plan(passes.len(), job.steps());
             let start = checkpoints.start();
             let report = if request.run.cluster.workers.is_empty() {
-                let mut host = Logged { inner: checkpoints.as_mut(), progress: Progress::default() };
+                let mut host = Logged { inner: checkpoints, progress: Progress::default() };
                 with_threads(threads, || sweep_in_process(job, &options, &mut host, start))??
             } else {
                 let credentials = request.run.cluster.credentials()?;
                 let plan = cluster_plan(request, args, job, passes.len())?;
                 let workers = &request.run.cluster.workers;
-                let mut host = ClusterHost::connect(workers, &credentials, &mut checkpoints, plan, WORKER_PATIENCE)?;
-                run_sweep(job, &options, &mut host, start)?
+                let mut host = ClusterHost::connect(workers, &credentials, checkpoints, plan, WORKER_PATIENCE)?;
+                let counted = run_sweep(job, &options, &mut host, start);
+                if counted.is_err() {
+                    // A start that committed nothing must not leave the workers claimed.
+                    host.release_if_uncommitted();
+                }
+                counted?
             };
             let counts = decimal(&report);
             log_finished(&report);

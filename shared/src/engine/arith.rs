@@ -19,6 +19,10 @@ use rug::Integer;
 
 use crate::error::{Error, Result};
 
+/// The most moduli a count carries: counts up to about `2^65000`. A board whose bound needs more
+/// is refused before any work (planning it would take longer than counting anything real).
+pub const MAX_MODULI: usize = 1024;
+
 /// A set of pairwise coprime moduli: `2^64` (stored as 0) followed by primes below `2^64`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Moduli {
@@ -79,16 +83,26 @@ impl Moduli {
     }
 
     /// The fewest moduli whose product exceeds `2^bits`, plus `spare` more for verification.
+    /// Refuses (at once, before any work) a bound that would need more than [`MAX_MODULI`].
     pub fn covering(bits: f64, spare: usize) -> Result<Self> {
-        let needed = Integer::from(1) << (bits.max(0.0).ceil() as u32);
-        let mut count = 1;
-        loop {
-            let moduli = Self::first(count)?;
-            if moduli.product() > needed {
-                return Self::first(count + spare);
-            }
+        let bits = bits.max(0.0).ceil();
+        // Every modulus exceeds 2^63, so `bits / 63 + 1` of them always cover the bound.
+        let enough = (bits / 63.0) as usize + 1;
+        if enough + spare > MAX_MODULI {
+            return Err(Error::InvalidRequest(format!(
+                "an exact count here may need up to {bits} bits, more than the {MAX_MODULI} moduli of 64 bits leaper \
+                 carries per state: count a smaller board"
+            )));
+        }
+        let candidates = Self::first(enough + spare)?;
+        let needed = Integer::from(1) << bits as u32;
+        let mut product = Integer::from(1);
+        let mut count = 0;
+        while product <= needed {
+            product *= candidates.modulus(count);
             count += 1;
         }
+        Self::first(count + spare)
     }
 
     pub fn from_values(values: Vec<u64>) -> Self {
@@ -213,6 +227,20 @@ mod tests {
         let many = Moduli::first(30).unwrap();
         assert_eq!(many.len(), 30);
         assert!(many.values()[25] < many.values()[24]);
+    }
+
+    #[test]
+    fn covering_takes_the_fewest_moduli_and_refuses_absurd_bounds() {
+        for bits in [0.0, 1.0, 63.0, 64.0, 127.9, 128.0, 1000.0, 5000.5] {
+            let moduli = Moduli::covering(bits, 0).unwrap();
+            let needed = Integer::from(1) << bits.ceil() as u32;
+            assert!(moduli.product() > needed, "{bits}");
+            let fewer = Moduli::first(moduli.len() - 1).unwrap();
+            assert!(moduli.len() == 1 || fewer.product() <= needed, "{bits}: one modulus too many");
+            assert_eq!(Moduli::covering(bits, 1).unwrap().len(), moduli.len() + 1);
+        }
+        let error = Moduli::covering(2e6, 0).unwrap_err().to_string();
+        assert!(error.contains("2000000 bits") && error.contains("smaller board"), "{error}");
     }
 
     #[test]

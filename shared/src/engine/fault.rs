@@ -1,13 +1,16 @@
 //! Fault injection for crash tests: `LEAPER_FAULT=KIND@POINT:N` makes the N-th arrival at the
 //! named point fail. KIND `crash` aborts the process on the spot (what `kill -9` or a power cut
-//! does); KIND `full` makes the write fail as a full disk does. Unset in real runs, where a point
-//! costs one check of a cached `None`.
+//! does); KIND `full` makes the write fail as a full disk does; KIND `pause` says so on stderr
+//! (`LEAPER_FAULT: pausing at POINT #N`) and waits half a second, so that a test can kill the
+//! process inside that window with a real SIGKILL. Unset in real runs, where a point costs one
+//! check of a cached `None`.
 //!
 //! Points: `spill` (a successor batch is about to be written), `bucket` (a bucket file of the new
 //! layer was written), `layer` (the new layer is durable, no checkpoint names it yet),
 //! `manifest-temp` (the new manifest is written beside the old one), `manifest` (the new manifest
-//! replaced the old one), `release` (the old layer was deleted); `job-temp` and `job` likewise for
-//! the job spec written when a job starts.
+//! replaced the old one), `manifest-copy-temp` and `manifest-copy` (the same for its copy),
+//! `release` (the old layer was deleted); `job-temp` and `job` likewise for the job spec written
+//! when a job starts.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -23,6 +26,7 @@ struct Fault {
 enum Kind {
     Crash,
     Full,
+    Pause,
 }
 
 fn configured() -> Option<&'static Fault> {
@@ -36,13 +40,14 @@ fn configured() -> Option<&'static Fault> {
                 let kind = match kind {
                     "crash" => Kind::Crash,
                     "full" => Kind::Full,
+                    "pause" => Kind::Pause,
                     _ => return None,
                 };
                 Some(Fault { kind, point: point.to_string(), at: at.parse().ok()? })
             };
             let fault = parse();
             if fault.is_none() {
-                eprintln!("ignoring LEAPER_FAULT={text:?}: expected crash@POINT:N or full@POINT:N");
+                eprintln!("ignoring LEAPER_FAULT={text:?}: expected crash@POINT:N, full@POINT:N or pause@POINT:N");
             }
             fault
         })
@@ -62,5 +67,10 @@ pub fn point(name: &str) -> std::io::Result<()> {
             std::process::abort()
         }
         Kind::Full => Err(std::io::Error::from(std::io::ErrorKind::StorageFull)),
+        Kind::Pause => {
+            eprintln!("LEAPER_FAULT: pausing at {name} #{}", fault.at);
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            Ok(())
+        }
     }
 }

@@ -9,12 +9,14 @@
 //! * [`search`]: subtree jobs: shards, a ledger of finished shards, local runs.
 //! * [`jobdir`]: the job directory: lock, spec, manifest, durable writes, file names.
 //! * [`problem`]: the seam between a problem and the command line ([`Problem`]).
+//! * [`limits`]: bounds on what a command line may ask for (threads).
 //! * [`fault`]: crash and full-disk injection for the crash tests.
 
 pub mod arith;
 pub mod fault;
 pub mod jobdir;
 pub mod key;
+pub mod limits;
 pub mod problem;
 pub mod search;
 pub mod store;

@@ -8,12 +8,15 @@
 //! DIR/pass-P/layer-NNNNNN/bBBBB.lpb    bucket files of the committed layer
 //! ```
 //!
-//! Resuming removes every file the manifest does not name (half-written layers, spills, a stale
-//! temporary manifest) before any work.
+//! Resuming removes leaper's files the manifest does not name (half-written layers, spills, a
+//! stale temporary manifest), but only once the resume is certain to go on: after the spec, the
+//! manifest and every bucket file it names have been checked. A file leaper does not write
+//! stops the resume, named, before anything is touched.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use crate::engine::jobdir::durable::{refuse_strangers, Foreign};
 use crate::engine::jobdir::manifest::{LayerRecord, WorkerLayer, MANIFEST_FORMAT};
 use crate::engine::jobdir::{remove_unnamed, unix_now, JobDir, JobFile, Manifest};
 use crate::engine::key::RecordLayout;
@@ -30,16 +33,21 @@ pub struct SweepCheckpoints {
     mem_limit: u64,
     passes: usize,
     steps: usize,
+    /// A resumed job's files that no checkpoint names are still to be removed.
+    leftovers: bool,
 }
+
+/// The files every job directory keeps whatever its manifest says.
+const ALWAYS_KEPT: [JobFile; 2] = [JobFile::Spec, JobFile::Lock];
 
 impl SweepCheckpoints {
     /// A new job: nothing committed yet.
     pub fn new(job: JobDir, buckets: usize, mem_limit: u64) -> SweepCheckpoints {
-        SweepCheckpoints { job, manifest: None, buckets, mem_limit, passes: 0, steps: 0 }
+        SweepCheckpoints { job, manifest: None, buckets, mem_limit, passes: 0, steps: 0, leftovers: false }
     }
 
-    /// A job to continue: checks its manifest, then removes every file the manifest does not
-    /// name.
+    /// A job to continue: checks its manifest and that the directory holds only leaper's files;
+    /// removes nothing yet (see [`SweepCheckpoints::remove_leftovers`]).
     pub fn resume(job: JobDir, buckets: usize, mem_limit: u64) -> Result<SweepCheckpoints> {
         let manifest = Manifest::load(job.path())?;
         if let Some(manifest) = &manifest {
@@ -56,17 +64,32 @@ impl SweepCheckpoints {
                 });
             }
         }
-        let named: HashSet<PathBuf> = manifest.iter().flat_map(Manifest::named_files).collect();
-        let keep = [crate::engine::jobdir::files::SPEC_FILE, crate::engine::jobdir::files::LOCK_FILE];
-        let removed = remove_unnamed(job.path(), &named, &keep)?;
+        refuse_strangers(job.path())?;
+        Ok(SweepCheckpoints { job, manifest, buckets, mem_limit, passes: 0, steps: 0, leftovers: true })
+    }
+
+    /// Removes what an interrupted run left that no checkpoint names (a half-written layer,
+    /// spills, a temporary manifest). Called once the resume is certain: the committed layer
+    /// has been verified (the first store of the run), or the workers have been prepared.
+    pub fn remove_leftovers(&mut self) -> Result<()> {
+        if !std::mem::take(&mut self.leftovers) {
+            return Ok(());
+        }
+        let named: HashSet<PathBuf> = self.manifest.iter().flat_map(Manifest::named_files).collect();
+        let removed = remove_unnamed(self.job.path(), &named, &ALWAYS_KEPT, Foreign::Refuse)?;
         if removed > 0 {
             tracing::info!(files = removed, "removed files that no checkpoint names (an interrupted step)");
         }
-        Ok(SweepCheckpoints { job, manifest, buckets, mem_limit, passes: 0, steps: 0 })
+        Ok(())
     }
 
     pub fn job(&self) -> &JobDir {
         &self.job
+    }
+
+    /// The job directory, for what comes after the sweep.
+    pub fn into_job(self) -> JobDir {
+        self.job
     }
 
     pub fn manifest(&self) -> Option<&Manifest> {
@@ -90,8 +113,8 @@ impl SweepCheckpoints {
         let mut manifest = self.manifest_for(&progress, None);
         manifest.result = Some(counts.to_vec());
         self.commit_manifest(manifest)?;
-        let keep = [crate::engine::jobdir::files::SPEC_FILE, crate::engine::jobdir::files::LOCK_FILE];
-        remove_unnamed(self.job.path(), &[JobFile::Manifest.path()].into_iter().collect(), &keep)?;
+        let named = [JobFile::Manifest.path(), JobFile::ManifestCopy.path()].into_iter().collect();
+        remove_unnamed(self.job.path(), &named, &ALWAYS_KEPT, Foreign::Refuse)?;
         Ok(())
     }
 
@@ -132,7 +155,7 @@ impl StoreHost for SweepCheckpoints {
     ) -> Result<Box<dyn StateStore>> {
         let layer = self.manifest.as_ref().and_then(|m| m.layer.as_ref()).filter(|_| progress.next_cell > 0);
         let durable = layer.map(|layer| layer.durable(self.job.path()));
-        disk_store(
+        let store = disk_store(
             layout,
             self.job.path(),
             progress.pass,
@@ -140,7 +163,9 @@ impl StoreHost for SweepCheckpoints {
             moduli.clone(),
             self.mem_limit,
             durable.as_ref(),
-        )
+        )?;
+        self.remove_leftovers()?;
+        Ok(store)
     }
 
     fn commit(&mut self, progress: &SweepProgress, store: &dyn StateStore) -> Result<()> {

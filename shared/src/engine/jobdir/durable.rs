@@ -6,7 +6,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::engine::jobdir::files::TEMPORARY_SUFFIX;
+use crate::engine::jobdir::files::{JobFile, TEMPORARY_SUFFIX};
 use crate::error::{Error, Result};
 
 /// An I/O failure on `path`, saying what was being done (and, for a full disk, what to do).
@@ -44,31 +44,125 @@ pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
     sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
 }
 
-/// Deletes every file under `root` that `named` (paths relative to `root`) does not list,
-/// except the files `keep` at the top, and the directories left empty; returns how many files
-/// went. After a crash this clears half-written layers and spills.
-pub fn remove_unnamed(root: &Path, named: &HashSet<PathBuf>, keep: &[&str]) -> Result<usize> {
-    fn walk(root: &Path, at: &Path, named: &HashSet<PathBuf>, keep: &[&str]) -> Result<usize> {
-        let mut removed = 0;
-        let entries = fs::read_dir(at).map_err(|e| file_error(at, "read the directory", e))?;
-        for entry in entries {
-            let path = entry.map_err(|e| file_error(at, "read the directory", e))?.path();
-            let relative = path.strip_prefix(root).expect("under the root").to_path_buf();
-            if at == root && keep.iter().any(|k| relative == Path::new(k)) {
-                continue;
-            }
-            if path.is_dir() {
-                removed += walk(root, &path, named, keep)?;
-                if fs::read_dir(&path).map(|mut d| d.next().is_none()).unwrap_or(false) {
-                    fs::remove_dir(&path).map_err(|e| file_error(&path, "remove", e))?;
-                }
-            } else if !named.contains(&relative) {
-                tracing::debug!(file = %path.display(), "removing a file no checkpoint names");
-                fs::remove_file(&path).map_err(|e| file_error(&path, "remove", e))?;
-                removed += 1;
-            }
-        }
-        Ok(removed)
+/// What to do with files under a job directory that leaper does not write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Foreign {
+    /// Refuse, naming the first one, and delete nothing (a resume, a worker's Prepare).
+    Refuse,
+    /// Leave them where they are (a worker freeing its data directory).
+    Leave,
+}
+
+/// Deletes every file under `root` that leaper writes ([`JobFile::is_leapers`]) and `named`
+/// (paths relative to `root`) does not list, except the files `keep`, and the directories left
+/// empty; returns how many files went. After a crash this clears half-written layers and
+/// spills. A file or directory leaper does not write is never deleted: with [`Foreign::Refuse`]
+/// the whole sweep is refused before anything is removed, naming it.
+pub fn remove_unnamed(root: &Path, named: &HashSet<PathBuf>, keep: &[JobFile], foreign: Foreign) -> Result<usize> {
+    let kept: HashSet<PathBuf> = keep.iter().map(JobFile::path).collect();
+    let mut doomed = Vec::new();
+    let mut strangers = Vec::new();
+    classify(root, root, named, &kept, &mut doomed, &mut strangers)?;
+    if let (Foreign::Refuse, Some(stranger)) = (foreign, strangers.first()) {
+        return Err(stranger_error(root, stranger));
     }
-    walk(root, root, named, keep)
+    for (path, is_dir) in &doomed {
+        let removed = if *is_dir { fs::remove_dir(path) } else { fs::remove_file(path) };
+        match removed {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(file_error(path, "remove", e)),
+            _ => tracing::debug!(file = %path.display(), "removed a file no checkpoint names"),
+        }
+    }
+    Ok(doomed.iter().filter(|(_, is_dir)| !is_dir).count())
+}
+
+/// Refuses a directory that holds anything leaper does not write, naming it; changes nothing.
+pub fn refuse_strangers(root: &Path) -> Result<()> {
+    let everything: HashSet<PathBuf> = HashSet::new();
+    let (mut doomed, mut strangers) = (Vec::new(), Vec::new());
+    classify(root, root, &everything, &everything, &mut doomed, &mut strangers)?;
+    match strangers.first() {
+        Some(stranger) => Err(stranger_error(root, stranger)),
+        None => Ok(()),
+    }
+}
+
+fn stranger_error(root: &Path, stranger: &Path) -> Error {
+    Error::File {
+        path: stranger.to_path_buf(),
+        message: format!(
+            "is not a file leaper writes, and it lies in a job directory ({}); leaper never deletes what is not \
+             its own: move it out of the directory, then run the command again (nothing was changed)",
+            root.display()
+        ),
+    }
+}
+
+/// Sorts the entries under `at` into leaper's files to delete (children before their
+/// directories) and strangers. A leaper directory is deleted only if nothing in it stays.
+fn classify(
+    root: &Path,
+    at: &Path,
+    named: &HashSet<PathBuf>,
+    kept: &HashSet<PathBuf>,
+    doomed: &mut Vec<(PathBuf, bool)>,
+    strangers: &mut Vec<PathBuf>,
+) -> Result<bool> {
+    let mut emptied = true;
+    let entries = fs::read_dir(at).map_err(|e| file_error(at, "read the directory", e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| file_error(at, "read the directory", e))?;
+        let path = entry.path();
+        let relative = path.strip_prefix(root).expect("under the root").to_path_buf();
+        let is_dir = entry.file_type().map_err(|e| file_error(&path, "inspect", e))?.is_dir();
+        if !JobFile::is_leapers(&relative) {
+            strangers.push(path);
+            emptied = false;
+        } else if named.contains(&relative) || kept.contains(&relative) {
+            emptied = false;
+        } else if is_dir {
+            if classify(root, &path, named, kept, doomed, strangers)? {
+                doomed.push((path, true));
+            } else {
+                emptied = false;
+            }
+        } else {
+            doomed.push((path, false));
+        }
+    }
+    Ok(emptied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_leapers_own_unnamed_files_are_removed_and_strangers_stop_the_sweep() {
+        let root = std::env::temp_dir().join(format!("leaper-durable-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let layer = root.join("pass-0/layer-000003");
+        fs::create_dir_all(&layer).unwrap();
+        for file in ["job.toml", "lock", "manifest.json", "manifest.json.tmp", "pass-0/layer-000003/b0001.lpb"] {
+            fs::write(root.join(file), b"x").unwrap();
+        }
+        fs::create_dir_all(root.join("pass-0/layer-000004")).unwrap();
+        fs::write(root.join("pass-0/layer-000004/spill-0002.raw"), b"x").unwrap();
+        fs::write(root.join("notes.txt"), b"mine").unwrap();
+        fs::create_dir_all(root.join("mydata")).unwrap();
+        let named: HashSet<PathBuf> =
+            ["manifest.json", "pass-0/layer-000003/b0001.lpb"].iter().map(PathBuf::from).collect();
+        let keep = [JobFile::Spec, JobFile::Lock];
+
+        let error = remove_unnamed(&root, &named, &keep, Foreign::Refuse).unwrap_err().to_string();
+        assert!(error.contains("notes.txt") || error.contains("mydata"), "{error}");
+        assert!(root.join("manifest.json.tmp").exists(), "nothing is removed when a stranger is found");
+
+        assert_eq!(remove_unnamed(&root, &named, &keep, Foreign::Leave).unwrap(), 2);
+        assert!(!root.join("manifest.json.tmp").exists() && !root.join("pass-0/layer-000004").exists());
+        for stays in ["job.toml", "lock", "manifest.json", "pass-0/layer-000003/b0001.lpb", "notes.txt", "mydata"] {
+            assert!(root.join(stays).exists(), "{stays}");
+        }
+        fs::remove_dir_all(&root).unwrap();
+    }
 }

@@ -4,16 +4,19 @@
 //! job.toml                                 Spec          what is counted and how, written once
 //! lock                                     Lock          flock of the process running the job
 //! manifest.json                            Manifest      the last committed step of a sweep
+//! manifest.copy.json                       ManifestCopy  a second copy of it: one lost file loses nothing
 //! ledger.jsonl                             Ledger        the finished shards of a subtree job
 //! job-id                                   JobId         a worker's data directory: whose it is
+//! worker-id                                WorkerId      a worker's data directory: which worker it is
 //! pass-P/layer-NNNNNN/bBBBB.lpb            Bucket        one bucket of one committed layer
 //! pass-P/layer-NNNNNN/spill-BBBB.raw       Spill         successors waiting to be merged
 //! pass-P/layer-NNNNNN/spill-BBBB.runK      Run           a sorted run of a spill too big to merge at once
 //! NAME.tmp                                 (temporary)   a file being replaced durably
 //! ```
 //!
-//! [`JobFile::parse`] recognises exactly these names; a name it does not recognise was not
-//! written by leaper.
+//! [`JobFile::parse`] recognises exactly these names (and [`JobFile::is_temporary`] the
+//! temporary ones); a name neither recognises was not written by leaper, and leaper never
+//! deletes it.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -23,8 +26,10 @@ pub enum JobFile {
     Spec,
     Lock,
     Manifest,
+    ManifestCopy,
     Ledger,
     JobId,
+    WorkerId,
     /// The directory of one counting pass.
     Pass {
         pass: usize,
@@ -55,8 +60,10 @@ pub enum JobFile {
 pub const SPEC_FILE: &str = "job.toml";
 pub const LOCK_FILE: &str = "lock";
 pub const MANIFEST_FILE: &str = "manifest.json";
+pub const MANIFEST_COPY_FILE: &str = "manifest.copy.json";
 pub const LEDGER_FILE: &str = "ledger.jsonl";
 pub const JOB_ID_FILE: &str = "job-id";
+pub const WORKER_ID_FILE: &str = "worker-id";
 /// The suffix of a file being written before it replaces its namesake.
 pub const TEMPORARY_SUFFIX: &str = ".tmp";
 
@@ -67,8 +74,10 @@ impl JobFile {
             JobFile::Spec => SPEC_FILE.into(),
             JobFile::Lock => LOCK_FILE.into(),
             JobFile::Manifest => MANIFEST_FILE.into(),
+            JobFile::ManifestCopy => MANIFEST_COPY_FILE.into(),
             JobFile::Ledger => LEDGER_FILE.into(),
             JobFile::JobId => JOB_ID_FILE.into(),
+            JobFile::WorkerId => WORKER_ID_FILE.into(),
             JobFile::Pass { pass } => format!("pass-{pass}").into(),
             JobFile::Layer { pass, layer } => JobFile::Pass { pass }.path().join(format!("layer-{layer:06}")),
             JobFile::Bucket { pass, layer, bucket } => {
@@ -100,8 +109,10 @@ impl JobFile {
             [SPEC_FILE] => JobFile::Spec,
             [LOCK_FILE] => JobFile::Lock,
             [MANIFEST_FILE] => JobFile::Manifest,
+            [MANIFEST_COPY_FILE] => JobFile::ManifestCopy,
             [LEDGER_FILE] => JobFile::Ledger,
             [JOB_ID_FILE] => JobFile::JobId,
+            [WORKER_ID_FILE] => JobFile::WorkerId,
             [pass] => JobFile::Pass { pass: number(pass, "pass-", "")? as usize },
             [pass, layer] => {
                 JobFile::Layer { pass: number(pass, "pass-", "")? as usize, layer: number(layer, "layer-", "")? }
@@ -130,7 +141,17 @@ impl JobFile {
             .to_str()
             .and_then(|name| name.strip_suffix(TEMPORARY_SUFFIX))
             .and_then(|stem| JobFile::parse(Path::new(stem)))
-            .is_some_and(|file| matches!(file, JobFile::Spec | JobFile::Manifest | JobFile::JobId))
+            .is_some_and(|file| {
+                matches!(
+                    file,
+                    JobFile::Spec | JobFile::Manifest | JobFile::ManifestCopy | JobFile::JobId | JobFile::WorkerId
+                )
+            })
+    }
+
+    /// Whether leaper writes files of this name (relative to the job or data directory).
+    pub fn is_leapers(relative: &Path) -> bool {
+        JobFile::parse(relative).is_some() || JobFile::is_temporary(relative)
     }
 }
 
@@ -144,8 +165,10 @@ mod tests {
             JobFile::Spec,
             JobFile::Lock,
             JobFile::Manifest,
+            JobFile::ManifestCopy,
             JobFile::Ledger,
             JobFile::JobId,
+            JobFile::WorkerId,
             JobFile::Pass { pass: 3 },
             JobFile::Layer { pass: 0, layer: 17 },
             JobFile::Bucket { pass: 1, layer: 2, bucket: 502 },

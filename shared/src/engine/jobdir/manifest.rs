@@ -2,9 +2,16 @@
 //! else needed to go on from it (the sweep's position and running totals).
 //!
 //! A step commits by writing the new manifest to `manifest.json.tmp`, fsync, rename over
-//! `manifest.json`, fsync of the directory; only then may the files of the older layer be
-//! deleted. Whatever the moment of a crash, `manifest.json` is either the old or the new manifest
-//! and every file it names is intact.
+//! `manifest.json`, fsync of the directory, and the same again for its copy,
+//! `manifest.copy.json`; only then may the files of the older layer be deleted. Whatever the
+//! moment of a crash, `manifest.json` is either the old or the new manifest and every file it
+//! names is intact.
+//!
+//! The copy is there so that one lost or damaged file cannot cost a run of days. It is never
+//! used behind the user's back: a job whose manifest is missing or damaged is refused, with the
+//! copy named as the way back (it is checked first), and nothing is deleted. A job directory
+//! that holds committed layers but neither file is refused too: without its manifest a job
+//! cannot tell what its layers count, and starting again would throw them away.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::jobdir::durable::{file_error, replace_durably};
-use crate::engine::jobdir::files::MANIFEST_FILE;
+use crate::engine::jobdir::files::{JobFile, MANIFEST_COPY_FILE, MANIFEST_FILE};
 use crate::engine::store::{BucketInfo, DurableLayer, LayerFile};
 use crate::engine::sweep::SweepProgress;
 use crate::error::{Error, Result};
@@ -119,19 +126,69 @@ impl Manifest {
         let sealed = Manifest { crc32: self.checksum(), ..self.clone() };
         let mut text = serde_json::to_vec_pretty(&sealed).expect("a manifest serializes");
         text.push(b'\n');
-        replace_durably(&dir.join(MANIFEST_FILE), &text, "manifest")
+        replace_durably(&dir.join(MANIFEST_FILE), &text, "manifest")?;
+        replace_durably(&dir.join(MANIFEST_COPY_FILE), &text, "manifest-copy")
     }
 
     /// The committed manifest in `dir`, or `None` if the job has not committed a step yet.
+    /// A missing or damaged manifest of a job that has committed is an error that names the
+    /// file and says how to recover.
     pub fn load(dir: &Path) -> Result<Option<Manifest>> {
         let path = dir.join(MANIFEST_FILE);
-        let text = match fs::read(&path) {
+        match Self::read(&path) {
+            Ok(Some(manifest)) => Ok(Some(manifest)),
+            Ok(None) => match Self::read(&dir.join(MANIFEST_COPY_FILE)) {
+                Ok(Some(copy)) => Err(Error::File {
+                    path,
+                    message: format!(
+                        "missing; its copy {MANIFEST_COPY_FILE} holds the last commit (pass {}, step {}): copy it \
+                         to {MANIFEST_FILE} to continue the job; nothing was deleted",
+                        copy.progress.pass + 1,
+                        copy.progress.next_cell
+                    ),
+                }),
+                Ok(None) => match committed_layer(dir)? {
+                    Some(layer) => Err(Error::File {
+                        path,
+                        message: format!(
+                            "missing, and so is its copy {MANIFEST_COPY_FILE}, but the directory holds committed \
+                             layers ({}): without the manifest they cannot be counted on; restore it from a \
+                             backup, or start the job again in a new directory; nothing was deleted",
+                            layer.display()
+                        ),
+                    }),
+                    None => Ok(None),
+                },
+                Err(_) => Err(Error::File {
+                    path,
+                    message: format!(
+                        "missing, and its copy {MANIFEST_COPY_FILE} is damaged too: restore one of them from a \
+                         backup; nothing was deleted"
+                    ),
+                }),
+            },
+            Err(Error::File { path, message }) if message.starts_with("damaged") => {
+                let copy = match Self::read(&dir.join(MANIFEST_COPY_FILE)) {
+                    Ok(Some(_)) => format!(
+                        "; its copy {MANIFEST_COPY_FILE} is intact: copy it to {MANIFEST_FILE} to continue the job"
+                    ),
+                    _ => String::new(),
+                };
+                Err(Error::File { path, message: format!("{message}{copy}") })
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The manifest in the file `path`, `None` if there is no such file.
+    fn read(path: &Path) -> Result<Option<Manifest>> {
+        let text = match fs::read(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(file_error(&path, "read", e)),
+            Err(e) => return Err(file_error(path, "read", e)),
         };
         let damaged = |what: String| Error::File {
-            path: path.clone(),
+            path: path.to_path_buf(),
             message: format!("damaged manifest: {what}; restore it from a backup or start the job again"),
         };
         // The version first, so that a manifest of another release is named as such rather
@@ -140,7 +197,7 @@ impl Manifest {
         let format = value.get("format").and_then(|f| f.as_u64());
         if format != Some(MANIFEST_FORMAT as u64) {
             return Err(Error::File {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 message: format!(
                     "manifest format {}, this leaper reads format {MANIFEST_FORMAT}; resume the job with the \
                      leaper release that started it",
@@ -162,12 +219,42 @@ impl Manifest {
 
     /// Every file the manifest names, relative to the job directory.
     pub fn named_files(&self) -> Vec<PathBuf> {
-        let mut names = vec![PathBuf::from(MANIFEST_FILE)];
+        let mut names = vec![PathBuf::from(MANIFEST_FILE), PathBuf::from(MANIFEST_COPY_FILE)];
         if let Some(layer) = &self.layer {
             names.extend(layer.file_names().map(PathBuf::from));
         }
         names
     }
+}
+
+/// The first committed layer directory under `dir`, if any (a layer directory holding a bucket
+/// file).
+fn committed_layer(dir: &Path) -> Result<Option<PathBuf>> {
+    let list = |at: &Path| -> Result<Vec<PathBuf>> {
+        match fs::read_dir(at) {
+            Ok(entries) => {
+                let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+                paths.sort();
+                Ok(paths)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(file_error(at, "read the directory", e)),
+        }
+    };
+    for pass in list(dir)? {
+        if !matches!(pass.strip_prefix(dir).ok().and_then(JobFile::parse), Some(JobFile::Pass { .. })) {
+            continue;
+        }
+        for layer in list(&pass)? {
+            let bucket_file = |file: &PathBuf| {
+                matches!(file.strip_prefix(dir).ok().and_then(JobFile::parse), Some(JobFile::Bucket { .. }))
+            };
+            if list(&layer)?.iter().any(bucket_file) {
+                return Ok(Some(layer));
+            }
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -220,7 +307,25 @@ mod tests {
         assert!(error.contains("manifest format 2") && error.contains("manifest.json"), "{error}");
         fs::write(dir.join(MANIFEST_FILE), &text[..text.len() / 2]).unwrap();
         let error = Manifest::load(&dir).unwrap_err().to_string();
-        assert!(error.contains("damaged manifest"), "{error}");
+        assert!(error.contains("damaged manifest") && error.contains("manifest.copy.json is intact"), "{error}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_lost_manifest_is_refused_with_its_copy_named_and_committed_layers_are_never_orphaned() {
+        let dir = std::env::temp_dir().join(format!("leaper-manifest-lost-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("pass-0/layer-000008")).unwrap();
+        sample("a").commit(&dir).unwrap();
+        fs::write(dir.join("pass-0/layer-000008/b0003.lpb"), b"states").unwrap();
+        fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
+        let error = Manifest::load(&dir).unwrap_err().to_string();
+        assert!(error.contains("manifest.json: missing") && error.contains("step 7"), "{error}");
+        fs::remove_file(dir.join(MANIFEST_COPY_FILE)).unwrap();
+        let error = Manifest::load(&dir).unwrap_err().to_string();
+        assert!(error.contains("committed layers") && error.contains("layer-000008"), "{error}");
+        fs::remove_dir_all(dir.join("pass-0")).unwrap();
+        assert_eq!(Manifest::load(&dir).unwrap(), None, "nothing committed: a job that never took a step");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

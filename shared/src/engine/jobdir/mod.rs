@@ -25,7 +25,7 @@ use std::fs::{self, File};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-pub use durable::{file_error, remove_unnamed, replace_durably, sync_dir};
+pub use durable::{file_error, refuse_strangers, remove_unnamed, replace_durably, sync_dir, Foreign};
 pub use files::JobFile;
 pub use manifest::Manifest;
 pub use spec::{unix_now, JobKind, JobSpec, SpecHeader, SPEC_FORMAT};
@@ -101,12 +101,32 @@ pub struct JobDir {
     dir: PathBuf,
     spec: JobSpec,
     _lock: DirLock,
+    /// This process made the directory.
+    created: bool,
+}
+
+/// The names of the files in `dir` if they are only what a start interrupted before its spec
+/// was written leaves (its lock, a temporary spec), with no process holding the lock.
+fn interrupted_start(dir: &Path) -> Result<Option<Vec<String>>> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| file_error(dir, "read", e))? {
+        let name = entry.map_err(|e| file_error(dir, "read", e))?.file_name().to_string_lossy().into_owned();
+        let temporary_spec = format!("{}{}", files::SPEC_FILE, files::TEMPORARY_SUFFIX);
+        if name != files::LOCK_FILE && name != temporary_spec {
+            return Ok(None);
+        }
+        names.push(name);
+    }
+    names.sort();
+    Ok((!names.is_empty() && running_pid(dir).is_none()).then_some(names))
 }
 
 impl JobDir {
-    /// Starts a new job in `dir`, which must be missing or empty: locks it, then writes
-    /// `job.toml`.
+    /// Starts a new job in `dir`, which must be missing or empty (or hold only what a start
+    /// interrupted before its spec was written left: those are removed, with a message): locks
+    /// it, then writes `job.toml`.
     pub fn create(dir: &Path, spec: JobSpec) -> Result<JobDir> {
+        let created = !dir.exists();
         fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the job directory", e))?;
         if dir.join(JobFile::Spec.path()).exists() {
             let held = match JobSpec::load(dir) {
@@ -120,23 +140,66 @@ impl JobDir {
                 dir.display()
             )));
         }
+        let leftovers = interrupted_start(dir)?;
         let occupied = fs::read_dir(dir).map_err(|e| file_error(dir, "read", e))?.next().is_some();
-        if occupied {
+        if occupied && leftovers.is_none() {
             return Err(Error::InvalidRequest(format!(
                 "job directory {} is not empty and holds no leaper job; give the job an empty directory",
                 dir.display()
             )));
         }
         let lock = DirLock::take(dir, "job directory")?;
-        spec.write(dir)?;
-        Ok(JobDir { dir: dir.to_path_buf(), spec, _lock: lock })
+        if let Some(names) = leftovers {
+            remove_unnamed(dir, &Default::default(), &[JobFile::Lock], Foreign::Refuse)?;
+            tracing::warn!(
+                dir = %dir.display(),
+                files = %names.join(", "),
+                "removed the leftovers of a start that was interrupted before its spec was written"
+            );
+        }
+        let job = JobDir { dir: dir.to_path_buf(), spec, _lock: lock, created };
+        if let Err(error) = job.spec.write(dir) {
+            // A spec that could not be written (a full disk) leaves nothing half-made.
+            let _ = job.abandon();
+            return Err(error);
+        }
+        Ok(job)
     }
 
     /// Opens the job in `dir` to continue it, locked for this process.
     pub fn open(dir: &Path) -> Result<JobDir> {
-        let spec = JobSpec::load(dir)?;
+        let spec = match JobSpec::load(dir) {
+            Err(_) if dir.join(JobFile::Lock.path()).exists() && interrupted_start(dir)?.is_some() => {
+                return Err(Error::File {
+                    path: dir.to_path_buf(),
+                    message: "holds no leaper job, only what a start interrupted before its spec was written left \
+                              behind: start the job again (the new start removes it)"
+                        .into(),
+                })
+            }
+            spec => spec?,
+        };
         let lock = DirLock::take(dir, "job directory")?;
-        Ok(JobDir { dir: dir.to_path_buf(), spec, _lock: lock })
+        Ok(JobDir { dir: dir.to_path_buf(), spec, _lock: lock, created: false })
+    }
+
+    /// Removes a job that committed nothing (a start that failed before its first step or
+    /// shard was recorded): every file it wrote, and the directory if this job made it. Files
+    /// leaper does not write stay.
+    pub fn abandon(self) -> Result<()> {
+        let manifest = self.file(JobFile::Manifest);
+        let ledger = fs::read(self.file(JobFile::Ledger)).unwrap_or_default();
+        if manifest.exists() || ledger.iter().filter(|&&b| b == b'\n').count() > 1 {
+            return Ok(());
+        }
+        remove_unnamed(&self.dir, &Default::default(), &[JobFile::Lock], Foreign::Leave)?;
+        let (dir, created) = (self.dir.clone(), self.created);
+        drop(self);
+        let _ = fs::remove_file(dir.join(JobFile::Lock.path()));
+        if created {
+            let _ = fs::remove_dir(&dir);
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -161,18 +224,36 @@ impl JobDir {
 pub struct DataDir {
     dir: PathBuf,
     _lock: DirLock,
+    worker_id: String,
 }
 
 impl DataDir {
-    /// Opens (creating it if missing) and locks `dir`.
+    /// Opens (creating it if missing) and locks `dir`; gives it a worker id the first time.
     pub fn open(dir: &Path) -> Result<DataDir> {
         fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the data directory", e))?;
         let lock = DirLock::take_directory(dir, "data directory")?;
-        Ok(DataDir { dir: dir.to_path_buf(), _lock: lock })
+        let path = dir.join(JobFile::WorkerId.path());
+        let worker_id = match fs::read_to_string(&path) {
+            Ok(text) if !text.trim().is_empty() => text.trim().to_string(),
+            Ok(_) => return Err(Error::File { path, message: "empty: remove it to give the worker a new id".into() }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let id = new_worker_id();
+                replace_durably(&path, format!("{id}\n").as_bytes(), "worker-id")?;
+                id
+            }
+            Err(e) => return Err(file_error(&path, "read", e)),
+        };
+        Ok(DataDir { dir: dir.to_path_buf(), _lock: lock, worker_id })
     }
 
     pub fn path(&self) -> &Path {
         &self.dir
+    }
+
+    /// Who the worker is, whatever address it is reached by: a coordinator refuses a worker
+    /// listed twice under two names.
+    pub fn worker_id(&self) -> &str {
+        &self.worker_id
     }
 
     /// The job the directory belongs to, `None` when it is free.
@@ -200,10 +281,20 @@ impl DataDir {
         }
     }
 
-    /// Removes every file: the job is over and the directory is free again.
+    /// Removes the job's files (the worker id stays, and so does anything leaper did not
+    /// write): the job is over and the directory is free again.
     pub fn release(&self) -> Result<usize> {
-        remove_unnamed(&self.dir, &Default::default(), &[])
+        remove_unnamed(&self.dir, &Default::default(), &[JobFile::WorkerId], Foreign::Leave)
     }
+}
+
+/// A worker id that no other worker has: the time, the process and the machine's randomness.
+fn new_worker_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    hasher.write_u32(std::process::id());
+    format!("w-{:016x}", hasher.finish())
 }
 
 #[cfg(test)]
@@ -244,9 +335,13 @@ mod tests {
         data.claim("job-a").unwrap();
         let error = data.claim("job-b").unwrap_err();
         assert!(!error.is_retryable() && error.to_string().contains("belongs to job job-a"), "{error}");
+        let id = data.worker_id().to_string();
         data.release().unwrap();
         assert_eq!(data.owner().unwrap(), None);
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "a free data directory is empty");
+        let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["worker-id"], "a free data directory keeps only the worker's id");
+        drop(data);
+        assert_eq!(DataDir::open(&dir).unwrap().worker_id(), id, "the id outlives the process");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -32,7 +32,7 @@
 use std::ops::RangeInclusive;
 
 use super::board::Geometry;
-use super::bound::hamiltonian_cycle_bound_bits;
+use super::bound::{bound_bits_of_every_length, hamiltonian_cycle_bound_bits};
 use super::frontier::{worst_case_bits, FrontierCodec, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
 use crate::engine::{StateKey, StepPosition, SweepJob, Transition};
 use crate::error::{Error, Result};
@@ -314,11 +314,13 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
         self.min_rows..=self.geometry.rows
     }
 
+    /// A single board's own bound; for a sweep one bound that covers every length at once.
     fn bound_bits(&self) -> f64 {
-        let (width, moves) = (self.geometry.width, &self.geometry.moves);
-        Transition::reported(self)
-            .map(|rows| hamiltonian_cycle_bound_bits(&Geometry::new(width, rows, moves.clone())))
-            .fold(0.0, f64::max)
+        if self.min_rows == self.geometry.rows {
+            hamiltonian_cycle_bound_bits(&self.geometry)
+        } else {
+            bound_bits_of_every_length(&self.geometry)
+        }
     }
 
     fn start(&self) -> K {

@@ -96,7 +96,8 @@ impl<K: StateKey> DiskStore<K> {
     }
 
     /// A store whose current layer is `layer`, as a checkpoint recorded it. Every file is opened
-    /// and verified (size, checksum, state count) before the store is returned.
+    /// and verified (size, checksum, state count) before anything else is done: a refused
+    /// resume changes nothing on disk.
     pub fn resume(
         root: &Path,
         pass: usize,
@@ -105,10 +106,17 @@ impl<K: StateKey> DiskStore<K> {
         mem_limit: u64,
         layer: &DurableLayer,
     ) -> Result<Self> {
+        Self::verify(layer, buckets, moduli.len())?;
         let mut store = DiskStore::create(root, pass, buckets, moduli, mem_limit)?;
-        // Set first: dropping the store removes the layer after its current one.
         store.layer = layer.number;
-        let width = store.moduli.len();
+        for file in &layer.files {
+            store.current[file.bucket] = Some((file.path.clone(), file.info));
+        }
+        Ok(store)
+    }
+
+    /// Checks that every file of `layer` is there and is what the checkpoint recorded.
+    fn verify(layer: &DurableLayer, buckets: usize, width: usize) -> Result<()> {
         layer.files.par_iter().try_for_each(|file| -> Result<()> {
             if file.bucket >= buckets {
                 return Err(Error::File {
@@ -137,11 +145,7 @@ impl<K: StateKey> DiskStore<K> {
                 });
             }
             Ok(())
-        })?;
-        for file in &layer.files {
-            store.current[file.bucket] = Some((file.path.clone(), file.info));
-        }
-        Ok(store)
+        })
     }
 
     fn path(&self, file: JobFile) -> PathBuf {

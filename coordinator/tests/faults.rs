@@ -1,0 +1,311 @@
+//! What a fault campaign found, each reproduced: nothing the user owns is deleted, nothing
+//! committed is thrown away, bad requests are refused before any work, a start that fails or is
+//! killed leaves nothing half-made. And a sweep killed with SIGKILL at random moments, over and
+//! over, still prints exactly what an uninterrupted run prints.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{leaper, text};
+
+const BOARD: &[&str] = &["knight", "6x8", "--sweep", "--buckets", "7", "--format", "json"];
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch("faults", name)
+}
+
+fn with_job_dir<'a>(args: &[&'a str], dir: &'a Path) -> Vec<&'a str> {
+    let mut args = args.to_vec();
+    args.extend(["--job-dir", dir.to_str().unwrap()]);
+    args
+}
+
+fn resume(dir: &Path) -> std::process::Output {
+    leaper(&["resume", "--job-dir", dir.to_str().unwrap()], None)
+}
+
+/// Every file under `dir` (the lock excepted: each process rewrites its pid) with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.push((path.clone(), Vec::new()));
+            files.extend(snapshot(&path));
+        } else if path.file_name().unwrap() != "lock" {
+            files.push((path.clone(), fs::read(&path).unwrap()));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A job stopped by a crash (fault injection) after some committed steps.
+fn crashed(name: &str, fault: &str) -> PathBuf {
+    let dir = scratch(name);
+    let output = leaper(&with_job_dir(BOARD, &dir), Some(fault));
+    assert!(!output.status.success(), "{fault} did not stop the job");
+    dir
+}
+
+/// What an uninterrupted run prints.
+fn reference(board: &[&str]) -> String {
+    let output = leaper(board, None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stdout)
+}
+
+#[test]
+fn resume_never_deletes_what_the_job_did_not_write() {
+    let dir = crashed("strangers", "crash@layer:12");
+    fs::write(dir.join("notes.txt"), "important").unwrap();
+    fs::create_dir_all(dir.join("mydata")).unwrap();
+    fs::write(dir.join("mydata/results.csv"), "1,2,3").unwrap();
+    // A file inside the job's own folders that is not one of its names is a stranger too.
+    fs::write(dir.join("pass-0/readme"), "mine").unwrap();
+    let before = snapshot(&dir);
+    let output = resume(&dir);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is not a file leaper writes") && stderr.contains("nothing was changed"), "{stderr}");
+    assert!(["notes.txt", "mydata", "readme"].iter().any(|name| stderr.contains(name)), "{stderr}");
+    assert!(snapshot(&dir) == before, "a refused resume changed the job directory");
+    // Moved out, the job goes on to the exact counts.
+    fs::remove_file(dir.join("notes.txt")).unwrap();
+    fs::remove_dir_all(dir.join("mydata")).unwrap();
+    fs::remove_file(dir.join("pass-0/readme")).unwrap();
+    let output = resume(&dir);
+    assert_eq!(text(&output.stdout), reference(BOARD), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_lost_manifest_costs_nothing_and_deletes_nothing() {
+    let dir = crashed("lost-manifest", "crash@release:13");
+    let before = snapshot(&dir);
+    fs::remove_file(dir.join("manifest.json")).unwrap();
+    let output = resume(&dir);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("manifest.json: missing") && stderr.contains("manifest.copy.json holds the last commit"));
+    assert!(stderr.contains("nothing was deleted"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    // Every committed bucket file is still there.
+    let after: Vec<PathBuf> = snapshot(&dir).into_iter().map(|(path, _)| path).collect();
+    for (path, _) in &before {
+        assert!(path.ends_with("manifest.json") || after.contains(path), "{} went", path.display());
+    }
+    // Without the copy either, the committed layers are still never thrown away.
+    let copy = fs::read(dir.join("manifest.copy.json")).unwrap();
+    fs::remove_file(dir.join("manifest.copy.json")).unwrap();
+    let output = resume(&dir);
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("committed layers") && stderr.contains("nothing was deleted"), "{stderr}");
+    // The copy, put back as the manifest, resumes the job to the exact counts.
+    fs::write(dir.join("manifest.json"), copy).unwrap();
+    let output = resume(&dir);
+    assert_eq!(text(&output.stdout), reference(BOARD), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_refused_resume_leaves_the_half_written_layer_where_it_was() {
+    // A crash in the middle of writing a layer's bucket files, then a damaged committed file.
+    let dir = crashed("refused-resume", "crash@bucket:40");
+    let manifest: serde_json::Value = serde_json::from_slice(&fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let committed = manifest["layer"]["files"][0]["file"].as_str().unwrap().to_string();
+    let next = manifest["layer"]["number"].as_u64().unwrap() + 1;
+    let half_written = dir.join(format!("pass-0/layer-{next:06}"));
+    assert!(half_written.exists(), "the crash left no half-written layer");
+    let path = dir.join(&committed);
+    let mut bytes = fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    fs::write(&path, bytes).unwrap();
+    let before = snapshot(&dir);
+    let output = resume(&dir);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&committed) && stderr.contains("checksum mismatch"), "{stderr}");
+    assert!(snapshot(&dir) == before, "the refused resume deleted the half-written layer");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn requests_that_cannot_finish_are_refused_at_once_and_leave_nothing() {
+    let dir = scratch("refused-at-once");
+    let job = dir.join("job");
+    let job_dir = job.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["knight", "1000x1000", "--job-dir", job_dir], "widest board"),
+        (&["tours", "--moves", "0,1", "31x65000", "--sweep", "--job-dir", job_dir], "smaller board"),
+        (&["knight", "6x6", "--threads", "100000", "--job-dir", job_dir], "give 1 to 1024"),
+        (&["knight", "6x6", "--bfile", "/proc/version", "--job-dir", job_dir], "cannot write b-file /proc/version"),
+        (&["knight", "6x6", "--bfile", "/proc", "--job-dir", job_dir], "cannot write b-file /proc"),
+    ];
+    for (args, message) in cases {
+        let started = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_leaper"))
+            .args(args)
+            .env_remove("LEAPER_FAULT")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Refused at once: before the fix the first two planned for minutes (or forever).
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(60) {
+                child.kill().unwrap();
+                panic!("{args:?} was still working after a minute");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        assert!(text(&output.stderr).contains(message), "{args:?}: {}", text(&output.stderr));
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert!(!job.exists(), "{args:?} left a job directory behind");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_start_that_fails_or_dies_in_its_first_moments_leaves_nothing_in_the_way() {
+    let dir = scratch("first-moments");
+    let job = dir.join("job");
+    // A memory budget too small for the store: refused, and the new directory is gone again.
+    let output = leaper(&with_job_dir(&["knight", "6x8", "--mem-limit", "1MiB"], &job), None);
+    assert!(text(&output.stderr).contains("raise --mem-limit"), "{}", text(&output.stderr));
+    assert!(!job.exists(), "a start that failed left {}", job.display());
+    // A full disk while the spec is written.
+    let output = leaper(&with_job_dir(&["knight", "6x6"], &job), Some("full@job-temp:1"));
+    assert!(text(&output.stderr).contains("disk is full"), "{}", text(&output.stderr));
+    assert!(!job.exists(), "a start on a full disk left {}", job.display());
+    // Killed while the spec was being written: the lock and a temporary spec are left.
+    let output = leaper(&with_job_dir(&["knight", "6x6"], &job), Some("crash@job-temp:1"));
+    assert!(!output.status.success());
+    let mut left: Vec<String> =
+        fs::read_dir(&job).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(left, ["job.toml.tmp", "lock"]);
+    let output = resume(&job);
+    assert!(text(&output.stderr).contains("start the job again"), "{}", text(&output.stderr));
+    // The next start clears them, says so, and counts.
+    let output = leaper(&with_job_dir(&["knight", "6x6"], &job), None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "9862\n");
+    assert!(text(&output.stderr).contains("removed the leftovers of a start"), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A small deterministic generator, so that a failing run can be repeated exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+/// Starts `leaper ARGS` with `fault` set; stderr is read on a thread that reports the first
+/// line containing `needle`.
+fn spawn(args: &[&str], fault: Option<&str>, needle: &'static str) -> (Child, std::sync::mpsc::Receiver<()>) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
+    command.args(args).env_remove("LEAPER_FAULT").stdout(Stdio::piped()).stderr(Stdio::piped());
+    if let Some(fault) = fault {
+        command.env("LEAPER_FAULT", fault);
+    }
+    let mut child = command.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tell, told) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains(needle) {
+                let _ = tell.send(());
+            }
+        }
+    });
+    (child, told)
+}
+
+#[test]
+fn a_sweep_killed_at_random_moments_still_counts_exactly_and_touches_nothing_else() {
+    let board: &[&str] = &["knight", "6x10", "--sweep", "--buckets", "7", "--format", "json"];
+    let expected = reference(board);
+    let mut rng = Rng(0x5eed_1eaf_2026_1122);
+    let dir = scratch("random-kills");
+    fs::create_dir_all(&dir).unwrap();
+    // Beside the job directory: must never be touched.
+    let outside = dir.join("sentinel.txt");
+    fs::write(&outside, "not leaper's").unwrap();
+    let commit_points = ["manifest-temp", "manifest", "manifest-copy-temp", "manifest-copy", "release", "layer"];
+    let (mut kills, mut jobs, mut finished) = (0, 0, 0);
+    let mut job = dir.join("job-0");
+    while kills < 24 || finished == 0 {
+        let fresh = !job.join("job.toml").exists();
+        let mut args = if fresh { board.to_vec() } else { vec!["resume"] };
+        args.extend(["--job-dir", job.to_str().unwrap()]);
+        // Now and then a stranger in the job directory: the resume must stop and name it.
+        if !fresh && rng.below(6) == 0 {
+            fs::write(job.join("notes.txt"), "mine").unwrap();
+            let output = leaper(&args, None);
+            assert!(text(&output.stderr).contains("notes.txt"), "{}", text(&output.stderr));
+            assert_eq!(fs::read_to_string(job.join("notes.txt")).unwrap(), "mine");
+            fs::remove_file(job.join("notes.txt")).unwrap();
+        }
+        // The moment of the kill: the first milliseconds, inside a commit, or anywhere.
+        let round = kills + finished;
+        let (fault, wait) = match rng.below(4) {
+            _ if round == 0 => (None, Duration::from_millis(rng.below(4))),
+            0 => {
+                (Some(format!("pause@{}:{}", commit_points[rng.below(6) as usize], 1 + rng.below(12))), Duration::ZERO)
+            }
+            1 => (None, Duration::from_millis(rng.below(30))),
+            _ => (None, Duration::from_millis(rng.below(3000))),
+        };
+        let (mut child, paused) = spawn(&args, fault.as_deref(), "LEAPER_FAULT: pausing");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let moment = Instant::now() + wait;
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            let due = match fault {
+                Some(_) => paused.try_recv().is_ok(),
+                None => Instant::now() >= moment,
+            };
+            if due {
+                child.kill().unwrap();
+                kills += 1;
+                break;
+            }
+            assert!(Instant::now() < deadline, "a run did not end");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let output = child.wait_with_output().unwrap();
+        if output.status.success() {
+            assert_eq!(text(&output.stdout), expected, "job {jobs} after {kills} kills");
+            finished += 1;
+            jobs += 1;
+            job = dir.join(format!("job-{jobs}"));
+        } else {
+            assert!(output.stdout.is_empty(), "a killed run printed counts");
+        }
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "not leaper's");
+    }
+    // The last job, killed or not, goes on to the exact counts.
+    if job.join("job.toml").exists() {
+        let output = resume(&job);
+        assert_eq!(text(&output.stdout), expected, "{}", text(&output.stderr));
+    }
+    assert!(kills >= 24, "{kills} kills");
+    fs::remove_dir_all(&dir).unwrap();
+}
