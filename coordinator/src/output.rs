@@ -4,6 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use leaper_core::engine::jobdir::{replace_durably, JobFile};
 
 /// Fails early, before a long count, if the b-file cannot be written: its directory must exist
 /// and take a new file (the b-file is written beside itself, then renamed), and the b-file
@@ -18,7 +19,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
         Ok(meta) if !meta.is_file() => bail!("cannot write b-file {}: it is not a regular file", path.display()),
         _ => {}
     }
-    let probe = temporary(path);
+    let probe = JobFile::temporary_of(path);
     fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -30,21 +31,12 @@ pub fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Where a b-file is written before it is renamed into place.
-fn temporary(path: &Path) -> std::path::PathBuf {
-    path.with_extension("tmp-bfile")
-}
-
-/// Writes `n a(n)` lines to `path` atomically (a temporary file renamed into place), so an
+/// Writes `n a(n)` lines to `path` durably (a temporary file, synced, renamed into place), so an
 /// interrupted run never leaves a truncated b-file.
 pub fn write_bfile(path: &Path, rows: &[(usize, String)]) -> Result<()> {
     let mut text = String::new();
     for (n, value) in rows {
         text.push_str(&format!("{n} {value}\n"));
     }
-    let temporary = temporary(path);
-    fs::write(&temporary, text).with_context(|| format!("cannot write {}", temporary.display()))?;
-    fs::rename(&temporary, path)
-        .with_context(|| format!("cannot move {} to {}", temporary.display(), path.display()))?;
-    Ok(())
+    Ok(replace_durably(path, text.as_bytes(), "bfile")?)
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use leaper_core::engine::jobdir::{JobKind, JobSpec, SpecHeader};
+use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::{OutputFormat, Problem};
 use leaper_core::problems;
@@ -194,11 +194,6 @@ impl JobRequest {
         }
         request.run.job_dir = Some(dir.to_path_buf());
         Ok(request)
-    }
-
-    /// The kind of job this is.
-    pub fn kind(&self) -> Result<JobKind> {
-        Ok(self.problem()?.kind())
     }
 }
 

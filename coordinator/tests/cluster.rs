@@ -359,6 +359,15 @@ fn one_worker_under_two_names_or_two_workers_on_one_directory_are_refused_before
         .unwrap();
     assert!(!output.status.success());
     assert!(text(&output.stderr).contains("in use by another leaper process"), "{}", text(&output.stderr));
+    // Nor does a worker given a job directory as its data directory.
+    let output = Command::new(LEAPER)
+        .args(["worker", "--listen", &free_address(), "--data-dir", dir.join("job-once").to_str().unwrap()])
+        .args(["--token-file", dir.join("token").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("it is a job directory"), "{}", text(&output.stderr));
+    assert!(dir.join("job-once/job.toml").exists());
     drop(worker);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -114,6 +114,19 @@ fn a_lost_manifest_costs_nothing_and_deletes_nothing() {
 }
 
 #[test]
+fn a_crash_in_the_very_first_step_resumes() {
+    // The start state's layer is on disk before the first step commits: the job's first
+    // manifest, written before it, tells a job that had not started from a lost manifest.
+    let dir = crashed("first-step", "crash@layer:1");
+    let output = leaper(&["status", "--job-dir", dir.to_str().unwrap()], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("none committed yet"), "{}", text(&output.stdout));
+    let output = resume(&dir);
+    assert_eq!(text(&output.stdout), reference(BOARD), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_refused_resume_leaves_the_half_written_layer_where_it_was() {
     // A crash in the middle of writing a layer's bucket files, then a damaged committed file.
     let dir = crashed("refused-resume", "crash@bucket:40");

@@ -89,8 +89,9 @@ fn a_job_of_several_passes_resumes_in_any_pass() {
     let board = ["knight", "6x8", "--sweep", "--buckets", "7", "--verify", "--moduli-per-pass", "1"];
     let expected = text(&leaper(&board, None).stdout);
     assert!(expected.ends_with("6x8 55488142\n"), "{expected}");
-    // In pass 1; at the end of pass 1 (its 48 step commits, then the pass commit); in pass 2.
-    for fault in ["crash@layer:30", "crash@manifest:49", "crash@manifest-temp:50", "crash@layer:70"] {
+    // In pass 1; at the end of pass 1 (the job's first manifest, its 48 step commits, then the
+    // pass commit); in pass 2.
+    for fault in ["crash@layer:30", "crash@manifest:50", "crash@manifest-temp:51", "crash@layer:70"] {
         let dir = scratch(&format!("passes-{}", fault.replace(['@', ':'], "-")));
         let mut args = board.to_vec();
         args.extend(["--job-dir", dir.to_str().unwrap()]);

@@ -176,6 +176,8 @@ pub fn from_status(peer: &str, status: &Status) -> Error {
     let disposition = status.metadata().get(DISPOSITION).and_then(|v| v.to_str().ok());
     match (disposition, status.code()) {
         (Some("bug"), _) => Error::Bug(format!("worker {peer}: {message}")),
+        // The worker's own files (damaged, or its disk full): the operator must act first.
+        (Some("stop"), _) => Error::Refused { peer, message },
         (
             _,
             Code::Unauthenticated

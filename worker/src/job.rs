@@ -135,7 +135,7 @@ impl StateStore for ShuffleStore<'_> {
             if self.job.cancelled.load(Ordering::Relaxed) {
                 return Err(Error::Aborted("a new attempt replaced it".into()));
             }
-            self.job.read.fetch_add(keys.len() as u64, Ordering::Relaxed);
+            self.job.read.fetch_add((keys.len() / self.job.layout.key_words) as u64, Ordering::Relaxed);
             visit(keys, residues)
         })
     }

@@ -62,16 +62,16 @@ impl WorkerService {
     /// The prepared job, if `job_id` is the one this worker was given, at `step`.
     fn active(&self, job_id: &str, step: Option<u64>) -> Result<Arc<ActiveJob>, Status> {
         let active = self.active.lock().expect("job lock").clone();
-        let job = active.ok_or_else(|| Status::failed_precondition("no job prepared on this worker"))?;
+        // A worker that restarted has no job until it is prepared again: the step is rerun.
+        let job = active.ok_or_else(|| Status::aborted("no job prepared on this worker (it restarted)"))?;
         if job.job_id != job_id {
             return Err(Status::permission_denied(format!("this worker runs job {}, not job {job_id}", job.job_id)));
         }
         if let Some(step) = step {
             let current = job.step.load(Ordering::SeqCst);
             if step != current {
-                return Err(Status::failed_precondition(format!(
-                    "request for step {step}, the worker is at step {current}"
-                )));
+                // A stale attempt: the coordinator prepares every worker again and reruns the step.
+                return Err(Status::aborted(format!("request for step {step}, the worker is at step {current}")));
             }
         }
         Ok(job)

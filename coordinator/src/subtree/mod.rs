@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use leaper_core::engine::jobdir::JobDir;
+use leaper_core::engine::jobdir::{has_commits, JobDir};
 use leaper_core::engine::search::ledger::{Ledger, LedgerHeader};
 use leaper_core::engine::search::local::{pending_shards, recorded_totals, run_local, ShardDone};
 use leaper_core::engine::search::SubtreeProblem;
@@ -63,7 +63,7 @@ pub fn run(
         let leaser = ShardLeaser::connect(&cluster.workers, &credentials, lease, WORKER_PATIENCE)?;
         let mut totals = recorded_totals(problem, ledger.as_ref())?;
         let total = problem.shard_count();
-        leaser.run(pending_shards(problem, ledger.as_ref()), &mut |index, result| {
+        let ran = leaser.run(pending_shards(problem, ledger.as_ref()), &mut |index, result| {
             let label = problem.shard_label(index);
             if let Some(ledger) = ledger.as_mut() {
                 ledger.record(index, &label, &result)?;
@@ -71,8 +71,12 @@ pub fn run(
             totals.add(index, &result)?;
             progress.shard(&ShardDone { index, label: &label, result: &result, done: totals.shards_done, total });
             Ok(())
-        })?;
-        leaser.release_workers();
+        });
+        // Done, or a start that recorded nothing: either way the workers are free again.
+        if ran.is_ok() || !has_commits(job.path()) {
+            leaser.release_workers();
+        }
+        ran?;
         totals
     };
     tracing::info!(

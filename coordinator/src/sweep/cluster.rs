@@ -10,6 +10,7 @@
 use std::time::{Duration, Instant};
 
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
+use leaper_core::engine::jobdir::has_commits;
 use leaper_core::engine::jobdir::manifest::{LayerRecord, WorkerLayer};
 use leaper_core::engine::store::{bucket_of_words, LayerSummary};
 use leaper_core::engine::sweep::{StepOutcome, StepReport, SweepHost, SweepProgress};
@@ -293,9 +294,14 @@ impl<'a> ClusterHost<'a> {
     /// After a failure: a job that never committed a step frees its workers (they were claimed
     /// by Prepare), so that a failed start leaves nothing behind on them.
     pub fn release_if_uncommitted(&self) {
-        if self.job.manifest().is_none() {
-            release_all(&self.runtime, &self.clients, &self.addresses, &self.job_id());
+        if !has_commits(self.job.job().path()) {
+            self.release_workers();
         }
+    }
+
+    /// Tells every worker the job is over, so that their data directories are free again.
+    pub fn release_workers(&self) {
+        release_all(&self.runtime, &self.clients, &self.addresses, &self.job_id());
     }
 
     /// Runs `operation`, recovering and retrying after a transient failure; a refusal or a bug

@@ -64,7 +64,7 @@ pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<V
                 return Ok(counts);
             }
             let (_, passes) = plan_moduli(job, &options)?;
-            checkpoints.plan(passes.len(), job.steps());
+            checkpoints.plan(passes.len(), job.steps())?;
             let start = checkpoints.start();
             let report = if request.run.cluster.workers.is_empty() {
                 let mut host = Logged { inner: checkpoints, progress: Progress::default() };
@@ -73,11 +73,16 @@ pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<V
                 let credentials = request.run.cluster.credentials()?;
                 let plan = cluster_plan(request, args, job, passes.len())?;
                 let workers = &request.run.cluster.workers;
+                let finished_before = start.pass >= passes.len();
                 let mut host = ClusterHost::connect(workers, &credentials, checkpoints, plan, WORKER_PATIENCE)?;
                 let counted = run_sweep(job, &options, &mut host, start);
                 if counted.is_err() {
                     // A start that committed nothing must not leave the workers claimed.
                     host.release_if_uncommitted();
+                } else if finished_before {
+                    // Every pass had ended before this run: the last one's release may have
+                    // failed, so it is made again.
+                    host.release_workers();
                 }
                 counted?
             };

@@ -205,11 +205,6 @@ impl RecordLayout {
     pub fn record_bytes(&self) -> usize {
         8 * self.stride()
     }
-
-    /// Key bits: 64 or 128.
-    pub fn key_bits(&self) -> u32 {
-        64 * self.key_words as u32
-    }
 }
 
 /// Runs `$body` with `$K` bound to the key type of `$words` words (1: `u64`, 2: `u128`); any
@@ -264,7 +259,6 @@ mod tests {
     fn layouts_count_words() {
         assert_eq!(RecordLayout::of::<u64>(3).stride(), 4);
         assert_eq!(RecordLayout::of::<u128>(3).stride(), 5);
-        assert_eq!(RecordLayout::of::<u128>(1).key_bits(), 128);
         assert_eq!(fold_words(&[77]), 77);
         assert!(u64::read_varint(&[0x80; 11]).is_none(), "an over-long varint is refused");
     }

@@ -101,10 +101,17 @@ impl SweepCheckpoints {
         self.manifest.as_ref().map(|m| m.progress.clone()).unwrap_or_default()
     }
 
-    /// Sets what the sweep looks like, for manifests and status.
-    pub fn plan(&mut self, passes: usize, steps: usize) {
+    /// Sets what the sweep looks like, for manifests and status. A new job commits its first
+    /// manifest now, before any layer file exists: from here on, layer files without a manifest
+    /// mean a lost manifest, never a job that had not started.
+    pub fn plan(&mut self, passes: usize, steps: usize) -> Result<()> {
         self.passes = passes;
         self.steps = steps;
+        if self.manifest.is_none() {
+            let first = self.manifest_for(&SweepProgress::default(), None);
+            self.commit_manifest(first)?;
+        }
+        Ok(())
     }
 
     /// Records the exact counts and deletes what is left of the layers.
@@ -113,8 +120,9 @@ impl SweepCheckpoints {
         let mut manifest = self.manifest_for(&progress, None);
         manifest.result = Some(counts.to_vec());
         self.commit_manifest(manifest)?;
+        // The counts are committed: a stranger added meanwhile stays, and does not fail the job.
         let named = [JobFile::Manifest.path(), JobFile::ManifestCopy.path()].into_iter().collect();
-        remove_unnamed(self.job.path(), &named, &ALWAYS_KEPT, Foreign::Refuse)?;
+        remove_unnamed(self.job.path(), &named, &ALWAYS_KEPT, Foreign::Leave)?;
         Ok(())
     }
 

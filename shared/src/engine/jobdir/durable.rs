@@ -6,7 +6,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::engine::jobdir::files::{JobFile, TEMPORARY_SUFFIX};
+use crate::engine::jobdir::files::JobFile;
 use crate::error::{Error, Result};
 
 /// An I/O failure on `path`, saying what was being done (and, for a full disk, what to do).
@@ -29,9 +29,7 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 /// `PATH.tmp`, fsync, rename over `path`, fsync the directory. `fault` names the crash points
 /// (`FAULT-temp` before the rename, `FAULT` after it).
 pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
-    let mut temp = path.as_os_str().to_owned();
-    temp.push(TEMPORARY_SUFFIX);
-    let temp = PathBuf::from(temp);
+    let temp = JobFile::temporary_of(path);
     let write = || -> std::io::Result<()> {
         let mut file = fs::File::create(&temp)?;
         file.write_all(bytes)?;
@@ -66,7 +64,29 @@ pub fn remove_unnamed(root: &Path, named: &HashSet<PathBuf>, keep: &[JobFile], f
     if let (Foreign::Refuse, Some(stranger)) = (foreign, strangers.first()) {
         return Err(stranger_error(root, stranger));
     }
-    for (path, is_dir) in &doomed {
+    remove_all(&doomed)
+}
+
+/// Removes the folder `at` under `root` (a layer of a job or data directory): leaper's files in
+/// it, then the folder once it is empty. A file of anyone else's stays (with a warning), and so
+/// does the folder that holds it. A folder already gone is not an error.
+pub fn remove_folder(root: &Path, at: &Path) -> Result<usize> {
+    if !at.exists() {
+        return Ok(0);
+    }
+    let nothing = HashSet::new();
+    let (mut doomed, mut strangers) = (Vec::new(), Vec::new());
+    if classify(root, at, &nothing, &nothing, &mut doomed, &mut strangers)? {
+        doomed.push((at.to_path_buf(), true));
+    }
+    for stranger in &strangers {
+        tracing::warn!(file = %stranger.display(), "left in place: leaper did not write it");
+    }
+    remove_all(&doomed)
+}
+
+fn remove_all(doomed: &[(PathBuf, bool)]) -> Result<usize> {
+    for (path, is_dir) in doomed {
         let removed = if *is_dir { fs::remove_dir(path) } else { fs::remove_file(path) };
         match removed {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(file_error(path, "remove", e)),
@@ -159,6 +179,15 @@ mod tests {
         assert!(root.join("manifest.json.tmp").exists(), "nothing is removed when a stranger is found");
 
         assert_eq!(remove_unnamed(&root, &named, &keep, Foreign::Leave).unwrap(), 2);
+        // A layer's folder goes with leaper's files in it; a stranger keeps it in place.
+        fs::write(root.join("pass-0/layer-000003/mine.txt"), b"mine").unwrap();
+        assert_eq!(remove_folder(&root, &root.join("pass-0/layer-000003")).unwrap(), 1);
+        assert!(root.join("pass-0/layer-000003/mine.txt").exists());
+        fs::remove_file(root.join("pass-0/layer-000003/mine.txt")).unwrap();
+        assert_eq!(remove_folder(&root, &root.join("pass-0/layer-000003")).unwrap(), 0);
+        assert!(!root.join("pass-0/layer-000003").exists());
+        fs::create_dir_all(root.join("pass-0/layer-000003")).unwrap();
+        fs::write(root.join("pass-0/layer-000003/b0001.lpb"), b"x").unwrap();
         assert!(!root.join("manifest.json.tmp").exists() && !root.join("pass-0/layer-000004").exists());
         for stays in ["job.toml", "lock", "manifest.json", "pass-0/layer-000003/b0001.lpb", "notes.txt", "mydata"] {
             assert!(root.join(stays).exists(), "{stays}");

@@ -135,6 +135,18 @@ impl JobFile {
         (file.path() == relative).then_some(file)
     }
 
+    /// The temporary file a durable replace of this file writes first.
+    pub fn temporary_path(&self) -> PathBuf {
+        JobFile::temporary_of(&self.path())
+    }
+
+    /// The temporary file a durable replace of `path` (any file) writes first.
+    pub fn temporary_of(path: &Path) -> PathBuf {
+        let mut name = path.as_os_str().to_owned();
+        name.push(TEMPORARY_SUFFIX);
+        name.into()
+    }
+
     /// Whether `relative` is the temporary file of a durable replace of a top-level file.
     pub fn is_temporary(relative: &Path) -> bool {
         relative

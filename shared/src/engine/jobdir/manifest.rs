@@ -217,6 +217,12 @@ impl Manifest {
         crc32fast::hash(&serde_json::to_vec(&unsealed).expect("a manifest serializes"))
     }
 
+    /// Whether the manifest records work a run could go on from: a step, a finished pass or a
+    /// result (a job's first manifest, written before its first step, records none).
+    pub fn has_commits(&self) -> bool {
+        self.progress != SweepProgress::default() || self.layer.is_some() || self.result.is_some()
+    }
+
     /// Every file the manifest names, relative to the job directory.
     pub fn named_files(&self) -> Vec<PathBuf> {
         let mut names = vec![PathBuf::from(MANIFEST_FILE), PathBuf::from(MANIFEST_COPY_FILE)];

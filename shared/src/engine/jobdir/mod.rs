@@ -108,17 +108,34 @@ pub struct JobDir {
 /// The names of the files in `dir` if they are only what a start interrupted before its spec
 /// was written leaves (its lock, a temporary spec), with no process holding the lock.
 fn interrupted_start(dir: &Path) -> Result<Option<Vec<String>>> {
+    let temporary_spec = JobFile::Spec.temporary_path();
     let mut names = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| file_error(dir, "read", e))? {
-        let name = entry.map_err(|e| file_error(dir, "read", e))?.file_name().to_string_lossy().into_owned();
-        let temporary_spec = format!("{}{}", files::SPEC_FILE, files::TEMPORARY_SUFFIX);
-        if name != files::LOCK_FILE && name != temporary_spec {
+        let name = PathBuf::from(entry.map_err(|e| file_error(dir, "read", e))?.file_name());
+        if name != JobFile::Lock.path() && name != temporary_spec {
             return Ok(None);
         }
-        names.push(name);
+        names.push(name.display().to_string());
     }
     names.sort();
     Ok((!names.is_empty() && running_pid(dir).is_none()).then_some(names))
+}
+
+/// Whether the job in `dir` has committed anything a run could go on from: a manifest with a
+/// step, a finished pass or a result, or a ledger with a finished shard. In doubt (a file that
+/// cannot be read, a damaged one), yes: nothing that might be committed work is ever deleted.
+pub fn has_commits(dir: &Path) -> bool {
+    let committed_sweep = match Manifest::load(dir) {
+        Ok(None) => false,
+        Ok(Some(manifest)) => manifest.has_commits(),
+        Err(_) => true,
+    };
+    let committed_shards = match fs::read(dir.join(JobFile::Ledger.path())) {
+        // The header line, then one line per finished shard.
+        Ok(ledger) => ledger.iter().filter(|&&b| b == b'\n').count() > 1,
+        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+    };
+    committed_sweep || committed_shards
 }
 
 impl JobDir {
@@ -187,9 +204,7 @@ impl JobDir {
     /// shard was recorded): every file it wrote, and the directory if this job made it. Files
     /// leaper does not write stay.
     pub fn abandon(self) -> Result<()> {
-        let manifest = self.file(JobFile::Manifest);
-        let ledger = fs::read(self.file(JobFile::Ledger)).unwrap_or_default();
-        if manifest.exists() || ledger.iter().filter(|&&b| b == b'\n').count() > 1 {
+        if has_commits(&self.dir) {
             return Ok(());
         }
         remove_unnamed(&self.dir, &Default::default(), &[JobFile::Lock], Foreign::Leave)?;
@@ -229,8 +244,21 @@ pub struct DataDir {
 
 impl DataDir {
     /// Opens (creating it if missing) and locks `dir`; gives it a worker id the first time.
+    /// A job directory is refused: a worker's sweeps would delete its spec and checkpoints.
     pub fn open(dir: &Path) -> Result<DataDir> {
         fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the data directory", e))?;
+        for file in [JobFile::Spec, JobFile::Manifest, JobFile::Ledger] {
+            if dir.join(file.path()).exists() {
+                return Err(Error::File {
+                    path: dir.to_path_buf(),
+                    message: format!(
+                        "holds {}: it is a job directory, not a worker's data directory; give the worker a \
+                         directory of its own",
+                        file.path().display()
+                    ),
+                });
+            }
+        }
         let lock = DirLock::take_directory(dir, "data directory")?;
         let path = dir.join(JobFile::WorkerId.path());
         let worker_id = match fs::read_to_string(&path) {

@@ -20,6 +20,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use crate::engine::jobdir::durable::remove_folder;
 use crate::engine::jobdir::{file_error, sync_dir, JobFile};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{
@@ -160,12 +161,10 @@ impl<K: StateKey> DiskStore<K> {
         self.path(JobFile::Spill { pass: self.pass, layer: self.layer + 1, bucket })
     }
 
+    /// Removes a layer's folder: its bucket files, spills and runs (never a file leaper did not
+    /// write).
     fn remove_layer(&self, layer: u64) -> Result<()> {
-        let dir = self.layer_dir(layer);
-        match fs::remove_dir_all(&dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(file_error(&dir, "remove", e)),
-            _ => Ok(()),
-        }
+        remove_folder(&self.root, &self.layer_dir(layer)).map(|_| ())
     }
 }
 
@@ -270,6 +269,6 @@ impl<K: StateKey> Drop for DiskStore<K> {
     fn drop(&mut self) {
         // A half-written next layer is scratch; the current layer may be named by a checkpoint
         // and is deleted only through `discard`.
-        let _ = fs::remove_dir_all(self.layer_dir(self.layer + 1));
+        let _ = self.remove_layer(self.layer + 1);
     }
 }
