@@ -156,10 +156,7 @@ pub fn command() -> clap::Command {
         for sub in problem.commands() {
             let (about, long_about) = (sub.get_about().cloned(), sub.get_long_about().cloned());
             let sub = RunArgs::augment_args(sub);
-            let sub = match problem.kind() {
-                JobKind::Sweep => SweepArgs::augment_args(sub),
-                JobKind::Subtree => sub,
-            };
+            let sub = if problem.kinds().contains(&JobKind::Sweep) { SweepArgs::augment_args(sub) } else { sub };
             // The option structs' docs must not replace the problem's own description.
             let sub = sub.about(about.unwrap_or_default());
             command = command.subcommand(match long_about {
@@ -171,6 +168,20 @@ pub fn command() -> clap::Command {
     command
 }
 
+/// A search given a sweep's options (`quarter 8 --by-start --buckets 64`) is refused, naming one:
+/// they would be recorded and silently ignored.
+fn refuse_sweep_options(command: &str, matches: &clap::ArgMatches) -> Result<()> {
+    let sweep = SweepArgs::augment_args(clap::Command::new("sweep"));
+    for arg in sweep.get_arguments() {
+        let id = arg.get_id().as_str();
+        if matches!(matches.value_source(id), Some(clap::parser::ValueSource::CommandLine)) {
+            let name = arg.get_long().map_or(id.to_string(), |long| format!("--{long}"));
+            anyhow::bail!("{name} is an option of transfer-matrix sweeps; this `{command}` job is a search");
+        }
+    }
+    Ok(())
+}
+
 /// Parses the process's command line (clap prints help and errors, and exits, by itself).
 pub fn parse() -> Result<Invocation> {
     let matches = command().get_matches();
@@ -178,13 +189,17 @@ pub fn parse() -> Result<Invocation> {
     let (name, sub) = matches.subcommand().expect("a subcommand is required");
     let action = match problems::owning(name) {
         Some(problem) => {
-            let sweep = match problem.kind() {
+            let params = problem.params(name, sub)?;
+            let sweep = match problem.kind_of(&params)? {
                 JobKind::Sweep => Some(SweepArgs::from_arg_matches(sub)?),
-                JobKind::Subtree => None,
+                JobKind::Subtree => {
+                    refuse_sweep_options(name, sub)?;
+                    None
+                }
             };
             Action::Start(JobRequest {
                 problem: problem.name().to_string(),
-                params: problem.params(name, sub)?,
+                params,
                 run: RunArgs::from_arg_matches(sub)?,
                 sweep,
             })

@@ -165,7 +165,7 @@ impl JobRequest {
         }
         self.run.cluster = self.run.cluster.recorded();
         let header = SpecHeader::new(
-            problem.kind(),
+            problem.kind_of(&self.params)?,
             problem.name(),
             &problem.id_stem(&self.params)?,
             &problem.command_line(&self.params)?,
@@ -183,13 +183,14 @@ impl JobRequest {
             .with_context(|| format!("{}: the job's request does not read", dir.join("job.toml").display()))?;
         request.problem = spec.header.problem.clone();
         let problem = request.problem()?;
-        if problem.kind() != spec.header.kind {
+        let kind = problem.kind_of(&request.params)?;
+        if kind != spec.header.kind {
             bail!(
-                "{}: a {} job of problem {}, whose jobs are {}s",
+                "{}: a {} job of problem {}, whose parameters ask for a {}",
                 dir.join("job.toml").display(),
                 spec.header.kind.name(),
                 spec.header.problem,
-                problem.kind().name()
+                kind.name()
             );
         }
         request.run.job_dir = Some(dir.to_path_buf());

@@ -98,7 +98,7 @@ fn report(problem: &dyn Problem, request: &JobRequest, counts: &[(usize, String)
     problem.print(&request.params, counts, request.run.format, &mut out)?;
     std::io::Write::flush(&mut out)?;
     if let Some(path) = request.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
-        output::write_bfile(path, counts)?;
+        output::write_bfile(path, &problem.bfile_rows(&request.params, counts)?)?;
     }
     Ok(())
 }

@@ -146,8 +146,11 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     let dir = scratch("equal");
     let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
     let list = addresses(&workers);
-    let boards: [&[&str]; 4] = [
+    let boards: [&[&str]; 6] = [
         &["knight", "6x8", "--sweep", "--buckets", "31", "--format", "json"],
+        // The quartering's frontier sweep and its enumeration (a subtree job) on workers.
+        &["quarter", "12", "--format", "json", "--buckets", "7"],
+        &["quarter", "10", "--by-start"],
         &["knight", "8x5", "--buckets", "7"],
         &["zebra", "5x8", "--sweep", "--buckets", "13"],
         // Two passes of one modulus each, and a spare: the pass boundary runs on the cluster too.
@@ -165,6 +168,7 @@ fn three_workers_count_what_the_embedded_mode_counts() {
         }
     }
     assert!(embedded(boards[0]).contains(r#""board":"6x8","tours":"closed","count":"55488142""#));
+    assert!(embedded(boards[1]).contains(r#""total":"7695805""#));
     drop(workers);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -158,8 +158,11 @@ fn requests_that_cannot_finish_are_refused_at_once_and_leave_nothing() {
         (&["knight", "1000x1000", "--job-dir", job_dir], "widest board"),
         (&["tours", "--moves", "0,1", "31x65000", "--sweep", "--job-dir", job_dir], "smaller board"),
         (&["knight", "6x6", "--threads", "100000", "--job-dir", job_dir], "give 1 to 1024"),
-        (&["knight", "6x6", "--bfile", "/proc/version", "--job-dir", job_dir], "cannot write b-file /proc/version"),
-        (&["knight", "6x6", "--bfile", "/proc", "--job-dir", job_dir], "cannot write b-file /proc"),
+        (
+            &["knight", "6x6", "--bfile", "/proc/version", "--job-dir", job_dir],
+            "/proc/version: cannot write the b-file",
+        ),
+        (&["knight", "6x6", "--bfile", "/proc", "--job-dir", job_dir], "/proc: cannot write the b-file"),
     ];
     for (args, message) in cases {
         let started = Instant::now();

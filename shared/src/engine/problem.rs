@@ -45,8 +45,14 @@ pub trait Problem: Send + Sync {
     /// Its name in `job.toml`, in shard leases and in sweep preparations (`tours`, `quarto`).
     fn name(&self) -> &'static str;
 
-    /// How its jobs run.
-    fn kind(&self) -> JobKind;
+    /// The kinds of job its commands can start: the command line gives each command the options
+    /// of every kind listed (the quartering counts by a sweep or, tracing every cut, a search).
+    fn kinds(&self) -> &'static [JobKind];
+
+    /// The kind of job these parameters ask for.
+    fn kind_of(&self, _params: &Params) -> Result<JobKind> {
+        Ok(self.kinds()[0])
+    }
 
     /// Its subcommands (the tours answer to `knight`, `camel`, `zebra` and `tours`), with the
     /// problem's own arguments only.
@@ -66,6 +72,12 @@ pub trait Problem: Send + Sync {
 
     /// The name of result slot `slot` (a board, a variant), for status lines.
     fn slot_label(&self, params: &Params, slot: usize) -> Result<String>;
+
+    /// The rows `n a(n)` of an OEIS b-file of these counts (`--bfile`): by default one per slot,
+    /// the slot being `n` (the tours' board lengths).
+    fn bfile_rows(&self, _params: &Params, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
+        Ok(counts.to_vec())
+    }
 
     /// Prints the exact counts, `(slot, decimal)`, as the user asked.
     fn print(

@@ -8,6 +8,7 @@
 //! [`Transition`]: crate::engine::Transition
 //! [`SubtreeProblem`]: crate::engine::search::SubtreeProblem
 
+pub mod quarter;
 pub mod quarto;
 pub mod tours;
 
@@ -15,7 +16,7 @@ use crate::engine::Problem;
 use crate::{Error, Result};
 
 /// Every problem leaper counts.
-pub static REGISTRY: &[&dyn Problem] = &[&tours::Tours, &quarto::QuartoProblem];
+pub static REGISTRY: &[&dyn Problem] = &[&tours::Tours, &quarto::QuartoProblem, &quarter::QuarterProblem];
 
 /// The problem a job spec, lease or preparation names.
 pub fn find(name: &str) -> Result<&'static dyn Problem> {

@@ -42,6 +42,29 @@ pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
     sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
 }
 
+/// Fails early, before a long count, if an output file (`what`: `b-file`, `drawing`) cannot be
+/// written: its directory must exist and take a new file (outputs are written beside themselves,
+/// then renamed), and the file itself must be absent or a regular file.
+pub fn check_writable(path: &Path, what: &str) -> Result<()> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let refuse = |message: String| Err(Error::File { path: path.to_path_buf(), message });
+    if !parent.is_dir() {
+        return refuse(format!("cannot write the {what}: directory {} does not exist", parent.display()));
+    }
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => return refuse(format!("cannot write the {what}: it is a directory")),
+        Ok(meta) if !meta.is_file() => return refuse(format!("cannot write the {what}: it is not a regular file")),
+        _ => {}
+    }
+    let probe = JobFile::temporary_of(path);
+    match fs::OpenOptions::new().write(true).create_new(true).open(&probe).and_then(|_| fs::remove_file(&probe)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            refuse(format!("cannot write the {what}: directory {} does not take new files ({e})", parent.display()))
+        }
+    }
+}
+
 /// What to do with files under a job directory that leaper does not write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Foreign {

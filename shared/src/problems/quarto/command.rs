@@ -72,8 +72,8 @@ impl Problem for QuartoProblem {
         "quarto"
     }
 
-    fn kind(&self) -> JobKind {
-        JobKind::Subtree
+    fn kinds(&self) -> &'static [JobKind] {
+        &[JobKind::Subtree]
     }
 
     fn commands(&self) -> Vec<clap::Command> {

@@ -137,8 +137,8 @@ impl Problem for Tours {
         "tours"
     }
 
-    fn kind(&self) -> JobKind {
-        JobKind::Sweep
+    fn kinds(&self) -> &'static [JobKind] {
+        &[JobKind::Sweep]
     }
 
     fn commands(&self) -> Vec<clap::Command> {
