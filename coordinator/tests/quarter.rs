@@ -73,6 +73,7 @@ fn enumeration_and_the_frontier_sweep_agree_on_every_board_both_run() {
         let swept = json(&["quarter", side]);
         assert_eq!(traced["method"], "enumeration");
         for field in ["rotational", "halved", "total"] {
+            assert!(traced[field].as_str().is_some(), "{side}x{side}: no {field} in {traced}");
             assert_eq!(traced[field], swept[field], "{side}x{side} {field}");
         }
     }
@@ -191,11 +192,17 @@ fn bad_boards_and_options_are_refused_by_name() {
         (&["quarter", "18", "--by-start"][..], "--by-start traces every cut, which is for boards up to 16x16"),
         (&["quarter", "8", "--by-start", "--buckets", "64"][..], "--buckets is an option of transfer-matrix sweeps"),
         (&["quarter", "8", "--svg", "/nonexistent/dir/x.svg"][..], "directory /nonexistent/dir does not exist"),
+        (&["quarter", "8", "--parkin", "--svg", "x.svg"][..], "use one or the other"),
     ] {
-        let output = leaper(args, None);
+        let dir = scratch("refused");
+        let mut args = args.to_vec();
+        args.extend(["--job-dir", dir.to_str().unwrap()]);
+        let output = leaper(&args, None);
         assert_eq!(output.status.code(), Some(1), "{args:?}");
         assert!(text(&output.stderr).contains(message), "{args:?}: {}", text(&output.stderr));
+        assert!(!dir.exists(), "{args:?} left its job directory behind");
     }
+    assert!(!std::path::Path::new("x.svg").exists());
 }
 
 #[test]
@@ -205,9 +212,19 @@ fn both_kinds_of_job_resume_after_a_crash_to_the_exact_count() {
     let job = dir.to_str().unwrap();
     let crashed = leaper(&["quarter", "12", "--job-dir", job], Some("crash@layer:30"));
     assert!(!crashed.status.success());
-    let status = run(&["status", "--job-dir", job]);
-    assert!(status.contains("quarter 12"), "{status}");
-    assert_eq!(run(&["resume", "--job-dir", job]), "7695805\n");
+    let status: serde_json::Value =
+        serde_json::from_str(&run(&["status", "--job-dir", job, "--format", "json"])).unwrap();
+    assert_eq!((status["command"].as_str(), status["state"].as_str()), (Some("quarter 12"), Some("stopped")));
+    let committed = status["cells_done"].as_u64().unwrap();
+    assert!(committed > 0, "the crash came after committed steps: {status}");
+    let resumed = leaper(&["resume", "--job-dir", job], None);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert_eq!(text(&resumed.stdout), "7695805\n");
+    let log = text(&resumed.stderr);
+    assert!(
+        log.contains(&format!("step={committed} ")) && !log.contains("step=0 "),
+        "resume starts at step {committed}: {log}"
+    );
     fs::remove_dir_all(&dir).unwrap();
 
     // The enumeration, a subtree job, killed after some shards.

@@ -166,14 +166,13 @@ impl Board {
     /// A cut of the upper half (one of its two pieces), up to the half's four symmetries.
     fn half_key(&self, piece: u64) -> u64 {
         let (s, n) = (self.side - 1, self.side / 2);
-        let upper_half = |p: u64| p;
         let rest = |p: u64| {
             let all: u64 =
                 (0..n).flat_map(|y| (0..self.side).map(move |x| (x, y))).fold(0, |m, (x, y)| m | self.bit(x, y));
             all & !p
         };
         let images = [
-            upper_half(piece),
+            piece,
             self.map(piece, |x, y| (s - x, y)),
             self.map(piece, |x, y| (x, n - 1 - y)),
             self.map(piece, |x, y| (s - x, n - 1 - y)),

@@ -98,6 +98,13 @@ impl QuarterParams {
                 reason: format!("the board's side must be even, from 2 to {}", 2 * MAX_HALF_SIDE),
             });
         }
+        if self.parkin && self.svg.is_some() {
+            return Err(Error::InvalidRequest(
+                "--svg draws the accepted dissections; --parkin counts the letter's paths, some of them twice: \
+                 use one or the other"
+                    .into(),
+            ));
+        }
         if self.traces() && self.half() > MAX_ENUMERATED {
             let wanted = if self.svg.is_some() {
                 "--svg"
@@ -196,7 +203,8 @@ impl Tally {
     }
 }
 
-/// One result line: `{"problem":"quarter","board":"8x8","rotational":"596","halved":"170","total":"766"}`.
+/// One result line:
+/// `{"problem":"quarter","board":"8x8","method":"frontier","rotational":"596","halved":"170","total":"766"}`.
 #[derive(Serialize)]
 struct QuarterLine {
     problem: &'static str,
@@ -301,7 +309,8 @@ impl Problem for QuarterProblem {
     }
 
     /// One row of A257952 (offset 0: `n` for the `2n x 2n` board), or of A064941 for the
-    /// rotational class alone.
+    /// rotational class alone; with `--class halved`, of the halved class (A257952 - A064941,
+    /// which has no entry of its own).
     fn bfile_rows(&self, params: &Params, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
         let quarter = QuarterParams::read(params)?;
         let tally = Tally::new(&quarter, counts)?;
@@ -355,23 +364,13 @@ impl Problem for QuarterProblem {
     }
 }
 
-/// The count a drawing would hold, before any job starts (the frontier sweep counts boards up
-/// to 20x20 at once; larger ones have far more than a drawing holds).
+/// The count a drawing would hold, before any job starts (tracing is for boards up to 16x16,
+/// which the frontier sweep counts in a moment).
 fn drawn_count(quarter: &QuarterParams) -> Result<Integer> {
-    const QUICK: usize = 10;
-    if quarter.half() > QUICK {
-        return Err(Error::InvalidRequest(format!(
-            "a drawing holds at most {} dissections, and boards beyond {side}x{side} have more than 10^16; \
-             count the {board}x{board} board without --svg",
-            svg::MAX_DRAWN,
-            side = 2 * QUICK,
-            board = quarter.side
-        )));
-    }
     let mut total = Integer::new();
     for class in quarter.classes() {
         let stage = Stage::new(class.slot(), folded(class, quarter.half())?);
-        let paths = super::paths::count_in_memory(vec![stage], Class::BOTH.len())?;
+        let paths = super::paths::count_in_memory::<u128>(vec![stage], Class::BOTH.len())?;
         total += class.dissections(quarter.half(), &Integer::from(paths[class.slot()]))?;
     }
     Ok(total)

@@ -74,14 +74,6 @@ impl PathGraph {
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
     }
-
-    /// Edges from point `v` to points at or after step `step` of the order.
-    pub fn remaining(&self, v: usize, step: usize) -> usize {
-        if v >= step {
-            return self.later[v];
-        }
-        (step..self.len()).map(|w| self.earlier[w].iter().filter(|&&u| u == v).count()).sum()
-    }
 }
 
 /// The folded board whose paths are the cuts of `class`.
@@ -190,7 +182,7 @@ fn check_half_side(n: usize) -> Result<()> {
     if n == 0 || n > MAX_HALF_SIDE {
         return Err(Error::InvalidBoard {
             input: format!("{side}x{side}", side = 2 * n),
-            reason: format!("a quartered board's side is even, from 2 to {}", 2 * MAX_HALF_SIDE),
+            reason: format!("the board's side must be even, from 2 to {}", 2 * MAX_HALF_SIDE),
         });
     }
     Ok(())

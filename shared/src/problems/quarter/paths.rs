@@ -22,8 +22,8 @@
 //! is a dead end, and the state dies.
 //!
 //! Keys hold one nibble per frontier point, pairs numbered in order of first appearance so that
-//! equal situations have equal keys. The key type is `u64` while the frontier has at most 16
-//! points (boards up to 32x32) and `u128` up to 32. One sweep may count both classes: the
+//! equal situations have equal keys. The key type is `u64` while the frontier has at most 15
+//! points (boards up to 30x30) and `u128` up to 22 (44x44); see [`capacity`]. One sweep may count both classes: the
 //! rotational graph's steps, then the halved rectangle's, carried across by a marker state.
 
 use std::marker::PhantomData;
@@ -59,8 +59,18 @@ pub struct Stage {
 impl Stage {
     pub fn new(slot: usize, graph: PathGraph) -> Stage {
         let steps = graph.len();
-        let frontier: Vec<Vec<usize>> =
-            (0..=steps).map(|step| (0..step).filter(|&v| graph.remaining(v, step) > 0).collect()).collect();
+        // left[v]: edges from v to points not yet taken, kept up to date step by step.
+        let mut left = graph.later.clone();
+        let mut frontier: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut lefts: Vec<Vec<usize>> = Vec::with_capacity(steps);
+        for step in 0..steps {
+            lefts.push(frontier[step].iter().map(|&v| left[v]).collect());
+            for &u in &graph.earlier[step] {
+                left[u] -= 1;
+            }
+            let open = frontier[step].iter().copied().chain(std::iter::once(step)).filter(|&v| left[v] > 0).collect();
+            frontier.push(open);
+        }
         let mut edges = Vec::with_capacity(steps);
         let mut moves = Vec::with_capacity(steps);
         for i in 0..steps {
@@ -72,11 +82,12 @@ impl Stage {
                     .collect(),
             );
             let after = &frontier[i + 1];
+            let after_left = if i + 1 < steps { &lefts[i + 1] } else { &Vec::new() };
             moves.push(
                 before
                     .iter()
                     .chain(std::iter::once(&i))
-                    .map(|v| after.binary_search(v).ok().map(|slot| (slot, graph.remaining(*v, i + 1) < 2)))
+                    .map(|v| after.binary_search(v).ok().map(|slot| (slot, after_left[slot] < 2)))
                     .collect(),
             );
         }
@@ -106,8 +117,9 @@ pub struct FoldedSweep<K> {
     key: PhantomData<K>,
 }
 
-/// The widest frontier a key of `K` holds: a nibble per point, pairs numbered up to 14 (the
-/// symbol 15 is the marker's, in the top nibble).
+/// The widest frontier a key of `K` holds: a nibble per point, the top nibble kept clear (the
+/// marker is 15 there, so no key can equal it or [`StateKey::VACANT`]), and at most 11 pairs so
+/// that pair numbers stay below 15 in a nibble.
 pub fn capacity<K: StateKey>() -> usize {
     let nibbles = K::BITS as usize / 4 - 1;
     // w points hold at most w / 2 pairs, numbered FIRST_PAIR.. .
@@ -388,13 +400,13 @@ fn clean(symbols: &[u8]) -> bool {
 /// Counts the paths of `stages` in this process with plain integers, one total per slot: for
 /// small boards (the drawing's limit, the tests), without the engine. Fails if a count passes
 /// 2^128.
-pub fn count_in_memory(stages: Vec<Stage>, slots: usize) -> Result<Vec<u128>> {
-    let sweep = FoldedSweep::<u128>::new(stages, slots)?;
+pub fn count_in_memory<K: StateKey>(stages: Vec<Stage>, slots: usize) -> Result<Vec<u128>> {
+    let sweep = FoldedSweep::<K>::new(stages, slots)?;
     let overflow = || Error::InvalidRequest("the count passes 2^128; count it with the engine".into());
     let mut layer = std::collections::HashMap::from([(sweep.start(), 1u128)]);
     let mut closed = vec![Some(0u128); slots];
     for step in 0..sweep.steps() {
-        let mut next: std::collections::HashMap<u128, Option<u128>> = std::collections::HashMap::new();
+        let mut next: std::collections::HashMap<K, Option<u128>> = std::collections::HashMap::new();
         for (&key, &n) in &layer {
             sweep.expand(
                 step,
@@ -417,7 +429,21 @@ mod tests {
     use crate::problems::quarter::graph::{halved, rotational};
 
     fn count(stages: Vec<Stage>) -> Vec<u128> {
-        count_in_memory(stages, 2).unwrap()
+        let narrow = count_in_memory::<u64>(stages.clone(), 2).unwrap();
+        assert_eq!(count_in_memory::<u128>(stages, 2).unwrap(), narrow, "64-bit and 128-bit keys agree");
+        narrow
+    }
+
+    #[test]
+    fn frontiers_are_n_points_wide_and_fit_their_keys() {
+        assert_eq!((capacity::<u64>(), capacity::<u128>()), (15, 22));
+        for n in 1..=crate::problems::quarter::graph::MAX_HALF_SIDE {
+            // At most n points wide (the widest key is the 44x44 board's, 22 points), and no less
+            // once the board is big enough for the diamonds to fill out.
+            let widths = (Stage::new(0, rotational(n).unwrap()).width(), Stage::new(1, halved(n).unwrap()).width());
+            let expected = (if n >= 3 { n } else { n - 1 }, n - 1);
+            assert_eq!(widths, expected, "n = {n}");
+        }
     }
 
     #[test]

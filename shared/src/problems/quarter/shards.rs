@@ -16,7 +16,8 @@ use crate::{Error, Result};
 pub const TARGET_SHARDS: usize = 256;
 /// The deepest prefix a shard starts from.
 pub const MAX_DEPTH: usize = 12;
-/// The largest half side enumerated: the 16x16 board has about 10^13 cuts, beyond any run.
+/// The largest half side enumerated: the 16x16 board (about 6 * 10^12 cuts) is already far
+/// beyond a run of hours; larger boards are the frontier sweep's.
 pub const MAX_ENUMERATED: usize = 8;
 
 /// The enumeration of one board.
@@ -110,9 +111,12 @@ impl SubtreeProblem for Enumeration {
             Rule::Accepted => "",
             Rule::Parkin => " --parkin",
         };
-        let classes: Vec<&str> =
-            self.lines.iter().map(|l| l.class.name()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-        format!("quarter {side} --enumerate --class {}{rule}", classes.join(","), side = 2 * self.n)
+        let classes: std::collections::BTreeSet<Class> = self.lines.iter().map(|l| l.class).collect();
+        let class = match classes.iter().collect::<Vec<_>>()[..] {
+            [one] => format!(" --class {}", one.name()),
+            _ => String::new(),
+        };
+        format!("quarter {side} --enumerate{class}{rule}", side = 2 * self.n)
     }
 
     fn slots(&self) -> Vec<String> {

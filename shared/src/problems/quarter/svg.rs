@@ -122,12 +122,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_6x6_board_draws_37_dissections_each_cutting_into_four_pieces_of_nine() {
-        let all = dissections(3, &Class::BOTH).unwrap();
-        assert_eq!(all.len(), 37);
-        for (class, cut) in &all {
-            assert_eq!(pieces(6, cut), vec![9, 9, 9, 9], "{class:?} {cut:?}");
+    fn every_drawn_cut_splits_the_board_into_four_pieces_of_n_squared_cells() {
+        for (n, count) in [(2usize, 5usize), (3, 37), (4, 766)] {
+            let all = dissections(n, &Class::BOTH).unwrap();
+            assert_eq!(all.len(), count);
+            for (class, cut) in &all {
+                assert_eq!(pieces(2 * n as i32, cut), vec![n * n; 4], "{class:?} {cut:?}");
+            }
         }
+        let all = dissections(3, &Class::BOTH).unwrap();
         let svg = render(6, &all);
         assert_eq!(svg.matches("<g ").count(), 37);
     }
