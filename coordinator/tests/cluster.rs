@@ -146,11 +146,13 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     let dir = scratch("equal");
     let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
     let list = addresses(&workers);
-    let boards: [&[&str]; 6] = [
+    let boards: [&[&str]; 7] = [
         &["knight", "6x8", "--sweep", "--buckets", "31", "--format", "json"],
         // The quartering's frontier sweep and its enumeration (a subtree job) on workers.
         &["quarter", "12", "--format", "json", "--buckets", "7"],
         &["quarter", "10", "--by-start"],
+        // The tangram's shards: the pieces travel in the job's parameters.
+        &["tangram", "solve", "--format", "json"],
         &["knight", "8x5", "--buckets", "7"],
         &["zebra", "5x8", "--sweep", "--buckets", "13"],
         // Two passes of one modulus each, and a spare: the pass boundary runs on the cluster too.

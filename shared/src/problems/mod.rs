@@ -10,13 +10,15 @@
 
 pub mod quarter;
 pub mod quarto;
+pub mod tangram;
 pub mod tours;
 
 use crate::engine::Problem;
 use crate::{Error, Result};
 
 /// Every problem leaper counts.
-pub static REGISTRY: &[&dyn Problem] = &[&tours::Tours, &quarto::QuartoProblem, &quarter::QuarterProblem];
+pub static REGISTRY: &[&dyn Problem] =
+    &[&tours::Tours, &quarto::QuartoProblem, &quarter::QuarterProblem, &tangram::TangramProblem];
 
 /// The problem a job spec, lease or preparation names.
 pub fn find(name: &str) -> Result<&'static dyn Problem> {
