@@ -118,6 +118,13 @@ fn a_piece_file_of_the_same_pieces_moved_turned_and_renamed_gives_the_same_figur
     let kinds: Vec<u64> = total["pieces"].as_array().unwrap().iter().map(|p| p["copies"].as_u64().unwrap()).collect();
     assert_eq!(kinds, [2, 1, 1, 1, 2], "identical pieces found whatever their names");
 
+    // Area 32: outlines whose bounding boxes are far larger than the pieces (thin strips) are
+    // searched too; one 4x4 square fills exactly the 4x4 square.
+    let big = dir.join("big.txt");
+    fs::write(&big, "big 0,0 4,0 4,4 0,4\n").unwrap();
+    let big_out = run(&["tangram", "solve", "--pieces", big.to_str().unwrap()]);
+    assert!(big_out.ends_with("1 dissection in 1 of the 37 outlines\n"), "{big_out}");
+
     // Three pieces: two small triangles and a square make 4 convex figures of area 4.
     let small = dir.join("small.txt");
     fs::write(&small, "t 0,0 1,0 0,1\nt 0,0 1,0 0,1\ns 0,0 1,0 1,1 0,1\n").unwrap();
@@ -187,6 +194,12 @@ fn the_drawing_holds_every_dissection_grouped_by_outline() {
     assert_eq!(svg.matches("<polygon").count(), 142 * 9);
     assert_eq!(svg.matches("<text").count(), 13, "one caption per possible outline");
     assert!(svg.contains("(4,4,2,2,2,2) sides 2\u{221a}2, 2\u{221a}2, 2\u{221a}2, 2\u{221a}2: 1 dissection<"));
+    // Nothing to draw: no empty drawing, and the user is told.
+    let empty = dir.join("none.svg");
+    let output = leaper(&["tangram", "fit", "--outline", "8,1,0,0,0,0", "--svg", empty.to_str().unwrap()], None);
+    assert!(output.status.success());
+    assert!(text(&output.stderr).contains("no dissection to draw"), "{}", text(&output.stderr));
+    assert!(!empty.exists());
     fs::remove_dir_all(&dir).unwrap();
 }
 

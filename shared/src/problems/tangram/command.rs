@@ -156,7 +156,7 @@ impl TangramParams {
                     ));
                 }
                 if let Some(area) = self.area {
-                    outlines(area)?;
+                    super::outline::check_area(area)?;
                 }
             }
             Action::Solve | Action::Fit => {
@@ -490,11 +490,16 @@ fn print_dissections(
                 },
             )?,
             OutputFormat::Text => {
-                write_line(out, format_args!("{total} dissections in {possible} of the {} outlines", outlines.len()))?
+                let noun = if total == 1 { "dissection" } else { "dissections" };
+                write_line(out, format_args!("{total} {noun} in {possible} of the {} outlines", outlines.len()))?
             }
         }
     }
     if let Some(path) = &tangram.svg {
+        if total == 0 {
+            tracing::warn!(drawing = %path.display(), "no dissection to draw; the drawing was not written");
+            return Ok(());
+        }
         svg::check_drawable(total)?;
         let groups = svg::groups(&pieces, &outlines)?;
         let drawn: usize = groups.iter().map(|g| g.dissections.len()).sum();

@@ -211,6 +211,43 @@ impl Frame {
     }
 }
 
+/// A quarter anywhere in the plane: its cell and which quarter.
+pub type Quarter = (i32, i32, usize);
+
+/// A quarter's centroid, scaled by 6.
+fn centroid_of((x, y, q): Quarter) -> Point {
+    (6 * x + CENTROID[q].0, 6 * y + CENTROID[q].1)
+}
+
+/// The quarter whose centroid (scaled by 6) is `point`.
+fn quarter_at((px, py): Point) -> Quarter {
+    let offset = (px.rem_euclid(6), py.rem_euclid(6));
+    let quarter = CENTROID.iter().position(|&c| c == offset).expect("a quarter's centroid");
+    (px.div_euclid(6), py.div_euclid(6), quarter)
+}
+
+/// Every quarter of the box `[0, width] x [0, height]` inside `polygon`, in row order: for
+/// outlines, whose boxes can be far larger than a [`Region`] (a thin diagonal strip).
+pub fn quarters_inside(polygon: &[Point], width: i32, height: i32) -> Vec<Quarter> {
+    let scaled: Vec<Point> = polygon.iter().map(|&(x, y)| (6 * x, 6 * y)).collect();
+    let mut inside_quarters = Vec::new();
+    for y in 0..height {
+        for x in 0..width {
+            for q in 0..4 {
+                if inside(&scaled, centroid_of((x, y, q))) {
+                    inside_quarters.push((x, y, q));
+                }
+            }
+        }
+    }
+    inside_quarters
+}
+
+/// The image of a quarter of the box `width x height` under `symmetry`, in the box it becomes.
+pub fn transform_quarter(quarter: Quarter, symmetry: Symmetry, width: usize, height: usize) -> Quarter {
+    quarter_at(symmetry.apply_in_frame(centroid_of(quarter), width, height, 6))
+}
+
 /// Even-odd test of `point` against the closed path `polygon`; `point` is never on an edge.
 fn inside(polygon: &[Point], (px, py): Point) -> bool {
     let mut crossings = false;

@@ -18,7 +18,9 @@
 
 use serde::Serialize;
 
-use super::lattice::{length, Frame, Point, Region, Symmetry};
+use std::collections::HashSet;
+
+use super::lattice::{length, quarters_inside, transform_quarter, Point, Quarter, Symmetry};
 use crate::{Error, Result};
 
 /// An outline: `(s2, s4, s1, s3, s5, s7)` in the paper's order.
@@ -51,6 +53,9 @@ impl Outline {
             .map_err(|_| bad("give six whole numbers s2,s4,s1,s3,s5,s7".into()))?;
         let values: [i32; 6] = values.try_into().map_err(|_| bad("give six numbers s2,s4,s1,s3,s5,s7".into()))?;
         let outline = Outline::new(values);
+        if values.iter().any(|&v| v > MAX_SIDE) {
+            return Err(bad(format!("the numbers are kept to {MAX_SIDE} at most")));
+        }
         if values.iter().any(|&v| v < 0) || outline.s2 == 0 || outline.s4 == 0 {
             return Err(bad("the numbers are lengths: s2 and s4 at least 1, the corner cuts at least 0".into()));
         }
@@ -128,28 +133,23 @@ impl Outline {
         polygon
     }
 
-    /// The outline's bounding box as a frame, if it is small enough to place pieces in.
-    pub fn frame(&self) -> Result<Frame> {
-        Frame::new(self.s2 as usize, self.s4 as usize).ok_or_else(|| {
-            Error::InvalidRequest(format!(
-                "outline {}: its bounding box of {} x {} cells is larger than the {} cells this program places \
-                 pieces in",
-                self.label(),
-                self.s2,
-                self.s4,
-                super::lattice::MAX_QUARTERS / 4
-            ))
-        })
-    }
-
-    pub fn region(&self) -> Result<Region> {
-        Ok(self.frame()?.rasterize(&self.polygon()))
+    /// Every quarter inside the outline, in its bounding box, in row order.
+    pub fn quarters(&self) -> Vec<Quarter> {
+        quarters_inside(&self.polygon(), self.s2, self.s4)
     }
 
     /// The symmetries that map the outline onto itself, the identity first.
-    pub fn symmetries(&self) -> Result<Vec<Symmetry>> {
-        let (frame, region) = (self.frame()?, self.region()?);
-        Ok(Symmetry::ALL.into_iter().filter(|&s| frame.transform(&region, s) == (frame, region)).collect())
+    pub fn symmetries(&self) -> Vec<Symmetry> {
+        let quarters = self.quarters();
+        let set: HashSet<Quarter> = quarters.iter().copied().collect();
+        let (width, height) = (self.s2 as usize, self.s4 as usize);
+        Symmetry::ALL
+            .into_iter()
+            .filter(|&s| {
+                s.frame(width, height) == (width, height)
+                    && quarters.iter().all(|&q| set.contains(&transform_quarter(q, s, width, height)))
+            })
+            .collect()
     }
 
     /// The side lengths counterclockwise from the bottom edge: `3, 2, 5, 2√2`.
@@ -177,27 +177,29 @@ impl Outline {
 }
 
 /// The largest area outlines are listed for.
-pub const MAX_AREA: i32 = 400;
+pub const MAX_AREA: i32 = 256;
+/// The largest parameter an outline is given with (so its area is computed without overflow).
+const MAX_SIDE: i32 = 10_000;
 
 /// Every convex outline of area `area`, one per congruence class, in increasing order.
 ///
-/// The box is bounded by the area: with `h = min(s2, s4)`, the corner cuts remove at most
-/// `2 h^2` (`s1 + s7 <= s4` and `s3 + s5 <= s4`), so `F >= 2 s2 s4 - 2 h^2`, and a square box
-/// of side `n` leaves at least `2n - 1`. The last cut follows from the equation.
+/// Every class has a member with `s2 >= s4 = h`. The box is bounded by the area: the corner
+/// cuts remove at most `2 h^2` (`s1 + s7 <= s4` and `s3 + s5 <= s4`), so `F >= 2 h (s2 - h)`;
+/// a square box of side `h` leaves at least `2h - 1` (one cut of `h` forbids its neighbours, and
+/// cuts below `h` leave more). The last cut follows from the equation.
 pub fn outlines(area: i32) -> Result<Vec<Outline>> {
-    if !(1..=MAX_AREA).contains(&area) {
-        return Err(Error::InvalidRequest(format!(
-            "area {area}: outlines are listed for areas 1 to {MAX_AREA} (in elementary triangles)"
-        )));
-    }
+    check_area(area)?;
     let mut found = std::collections::BTreeSet::new();
-    for s2 in 1..=area + 1 {
-        for s4 in 1..=area + 1 {
-            let (rest, h) = (2 * s2 * s4 - area, s2.min(s4));
-            if rest < 0 || rest > 2 * h * h {
+    for s4 in 1..=(area + 1) / 2 {
+        for s2 in s4.. {
+            if s2 > s4 && 2 * s4 * (s2 - s4) > area {
+                break;
+            }
+            let rest = 2 * s2 * s4 - area;
+            if rest < 0 || rest > 2 * s4 * s4 {
                 continue;
             }
-            for s1 in 0..=h {
+            for s1 in 0..=s4 {
                 for s3 in 0..=(s2 - s1).min(s4) {
                     for s5 in 0..=(s4 - s3).min(s2) {
                         let square = rest - s1 * s1 - s3 * s3 - s5 * s5;
@@ -217,9 +219,46 @@ pub fn outlines(area: i32) -> Result<Vec<Outline>> {
     Ok(found.into_iter().collect())
 }
 
+/// Refuses an area outside `1..=MAX_AREA`.
+pub fn check_area(area: i32) -> Result<()> {
+    if !(1..=MAX_AREA).contains(&area) {
+        return Err(Error::InvalidRequest(format!(
+            "area {area}: outlines are listed for areas 1 to {MAX_AREA} (in elementary triangles)"
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every tuple with `s2, s4 <= F + 1` and every cut, without the bounds `outlines` uses.
+    fn slowly(area: i32) -> Vec<Outline> {
+        let mut found = std::collections::BTreeSet::new();
+        for s2 in 1..=area + 1 {
+            for s4 in 1..=area + 1 {
+                let most = s2.min(s4);
+                for [s1, s3, s5, s7] in (0..(most + 1).pow(4)).map(|i| {
+                    let d = most + 1;
+                    [i % d, i / d % d, i / d / d % d, i / d / d / d]
+                }) {
+                    let outline = Outline { s2, s4, s1, s3, s5, s7 };
+                    if outline.fits() && outline.area() == area {
+                        found.insert(outline.canonical());
+                    }
+                }
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    #[test]
+    fn the_bounds_of_the_search_lose_no_outline() {
+        for area in 1..=24 {
+            assert_eq!(outlines(area).unwrap(), slowly(area), "F = {area}");
+        }
+    }
 
     #[test]
     fn the_papers_table_of_n_f() {
@@ -232,31 +271,47 @@ mod tests {
     fn outlines_have_their_area_and_their_symmetries() {
         for area in 1..=24 {
             for outline in outlines(area).unwrap() {
-                let Ok(frame) = outline.frame() else { continue };
-                let region = outline.region().unwrap();
-                assert_eq!(region.len() as i32, 2 * area, "{outline:?}");
-                // The tuple's own symmetries agree with the drawn region's.
+                let quarters = outline.quarters();
+                assert_eq!(quarters.len() as i32, 2 * area, "{outline:?}");
+                // Each image of the tuple is the image of the drawn outline under a symmetry.
+                let (width, height) = (outline.s2 as usize, outline.s4 as usize);
                 for image in outline.images() {
-                    let image_region = image.region().unwrap();
-                    let matched = Symmetry::ALL
-                        .iter()
-                        .any(|&s| frame.transform(&region, s) == (image.frame().unwrap(), image_region));
+                    let mut drawn = image.quarters();
+                    drawn.sort_unstable();
+                    let matched = Symmetry::ALL.iter().any(|&s| {
+                        let mut moved: Vec<Quarter> =
+                            quarters.iter().map(|&q| transform_quarter(q, s, width, height)).collect();
+                        moved.sort_unstable();
+                        moved == drawn
+                    });
                     assert!(matched, "{outline:?} -> {image:?}");
                 }
             }
         }
         let square = Outline::new([4, 4, 2, 2, 2, 2]);
-        assert_eq!(square.symmetries().unwrap().len(), 8);
+        assert_eq!(square.symmetries().len(), 8);
         assert_eq!(square.sides(), "2\u{221a}2, 2\u{221a}2, 2\u{221a}2, 2\u{221a}2");
         let trapezoid = Outline::new([5, 2, 2, 0, 0, 0]);
         assert_eq!(trapezoid.sides(), "3, 2, 5, 2\u{221a}2");
-        assert_eq!(trapezoid.symmetries().unwrap(), [Symmetry::IDENTITY]);
+        assert_eq!(trapezoid.symmetries(), [Symmetry::IDENTITY]);
+        // A thin strip far larger than a region's box still has its quarters and symmetries.
+        let strip = Outline::new([17, 16, 16, 0, 16, 0]);
+        assert_eq!(strip.quarters().len(), 2 * strip.area() as usize);
+        assert_eq!(strip.symmetries().len(), 2);
     }
 
     #[test]
     fn outlines_are_checked() {
         assert!(Outline::parse("5,2,2,0,0,0").is_ok());
-        for bad in ["5,2,2,0,0", "5,2,3,3,0,0", "0,2,0,0,0,0", "a,b,c,d,e,f", "1,1,1,0,1,0", "-1,2,0,0,0,0"] {
+        for bad in [
+            "5,2,2,0,0",
+            "5,2,3,3,0,0",
+            "0,2,0,0,0,0",
+            "a,b,c,d,e,f",
+            "1,1,1,0,1,0",
+            "-1,2,0,0,0,0",
+            "268435457,8,0,0,0,0",
+        ] {
             assert!(Outline::parse(bad).is_err(), "{bad}");
         }
     }

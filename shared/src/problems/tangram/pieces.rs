@@ -40,6 +40,19 @@ small-triangle   0,0 1,0 0,1
 
 /// The most pieces a set may hold.
 pub const MAX_PIECES: usize = 16;
+/// The most corners one piece may have (the self-crossing test compares every pair of edges).
+const MAX_CORNERS: usize = 256;
+/// The most cells a piece's bounding box may span (in any orientation).
+const MAX_PIECE_CELLS: i64 = 256;
+
+/// The size of a polygon's bounding box, in cells.
+fn bounding_box(polygon: &[Point]) -> (i64, i64) {
+    let span = |f: fn(&Point) -> i32| {
+        let values = polygon.iter().map(f);
+        i64::from(values.clone().max().unwrap_or(0)) - i64::from(values.min().unwrap_or(0))
+    };
+    (span(|p| p.0), span(|p| p.1))
+}
 
 /// One piece as read: its name and boundary.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,7 +166,7 @@ fn parse_piece(line: &str) -> std::result::Result<Piece, String> {
             match text.parse::<i32>() {
                 Ok(v) if v.abs() <= 1000 => Ok(v),
                 Ok(_) => Err(format!("{word:?}: coordinates are kept within -1000..1000")),
-                Err(_) if text.parse::<f64>().is_ok() => Err(format!(
+                Err(_) if text.parse::<f64>().is_ok_and(|v| v.is_finite() && v.fract() != 0.0) => Err(format!(
                     "{word:?} is off the lattice: corners must have whole-number coordinates (the unit is the \
                      short side of the elementary triangle)"
                 )),
@@ -167,9 +180,24 @@ fn parse_piece(line: &str) -> std::result::Result<Piece, String> {
     if polygon.len() > 1 && polygon.first() == polygon.last() {
         polygon.pop();
     }
+    if polygon.len() > MAX_CORNERS {
+        return Err(format!("piece {name}: {} corners, more than the {MAX_CORNERS} a piece may have", polygon.len()));
+    }
+    let given = polygon.len();
     let polygon = drop_straight_corners(polygon);
     if polygon.len() < 3 {
-        return Err(format!("piece {name}: a polygon needs at least three corners"));
+        return Err(if given < 3 {
+            format!("piece {name}: a polygon needs at least three corners")
+        } else {
+            format!("piece {name}: its corners lie on one line, so it has no area")
+        });
+    }
+    let (width, height) = bounding_box(&polygon);
+    if width * height > MAX_PIECE_CELLS {
+        return Err(format!(
+            "piece {name}: its bounding box of {width} x {height} cells is larger than the {MAX_PIECE_CELLS} cells a \
+             piece may span"
+        ));
     }
     Ok(Piece { name, polygon })
 }
@@ -396,6 +424,9 @@ mod tests {
             ("a 0,0 1,0 0.5,1\n", "t:1: \"0.5,1\" is off the lattice"),
             ("a 0,0 2,0 0,1\n", "t:1: piece a: the edge from 2,0 to 0,1 runs neither along the grid nor at 45"),
             ("a 0,0 1,0\n", "t:1: piece a: a polygon needs at least three corners"),
+            ("a 0,0 1,0 2,0 3,0\n", "t:1: piece a: its corners lie on one line"),
+            ("a 0,0 1e0,0 1,1\n", "t:1: \"1e0,0\" is not a point x,y of whole numbers"),
+            ("a 0,0 300,0 300,1 0,1\n", "t:1: piece a: its bounding box of 300 x 1 cells"),
             ("a 0,0 2,0 1,0 1,1\n", "t:1: piece a: its boundary crosses or touches itself"),
             ("0,0 1,0 1,1\n", "t:1: a piece line starts with its name"),
             ("a 0,0 x,0 1,1\n", "t:1: \"x,0\" is not a point"),

@@ -28,7 +28,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::lattice::{Frame, Point, Region, Symmetry};
+use super::lattice::{transform_quarter, Point, Quarter, Region, Symmetry, MAX_QUARTERS};
 use super::outline::Outline;
 use super::pieces::PieceSet;
 use crate::{Error, Result};
@@ -54,7 +54,7 @@ pub struct Effort {
 pub struct OutlineSearch<'a> {
     pieces: &'a PieceSet,
     outline: Outline,
-    frame: Frame,
+    /// Every quarter of the outline, one bit each.
     region: Region,
     /// Every placement of each kind inside the outline, in numbering order.
     placements: Vec<Vec<Placement>>,
@@ -79,19 +79,40 @@ impl<'a> OutlineSearch<'a> {
                 outline.area()
             )));
         }
-        let (frame, region) = (outline.frame()?, outline.region()?);
+        // The outline's quarters are numbered in row order: a placement is a bit set over
+        // them, however large the outline's bounding box (thin strips have huge boxes).
+        let quarters = outline.quarters();
+        if quarters.len() > MAX_QUARTERS {
+            return Err(Error::InvalidRequest(format!(
+                "outline {}: {} elementary triangles, more than the {} this program places pieces in",
+                outline.label(),
+                outline.area(),
+                MAX_QUARTERS / 2
+            )));
+        }
+        let number: HashMap<Quarter, usize> = quarters.iter().enumerate().map(|(i, &q)| (q, i)).collect();
+        let mut region = Region::default();
+        (0..quarters.len()).for_each(|bit| region.insert(bit));
         let placements: Vec<Vec<Placement>> =
-            pieces.kinds.iter().map(|kind| placements_of(kind, frame, &region)).collect();
+            pieces.kinds.iter().map(|kind| placements_of(kind, outline, &number)).collect();
+        let (width, height) = (outline.s2 as usize, outline.s4 as usize);
         let mut images = Vec::new();
-        for symmetry in outline.symmetries()?.into_iter().filter(|&s| s != Symmetry::IDENTITY) {
+        for symmetry in outline.symmetries().into_iter().filter(|&s| s != Symmetry::IDENTITY) {
+            let moved = |placement: &Placement| -> Option<Region> {
+                let mut image = Region::default();
+                for bit in placement.region.bits() {
+                    image.insert(*number.get(&transform_quarter(quarters[bit], symmetry, width, height))?);
+                }
+                Some(image)
+            };
             let per_kind = placements
                 .iter()
                 .map(|list| {
-                    let number: HashMap<Region, usize> = list.iter().enumerate().map(|(i, p)| (p.region, i)).collect();
+                    let numbered: HashMap<Region, usize> =
+                        list.iter().enumerate().map(|(i, p)| (p.region, i)).collect();
                     list.iter()
                         .map(|p| {
-                            let (_, image) = frame.transform(&p.region, symmetry);
-                            number.get(&image).copied().ok_or_else(|| {
+                            moved(p).and_then(|image| numbered.get(&image).copied()).ok_or_else(|| {
                                 Error::Bug(format!(
                                     "a symmetry of outline {} moved a piece outside it",
                                     outline.label()
@@ -105,15 +126,11 @@ impl<'a> OutlineSearch<'a> {
         }
         let kind_of =
             pieces.kinds.iter().enumerate().flat_map(|(k, kind)| std::iter::repeat_n(k, kind.copies)).collect();
-        Ok(OutlineSearch { pieces, outline, frame, region, placements, images, kind_of })
+        Ok(OutlineSearch { pieces, outline, region, placements, images, kind_of })
     }
 
     pub fn outline(&self) -> Outline {
         self.outline
-    }
-
-    pub fn frame(&self) -> Frame {
-        self.frame
     }
 
     pub fn placement(&self, kind: usize, number: usize) -> &Placement {
@@ -199,18 +216,29 @@ impl<'a> OutlineSearch<'a> {
     }
 }
 
-/// Every placement of `kind` inside `outline` (frame `frame`), sorted by region.
-fn placements_of(kind: &super::pieces::Kind, frame: Frame, outline: &Region) -> Vec<Placement> {
+/// Every placement of `kind` inside `outline` (whose quarters `number` numbers), sorted by region.
+fn placements_of(kind: &super::pieces::Kind, outline: Outline, number: &HashMap<Quarter, usize>) -> Vec<Placement> {
     let mut list = Vec::new();
     for (orientation, o) in kind.orientations.iter().enumerate() {
-        if o.frame.width > frame.width || o.frame.height > frame.height {
-            continue;
-        }
-        for dy in 0..=(frame.height - o.frame.height) as i32 {
-            for dx in 0..=(frame.width - o.frame.width) as i32 {
-                let moved: Vec<Point> = o.polygon.iter().map(|&(x, y)| (x + dx, y + dy)).collect();
-                let region = frame.rasterize(&moved);
-                if region.is_subset(outline) {
+        let own: Vec<Quarter> = o
+            .region
+            .bits()
+            .map(|bit| {
+                let (x, y, q) = o.frame.quarter(bit);
+                (x as i32, y as i32, q)
+            })
+            .collect();
+        for dy in 0..=outline.s4 - o.frame.height as i32 {
+            for dx in 0..=outline.s2 - o.frame.width as i32 {
+                let mut region = Region::default();
+                let fits = own.iter().all(|&(x, y, q)| match number.get(&(x + dx, y + dy, q)) {
+                    Some(&bit) => {
+                        region.insert(bit);
+                        true
+                    }
+                    None => false,
+                });
+                if fits {
                     list.push(Placement { region, orientation, offset: (dx, dy) });
                 }
             }
