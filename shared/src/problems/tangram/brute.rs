@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::lattice::{Point, Symmetry, EAST, NORTH, SOUTH, WEST};
+use super::lattice::{centroid_of, Point, Symmetry, EAST, NORTH, SOUTH, WEST};
 use super::outline::Outline;
 use super::pieces::PieceSet;
 
@@ -21,19 +21,7 @@ type Laid = [(usize, Vec<Quarter>)];
 
 /// A piece's quarters, one list per orientation.
 fn orientations(pieces: &PieceSet, kind: usize) -> Vec<Vec<Quarter>> {
-    pieces.kinds[kind]
-        .orientations
-        .iter()
-        .map(|o| {
-            o.region
-                .bits()
-                .map(|bit| {
-                    let (x, y, q) = o.frame.quarter(bit);
-                    (x as i32, y as i32, q)
-                })
-                .collect()
-        })
-        .collect()
+    pieces.kinds[kind].orientations.iter().map(|o| o.region.bits().map(|bit| o.frame.quarter(bit)).collect()).collect()
 }
 
 /// The corners of a quarter, in coordinates doubled (so the cell's centre is a lattice point).
@@ -71,17 +59,12 @@ fn convex_outline(union: &[Quarter]) -> Option<Outline> {
 /// The canonical form of a figure: each piece's quarters (by kind), under the symmetry and
 /// translation that give the smallest sorted list.
 fn canonical(figure: &Laid) -> Vec<(usize, Vec<Point>)> {
-    // A quarter's centroid, scaled by 6, identifies it under any symmetry.
-    const CENTROID: [Point; 4] = [(3, 1), (5, 3), (3, 5), (1, 3)];
     let mut best: Option<Vec<(usize, Vec<Point>)>> = None;
     for symmetry in Symmetry::ALL {
         let mut moved: Vec<(usize, Vec<Point>)> = figure
             .iter()
             .map(|(kind, quarters)| {
-                let points = quarters
-                    .iter()
-                    .map(|&(x, y, q)| symmetry.apply((6 * x + CENTROID[q].0, 6 * y + CENTROID[q].1)))
-                    .collect();
+                let points = quarters.iter().map(|&quarter| symmetry.apply(centroid_of(quarter))).collect();
                 (*kind, points)
             })
             .collect();

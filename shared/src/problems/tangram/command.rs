@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::outline::{outlines, Outline, MAX_AREA};
 use super::pieces::{KindLine, PieceSet};
-use super::shards::TangramJob;
+use super::shards::{area_slot, TangramJob};
 use super::svg;
 use crate::engine::jobdir::{check_writable, replace_durably, JobKind};
 use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
@@ -340,10 +340,14 @@ impl Problem for TangramProblem {
         Ok(Job::Subtree(Arc::new(TangramParams::read(params)?.job()?)))
     }
 
+    /// The area or outline of a slot, without planning the search (status asks for every slot).
     fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
-        use crate::engine::search::SubtreeProblem;
-        let slots = TangramParams::read(params)?.job()?.slots();
-        slots.get(slot).cloned().ok_or_else(|| Error::Bug(format!("tangram has no slot {slot}")))
+        let tangram = TangramParams::read(params)?;
+        let label = match tangram.action {
+            Action::Outlines => tangram.areas().get(slot).map(|&area| area_slot(area)),
+            Action::Solve | Action::Fit => tangram.outlines(&tangram.pieces()?)?.get(slot).map(Outline::label),
+        };
+        label.ok_or_else(|| Error::Bug(format!("tangram has no slot {slot}")))
     }
 
     fn print(

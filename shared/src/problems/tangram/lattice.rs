@@ -151,39 +151,23 @@ impl Frame {
         (width * height * 4 <= MAX_QUARTERS && width > 0 && height > 0).then_some(Frame { width, height })
     }
 
-    pub fn bit(&self, x: usize, y: usize, quarter: usize) -> usize {
-        4 * (y * self.width + x) + quarter
+    /// The bit of a quarter of this frame.
+    pub fn bit(&self, (x, y, quarter): Quarter) -> usize {
+        4 * (y as usize * self.width + x as usize) + quarter
     }
 
-    /// Cell and quarter of bit `bit`.
-    pub fn quarter(&self, bit: usize) -> (usize, usize, usize) {
+    /// The quarter of bit `bit`.
+    pub fn quarter(&self, bit: usize) -> Quarter {
         let cell = bit / 4;
-        (cell % self.width, cell / self.width, bit % 4)
-    }
-
-    /// A quarter's centroid, scaled by 6.
-    fn centroid(&self, bit: usize) -> Point {
-        let (x, y, q) = self.quarter(bit);
-        (6 * x as i32 + CENTROID[q].0, 6 * y as i32 + CENTROID[q].1)
-    }
-
-    /// The bit whose quarter has centroid `point` (scaled by 6).
-    fn at_centroid(&self, (px, py): Point) -> usize {
-        let (x, y) = (px.div_euclid(6) as usize, py.div_euclid(6) as usize);
-        let offset = (px.rem_euclid(6), py.rem_euclid(6));
-        let quarter = CENTROID.iter().position(|&c| c == offset).expect("a quarter's centroid");
-        self.bit(x, y, quarter)
+        ((cell % self.width) as i32, (cell / self.width) as i32, bit % 4)
     }
 
     /// Every quarter of the frame whose centroid lies inside `polygon` (lattice points, in this
     /// frame's coordinates, either orientation).
     pub fn rasterize(&self, polygon: &[Point]) -> Region {
-        let scaled: Vec<Point> = polygon.iter().map(|&(x, y)| (6 * x, 6 * y)).collect();
         let mut region = Region::default();
-        for bit in 0..4 * self.width * self.height {
-            if inside(&scaled, self.centroid(bit)) {
-                region.insert(bit);
-            }
+        for quarter in quarters_inside(polygon, self.width as i32, self.height as i32) {
+            region.insert(self.bit(quarter));
         }
         region
     }
@@ -194,8 +178,7 @@ impl Frame {
         let frame = Frame { width, height };
         let mut image = Region::default();
         for bit in region.bits() {
-            let point = symmetry.apply_in_frame(self.centroid(bit), self.width, self.height, 6);
-            image.insert(frame.at_centroid(point));
+            image.insert(frame.bit(transform_quarter(self.quarter(bit), symmetry, self.width, self.height)));
         }
         (frame, image)
     }
@@ -214,8 +197,9 @@ impl Frame {
 /// A quarter anywhere in the plane: its cell and which quarter.
 pub type Quarter = (i32, i32, usize);
 
-/// A quarter's centroid, scaled by 6.
-fn centroid_of((x, y, q): Quarter) -> Point {
+/// A quarter's centroid, scaled by 6: never on a grid line or a 45-degree line through grid
+/// points, and the same point for the quarter's image under any symmetry.
+pub fn centroid_of((x, y, q): Quarter) -> Point {
     (6 * x + CENTROID[q].0, 6 * y + CENTROID[q].1)
 }
 
@@ -293,14 +277,14 @@ mod tests {
     fn an_elementary_triangle_is_two_quarters_and_a_cell_four() {
         let frame = Frame::new(2, 1).unwrap();
         let triangle = frame.rasterize(&[(0, 0), (1, 0), (1, 1)]);
-        assert_eq!(triangle.bits().collect::<Vec<_>>(), [frame.bit(0, 0, SOUTH), frame.bit(0, 0, EAST)]);
+        assert_eq!(triangle.bits().collect::<Vec<_>>(), [frame.bit((0, 0, SOUTH)), frame.bit((0, 0, EAST))]);
         let square = frame.rasterize(&[(1, 0), (2, 0), (2, 1), (1, 1)]);
         assert_eq!(square.len(), 4);
         assert!(square.is_disjoint(&triangle));
         assert!(frame.is_union_of_half_cells(&square.union(&triangle)));
         // Both diagonals' halves in one cell: a quarter too many for the lattice.
         let mut odd = triangle;
-        odd.insert(frame.bit(0, 0, NORTH));
+        odd.insert(frame.bit((0, 0, NORTH)));
         assert!(!frame.is_union_of_half_cells(&odd));
     }
 

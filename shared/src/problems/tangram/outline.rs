@@ -140,7 +140,11 @@ impl Outline {
 
     /// The symmetries that map the outline onto itself, the identity first.
     pub fn symmetries(&self) -> Vec<Symmetry> {
-        let quarters = self.quarters();
+        self.symmetries_of(&self.quarters())
+    }
+
+    /// [`Outline::symmetries`], given the outline's [`quarters`](Outline::quarters).
+    pub fn symmetries_of(&self, quarters: &[Quarter]) -> Vec<Symmetry> {
         let set: HashSet<Quarter> = quarters.iter().copied().collect();
         let (width, height) = (self.s2 as usize, self.s4 as usize);
         Symmetry::ALL

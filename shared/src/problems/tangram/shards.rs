@@ -8,6 +8,11 @@ use super::solve::OutlineSearch;
 use crate::engine::search::{ShardResult, SubtreeProblem};
 use crate::Result;
 
+/// The slot of N(F) for area `area`.
+pub fn area_slot(area: i32) -> String {
+    format!("N({area})")
+}
+
 /// A tangram job's shard plan.
 pub enum TangramJob {
     /// N(F) for each area.
@@ -47,7 +52,7 @@ impl SubtreeProblem for TangramJob {
 
     fn slots(&self) -> Vec<String> {
         match self {
-            TangramJob::Outlines { areas, .. } => areas.iter().map(|a| format!("N({a})")).collect(),
+            TangramJob::Outlines { areas, .. } => areas.iter().map(|&a| area_slot(a)).collect(),
             TangramJob::Dissections { outlines, .. } => outlines.iter().map(Outline::label).collect(),
         }
     }

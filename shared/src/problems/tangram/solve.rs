@@ -53,7 +53,6 @@ pub struct Effort {
 /// The search of one outline.
 pub struct OutlineSearch<'a> {
     pieces: &'a PieceSet,
-    outline: Outline,
     /// Every quarter of the outline, one bit each.
     region: Region,
     /// Every placement of each kind inside the outline, in numbering order.
@@ -64,9 +63,6 @@ pub struct OutlineSearch<'a> {
     /// The kind of each piece, in placing order.
     kind_of: Vec<usize>,
 }
-
-/// One dissection: the placement number of each piece, in placing order.
-pub type Dissection = Vec<usize>;
 
 impl<'a> OutlineSearch<'a> {
     pub fn new(pieces: &'a PieceSet, outline: Outline) -> Result<OutlineSearch<'a>> {
@@ -97,7 +93,7 @@ impl<'a> OutlineSearch<'a> {
             pieces.kinds.iter().map(|kind| placements_of(kind, outline, &number)).collect();
         let (width, height) = (outline.s2 as usize, outline.s4 as usize);
         let mut images = Vec::new();
-        for symmetry in outline.symmetries().into_iter().filter(|&s| s != Symmetry::IDENTITY) {
+        for symmetry in outline.symmetries_of(&quarters).into_iter().filter(|&s| s != Symmetry::IDENTITY) {
             let moved = |placement: &Placement| -> Option<Region> {
                 let mut image = Region::default();
                 for bit in placement.region.bits() {
@@ -126,11 +122,7 @@ impl<'a> OutlineSearch<'a> {
         }
         let kind_of =
             pieces.kinds.iter().enumerate().flat_map(|(k, kind)| std::iter::repeat_n(k, kind.copies)).collect();
-        Ok(OutlineSearch { pieces, outline, region, placements, images, kind_of })
-    }
-
-    pub fn outline(&self) -> Outline {
-        self.outline
+        Ok(OutlineSearch { pieces, region, placements, images, kind_of })
     }
 
     pub fn placement(&self, kind: usize, number: usize) -> &Placement {
@@ -184,20 +176,19 @@ impl<'a> OutlineSearch<'a> {
 
     /// The smallest image of a dissection under the outline's symmetries, each kind's numbers sorted.
     fn canonical(&self, dissection: &[usize]) -> Vec<usize> {
-        let sorted = |numbers: Vec<usize>| -> Vec<usize> {
-            let mut out = Vec::with_capacity(numbers.len());
-            for k in 0..self.pieces.kinds.len() {
-                let mut of_kind: Vec<usize> =
-                    numbers.iter().zip(&self.kind_of).filter(|(_, &kind)| kind == k).map(|(&n, _)| n).collect();
-                of_kind.sort_unstable();
-                out.extend(of_kind);
-            }
-            out
+        let sorted = |numbers: &[usize]| -> Vec<usize> {
+            (0..self.pieces.kinds.len())
+                .flat_map(|k| {
+                    let mut of_kind = kind_numbers(numbers, &self.kind_of, k);
+                    of_kind.sort_unstable();
+                    of_kind
+                })
+                .collect()
         };
-        let mut best = sorted(dissection.to_vec());
+        let mut best = sorted(dissection);
         for (_, image) in &self.images {
-            let moved = sorted(dissection.iter().zip(&self.kind_of).map(|(&n, &k)| image[k][n]).collect());
-            best = best.min(moved);
+            let moved: Vec<usize> = dissection.iter().zip(&self.kind_of).map(|(&n, &k)| image[k][n]).collect();
+            best = best.min(sorted(&moved));
         }
         best
     }
@@ -220,14 +211,7 @@ impl<'a> OutlineSearch<'a> {
 fn placements_of(kind: &super::pieces::Kind, outline: Outline, number: &HashMap<Quarter, usize>) -> Vec<Placement> {
     let mut list = Vec::new();
     for (orientation, o) in kind.orientations.iter().enumerate() {
-        let own: Vec<Quarter> = o
-            .region
-            .bits()
-            .map(|bit| {
-                let (x, y, q) = o.frame.quarter(bit);
-                (x as i32, y as i32, q)
-            })
-            .collect();
+        let own: Vec<Quarter> = o.region.bits().map(|bit| o.frame.quarter(bit)).collect();
         for dy in 0..=outline.s4 - o.frame.height as i32 {
             for dx in 0..=outline.s2 - o.frame.width as i32 {
                 let mut region = Region::default();
@@ -309,7 +293,7 @@ impl Walk<'_, '_> {
     }
 }
 
-/// The numbers of kind `kind` among `chosen`, in placing (= increasing) order.
+/// The numbers of kind `kind` among `chosen`, in placing order.
 fn kind_numbers(chosen: &[usize], kind_of: &[usize], kind: usize) -> Vec<usize> {
     chosen.iter().zip(kind_of).filter(|(_, &k)| k == kind).map(|(&n, _)| n).collect()
 }
