@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use leaper_core::engine::jobdir::JobKind;
-use leaper_core::engine::OutputFormat;
+use leaper_core::engine::{OutputFormat, Tool};
 use leaper_core::problems::{self, REGISTRY};
 
 use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
@@ -47,7 +47,6 @@ pub enum Builtin {
 }
 
 /// What the command line asks for.
-#[derive(Debug)]
 pub enum Action {
     /// A new count.
     Start(JobRequest),
@@ -55,9 +54,10 @@ pub enum Action {
     Status(StatusArgs),
     /// `leaper worker ARGS`.
     Worker(Vec<OsString>),
+    /// A problem's tool (`leaper tours dedupe ...`), with its arguments.
+    Tool(&'static dyn Tool, clap::ArgMatches),
 }
 
-#[derive(Debug)]
 pub struct Invocation {
     pub log_format: LogFormat,
     pub action: Action,
@@ -148,13 +148,44 @@ pub struct StatusArgs {
     pub format: OutputFormat,
 }
 
+/// The workers a tool that can use them is given.
+#[derive(Debug, Args)]
+pub struct ToolWorkers {
+    /// Spread the work over these workers (`host:port,...`, each a running `leaper-worker`).
+    /// Needs --token-file.
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',')]
+    pub workers: Vec<String>,
+
+    /// File holding the token the workers share.
+    #[arg(long, value_name = "FILE", requires = "workers")]
+    pub token_file: Option<PathBuf>,
+
+    /// Reach the workers over TLS, trusting this CA certificate (PEM).
+    #[arg(long, value_name = "FILE", requires = "workers")]
+    pub tls_ca: Option<PathBuf>,
+}
+
 /// The whole command line: leaper's own commands, then every problem's, each problem command
-/// with the options of its kind.
+/// with the options of its kind; a problem command's own subcommands are jobs too (with the
+/// options of every job), except its tools, which take only their own.
 pub fn command() -> clap::Command {
     let mut command = Cli::command();
     for problem in REGISTRY {
-        for sub in problem.commands() {
+        for mut sub in problem.commands() {
             let (about, long_about) = (sub.get_about().cloned(), sub.get_long_about().cloned());
+            let nested: Vec<String> = sub.get_subcommands().map(|c| c.get_name().to_string()).collect();
+            for name in nested {
+                sub = sub.mut_subcommand(name, |job| {
+                    let about = job.get_about().cloned();
+                    RunArgs::augment_args(job).about(about.unwrap_or_default())
+                });
+            }
+            for tool in problem.tools(sub.get_name()) {
+                let command = tool.command();
+                let about = command.get_about().cloned();
+                let command = if tool.uses_workers() { ToolWorkers::augment_args(command) } else { command };
+                sub = sub.subcommand(command.about(about.unwrap_or_default()));
+            }
             let sub = RunArgs::augment_args(sub);
             let sub = if problem.kinds().contains(&JobKind::Sweep) { SweepArgs::augment_args(sub) } else { sub };
             // The option structs' docs must not replace the problem's own description.
@@ -189,6 +220,14 @@ pub fn parse() -> Result<Invocation> {
     let (name, sub) = matches.subcommand().expect("a subcommand is required");
     let action = match problems::owning(name) {
         Some(problem) => {
+            let nested = sub.subcommand();
+            if let Some((nested, tool_matches)) = nested {
+                if let Some(tool) = problem.tools(name).into_iter().find(|t| t.command().get_name() == nested) {
+                    return Ok(Invocation { log_format, action: Action::Tool(tool, tool_matches.clone()) });
+                }
+            }
+            // A nested job (`tours enumerate`) has the options of every job after its name.
+            let job_matches = nested.map_or(sub, |(_, m)| m);
             let params = problem.params(name, sub)?;
             let sweep = match problem.kind_of(&params)? {
                 JobKind::Sweep => Some(SweepArgs::from_arg_matches(sub)?),
@@ -200,7 +239,7 @@ pub fn parse() -> Result<Invocation> {
             Action::Start(JobRequest {
                 problem: problem.name().to_string(),
                 params,
-                run: RunArgs::from_arg_matches(sub)?,
+                run: RunArgs::from_arg_matches(job_matches)?,
                 sweep,
             })
         }

@@ -9,6 +9,7 @@
 //! ```
 
 pub mod cli;
+pub mod distinct;
 pub mod logging;
 pub mod memory;
 pub mod output;
@@ -34,7 +35,26 @@ pub fn run(action: Action) -> Result<()> {
         Action::Resume(args) => run::resume(args),
         Action::Status(args) => show_status(args),
         Action::Worker(args) => exec_worker(args),
+        Action::Tool(tool, matches) => run_tool(tool, &matches),
     }
+}
+
+/// A problem's tool, with the workers it was given (`--workers`), if it takes them.
+fn run_tool(tool: &dyn leaper_core::engine::Tool, matches: &clap::ArgMatches) -> Result<()> {
+    let mut context = leaper_core::engine::ToolContext::default();
+    if tool.uses_workers() {
+        let workers = <cli::ToolWorkers as clap::FromArgMatches>::from_arg_matches(matches)?;
+        if !workers.workers.is_empty() {
+            let token_file = workers.token_file.as_deref().context("--workers needs --token-file")?;
+            let credentials = leaper_proto::client::Credentials::load(token_file, workers.tls_ca.as_deref())?;
+            let purpose = format!("{}-{}", tool.command().get_name(), std::process::id());
+            context.workers =
+                Some(Box::new(distinct::RemoteBuckets::connect(&workers.workers, &credentials, &purpose)?));
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    tool.run(matches, &context, &mut out)?;
+    Ok(std::io::Write::flush(&mut out)?)
 }
 
 /// `leaper status`: from the job directory, or from the coordinator serving the job.

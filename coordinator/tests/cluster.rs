@@ -175,6 +175,62 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `tours enumerate` is leased like any subtree job; `tours dedupe --workers` sends its buckets
+/// (split small by the memory limit) to the workers: the totals and the file are those of the
+/// embedded run, with two workers or one; a dead worker is refused before any work.
+#[test]
+fn workers_enumerate_tours_and_deduplicate_their_buckets() {
+    let dir = scratch("tour-files");
+    let mut workers: Vec<Worker> = (0..2).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    let tours = dir.join("tours6.txt");
+    let enumerate = ["tours", "enumerate", "6x6", "--closed", "--out", tours.to_str().unwrap()];
+    let output = run_cluster(&enumerate, &list, &dir, "enumerate");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "9862\n");
+    let token = dir.join("token");
+    let dedupe = |out: &Path, workers: Option<&str>| {
+        let mut args = vec!["tours", "dedupe", tours.to_str().unwrap(), tours.to_str().unwrap(), "--board", "6x6"];
+        args.extend(["--mem-limit", "256KiB", "--format", "json", "--out", out.to_str().unwrap()]);
+        if let Some(list) = workers {
+            args.extend(["--workers", list, "--token-file", token.to_str().unwrap()]);
+        }
+        let output = leaper(&args);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        (text(&output.stdout), std::fs::read(out).unwrap())
+    };
+    let here = dedupe(&dir.join("here.txt"), None);
+    assert!(here.0.contains(r#""tours":19724,"invalid":0,"classes":1245"#), "{}", here.0);
+    assert_eq!(dedupe(&dir.join("there.txt"), Some(&list)), here);
+    // One worker gone: its buckets go to the other.
+    workers[1].child.kill().unwrap();
+    workers[1].child.wait().unwrap();
+    let one_left = format!("{},{}", workers[0].address, workers[1].address);
+    let survivors = {
+        // The dead worker is refused before any work: a tool checks its workers as a job does.
+        let output = leaper(&[
+            "tours",
+            "dedupe",
+            tours.to_str().unwrap(),
+            "--board",
+            "6x6",
+            "--workers",
+            &one_left,
+            "--token-file",
+            token.to_str().unwrap(),
+        ]);
+        assert!(!output.status.success());
+        assert!(text(&output.stderr).contains(&workers[1].address), "{}", text(&output.stderr));
+        dedupe(&dir.join("one.txt"), Some(&workers[0].address))
+    };
+    assert_eq!(survivors, here);
+    for worker in &workers[..1] {
+        assert_eq!(worker.files(), ["worker-id"], "a deduplication leaves nothing on a worker");
+    }
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn two_workers_count_boards_that_need_128_bit_keys_as_brute_force_does() {
     let dir = scratch("wide");

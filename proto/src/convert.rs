@@ -192,6 +192,51 @@ pub fn from_status(peer: &str, status: &Status) -> Error {
     }
 }
 
+/// Splits whole fixed-width records (`record_len` bytes each) into chunks of at most
+/// [`BATCH_BYTES`] uncompressed bytes, each a zstd frame.
+pub fn encode_record_chunks(
+    bucket: &str,
+    key_len: usize,
+    payload_len: usize,
+    record_len: usize,
+    records: &[u8],
+) -> Vec<v1::RecordChunk> {
+    let per_chunk = (BATCH_BYTES / record_len.max(1)).max(1) * record_len.max(1);
+    let pieces: Vec<&[u8]> = if records.is_empty() { vec![&[][..]] } else { records.chunks(per_chunk).collect() };
+    pieces
+        .into_iter()
+        .map(|piece| v1::RecordChunk {
+            format_version: crate::FORMAT_VERSION,
+            bucket: bucket.to_string(),
+            key_len: key_len as u32,
+            payload_len: payload_len as u32,
+            raw_bytes: piece.len() as u64,
+            records: zstd::bulk::compress(piece, 1).expect("compressing into memory cannot fail"),
+        })
+        .collect()
+}
+
+/// The records of a chunk, checked against its stated size.
+pub fn decode_record_chunk(chunk: &v1::RecordChunk) -> Result<Vec<u8>, Status> {
+    if chunk.format_version != crate::FORMAT_VERSION {
+        return Err(Status::failed_precondition(format!(
+            "records of format {}, this side speaks {}: run the same leaper release everywhere",
+            chunk.format_version,
+            crate::FORMAT_VERSION
+        )));
+    }
+    let expected = usize::try_from(chunk.raw_bytes).unwrap_or(usize::MAX);
+    if expected > MAX_MESSAGE_BYTES * 16 {
+        return Err(Status::invalid_argument(format!("a record chunk of {expected} bytes is over the limit")));
+    }
+    let raw = zstd::bulk::decompress(&chunk.records, expected)
+        .map_err(|e| Status::invalid_argument(format!("a record chunk does not decompress: {e}")))?;
+    if raw.len() != expected {
+        return Err(Status::invalid_argument(format!("a record chunk holds {} bytes, it says {expected}", raw.len())));
+    }
+    Ok(raw)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

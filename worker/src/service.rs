@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
+use leaper_core::engine::distinct::{distinct_records, Shape};
 use leaper_core::engine::jobdir::{remove_unnamed, DataDir, Foreign, JobFile};
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::search::SubtreeProblem;
@@ -12,7 +13,9 @@ use leaper_core::engine::store::disk_store;
 use leaper_core::engine::{Job, Moduli};
 use leaper_core::{problems, Error};
 use leaper_proto::client::{client, Credentials};
-use leaper_proto::convert::{decode_batch, files_to_wire, layer_from_wire, to_status};
+use leaper_proto::convert::{
+    decode_batch, decode_record_chunk, encode_record_chunks, files_to_wire, layer_from_wire, to_status,
+};
 use leaper_proto::v1::worker_server::Worker;
 use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
@@ -388,6 +391,47 @@ impl Worker for WorkerService {
             tracing::info!(job = %request.job_id, removed, "job finished; the data directory is free");
         }
         Ok(Response::new(EndPassReply {}))
+    }
+
+    type DistinctBucketStream = ReceiverStream<Result<RecordChunk, Status>>;
+
+    /// Receives one bucket, sorts it with the engine's own [`distinct_records`] on a blocking
+    /// thread, and streams the survivors back.
+    async fn distinct_bucket(
+        &self,
+        request: Request<Streaming<RecordChunk>>,
+    ) -> Result<Response<Self::DistinctBucketStream>, Status> {
+        let mut chunks = request.into_inner();
+        let mut records = Vec::new();
+        let mut shape: Option<(Shape, String)> = None;
+        while let Some(chunk) = chunks.message().await? {
+            let this = Shape { key_len: chunk.key_len as usize, payload_len: chunk.payload_len as usize };
+            match &shape {
+                Some((known, _)) if *known != this => {
+                    return Err(Status::invalid_argument("the chunks of one bucket differ in record shape"))
+                }
+                Some(_) => {}
+                None => shape = Some((this, chunk.bucket.clone())),
+            }
+            records.extend_from_slice(&decode_record_chunk(&chunk)?);
+        }
+        let Some((shape, bucket)) = shape else {
+            return Err(Status::invalid_argument("a bucket of no chunks"));
+        };
+        let started = std::time::Instant::now();
+        let survivors = tokio::task::spawn_blocking(move || distinct_records(shape, &records))
+            .await
+            .map_err(join_error)?
+            .map_err(to_status)?;
+        tracing::debug!(bucket = %bucket, survivors = survivors.len(), seconds = started.elapsed().as_secs_f64(), "bucket deduplicated");
+        let width = shape.payload_len + 8;
+        let flat: Vec<u8> = survivors.concat();
+        let answer = encode_record_chunks(&bucket, 0, shape.payload_len, width, &flat);
+        let (send, receive) = mpsc::channel(answer.len().max(1));
+        for chunk in answer {
+            send.send(Ok(chunk)).await.map_err(|_| Status::cancelled("the caller left"))?;
+        }
+        Ok(Response::new(ReceiverStream::new(receive)))
     }
 
     async fn run_shard(&self, request: Request<ShardLease>) -> Result<Response<ShardReport>, Status> {

@@ -18,6 +18,31 @@ pub fn parse_threads(text: &str) -> Result<usize, String> {
     Ok(threads)
 }
 
+/// Parses `1024`, `512KiB`, `2GiB`, `3G`, `1.5GB` (binary and decimal units).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("{text:?} is not a size such as 2GiB or 512MiB"))?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "kb" => 1e3,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "mb" => 1e6,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "gb" => 1e9,
+        "t" | "tib" => 1024f64.powi(4),
+        "tb" => 1e12,
+        other => return Err(format!("unknown size unit {other:?} in {text:?}: use B, KiB, MiB, GiB or TiB")),
+    };
+    let bytes = value * scale;
+    if !(1.0..1.8e19).contains(&bytes) {
+        return Err(format!("{text:?} is not a usable size"));
+    }
+    Ok(bytes as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@
 //! * [`fault`]: crash and full-disk injection for the crash tests.
 
 pub mod arith;
+pub mod distinct;
 pub mod fault;
 pub mod jobdir;
 pub mod key;
@@ -25,5 +26,5 @@ pub mod transition;
 
 pub use arith::Moduli;
 pub use key::{RecordLayout, StateKey};
-pub use problem::{Job, OutputFormat, Problem};
+pub use problem::{Job, OutputFormat, Problem, Tool, ToolContext};
 pub use transition::{StepPosition, SweepJob, Transition};

@@ -79,6 +79,12 @@ pub trait Problem: Send + Sync {
         Ok(counts.to_vec())
     }
 
+    /// The tools under its command `command`: subcommands that work on files and print, without
+    /// a job (`leaper tours dedupe`). Other subcommands a problem's command declares are jobs.
+    fn tools(&self, _command: &str) -> Vec<&'static dyn Tool> {
+        Vec::new()
+    }
+
     /// Prints the exact counts, `(slot, decimal)`, as the user asked.
     fn print(
         &self,
@@ -87,6 +93,30 @@ pub trait Problem: Send + Sync {
         format: OutputFormat,
         out: &mut dyn Write,
     ) -> Result<()>;
+}
+
+/// A command that reads and writes files and prints, start to end in one run: no job directory,
+/// no workers, nothing to resume (converting tour files, drawing a tour). Its arguments are all
+/// its own.
+pub trait Tool: Send + Sync {
+    /// Its subcommand, with its arguments.
+    fn command(&self) -> clap::Command;
+
+    /// Whether it can spread its work over cluster workers (the command line then gives it
+    /// `--workers`, `--token-file` and `--tls-ca`, and [`ToolContext::workers`]).
+    fn uses_workers(&self) -> bool {
+        false
+    }
+
+    /// Runs it on the arguments given, printing to `out`.
+    fn run(&self, matches: &clap::ArgMatches, context: &ToolContext, out: &mut dyn Write) -> Result<()>;
+}
+
+/// What the command line gives a tool besides its arguments.
+#[derive(Default)]
+pub struct ToolContext {
+    /// Workers that deduplicate buckets, when `--workers` was given.
+    pub workers: Option<Box<dyn crate::engine::distinct::BucketDeduper>>,
 }
 
 /// Typed parameters from a table, or an error naming the problem.

@@ -7,13 +7,18 @@
 //! * [`bound`]: an upper bound on the count, which decides how many moduli make it exact.
 //! * [`brute`]: an independent brute-force counter for small boards.
 //!
+//! * [`files`]: knight's tour files, tour by tour (`leaper tours enumerate | generate | dedupe |
+//!   convert | show`).
+//!
 //! This module is the problem's face to the command line: `leaper knight|camel|zebra BOARD` and
-//! `leaper tours --moves A,B[+C,D] BOARD`, with `--sweep` for every length at once.
+//! `leaper tours --moves A,B[+C,D] BOARD`, with `--sweep` for every length at once; and the
+//! enumeration of every tour of a small board, `leaper tours enumerate BOARD`, a subtree job.
 
 pub mod board;
 pub mod bound;
 pub mod brute;
 pub mod closed;
+pub mod files;
 pub mod frontier;
 
 use std::io::Write;
@@ -23,8 +28,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::engine::Tool;
 use crate::error::{Error, Result};
 use board::{BoardSize, Geometry, MoveSet};
+use files::command::{EnumerateArgs, EnumerateParams, ENUMERATE, TOOLS};
 
 /// The closed tours of leapers, as the registry names them.
 pub struct Tours;
@@ -138,7 +145,11 @@ impl Problem for Tours {
     }
 
     fn kinds(&self) -> &'static [JobKind] {
-        &[JobKind::Sweep]
+        &[JobKind::Sweep, JobKind::Subtree]
+    }
+
+    fn kind_of(&self, params: &Params) -> Result<JobKind> {
+        Ok(if is_enumeration(params) { JobKind::Subtree } else { JobKind::Sweep })
     }
 
     fn commands(&self) -> Vec<clap::Command> {
@@ -146,14 +157,34 @@ impl Problem for Tours {
             .iter()
             .map(|&(name, about)| {
                 let command = TourArgs::augment_args(clap::Command::new(name));
-                let command = if name == "tours" { MovesArg::augment_args(command) } else { command };
+                let command = if name == "tours" {
+                    let enumerate = EnumerateArgs::augment_args(clap::Command::new(ENUMERATE))
+                        .about("Write every closed (or open) knight's tour of a small board, by sharded search.");
+                    MovesArg::augment_args(command)
+                        .subcommand(enumerate)
+                        .args_conflicts_with_subcommands(true)
+                        .subcommand_negates_reqs(true)
+                } else {
+                    command
+                };
                 // After the arguments: their structs' docs would otherwise become the about text.
                 command.about(about)
             })
             .collect()
     }
 
+    fn tools(&self, command: &str) -> Vec<&'static dyn Tool> {
+        if command == "tours" {
+            TOOLS.to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+
     fn params(&self, command: &str, matches: &clap::ArgMatches) -> Result<Params> {
+        if let Some((ENUMERATE, nested)) = matches.subcommand() {
+            return EnumerateParams::from_matches(nested);
+        }
         let args = TourArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
         let moves = match command {
             "knight" => MoveSet::knight(),
@@ -172,22 +203,34 @@ impl Problem for Tours {
     }
 
     fn command_line(&self, params: &Params) -> Result<String> {
+        if is_enumeration(params) {
+            return Ok(EnumerateParams::read(params)?.0.command_line());
+        }
         let (tour, _, _) = TourParams::read(params)?;
         let piece = if tour.piece == "tours" { format!("tours --moves {}", tour.moves) } else { tour.piece.clone() };
         Ok(format!("{piece} {}{}", tour.board, if tour.sweep { " --sweep" } else { "" }))
     }
 
     fn id_stem(&self, params: &Params) -> Result<String> {
+        if is_enumeration(params) {
+            return Ok(EnumerateParams::read(params)?.0.id_stem());
+        }
         let (tour, _, _) = TourParams::read(params)?;
         Ok(format!("{}-{}{}", tour.piece, tour.board, if tour.sweep { "-sweep" } else { "" }))
     }
 
     fn job(&self, params: &Params) -> Result<Job> {
+        if is_enumeration(params) {
+            return EnumerateParams::job(params);
+        }
         let (_, moves, plan) = TourParams::read(params)?;
         Ok(Job::Sweep(closed::closed_tours(Geometry::new(plan.width, plan.rows, moves), plan.min_rows)?))
     }
 
     fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
+        if is_enumeration(params) {
+            return Ok(EnumerateParams::read(params)?.0.command_line());
+        }
         Ok(TourParams::read(params)?.2.label(slot))
     }
 
@@ -198,6 +241,9 @@ impl Problem for Tours {
         format: OutputFormat,
         out: &mut dyn Write,
     ) -> Result<()> {
+        if is_enumeration(params) {
+            return EnumerateParams::print(params, counts, format, out);
+        }
         let (tour, _, plan) = TourParams::read(params)?;
         for (rows, count) in counts {
             let line =
@@ -210,6 +256,11 @@ impl Problem for Tours {
         }
         Ok(())
     }
+}
+
+/// Whether these parameters ask for `tours enumerate` rather than a count by sweep.
+fn is_enumeration(params: &Params) -> bool {
+    params.get("action").and_then(|a| a.as_str()) == Some(ENUMERATE)
 }
 
 #[cfg(test)]

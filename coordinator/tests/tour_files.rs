@@ -1,0 +1,249 @@
+//! `leaper tours enumerate | generate | dedupe | convert | show`: the 6x6 closed tours against
+//! the transfer matrix and the published classes (1245: 1223 asymmetric, 17 binary, 5
+//! quaternary), the orbit-counting identity, the formats and their round trips, invalid lines
+//! named by file and line, Warnsdorff tours deterministic for a seed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::{leaper, text};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = common::scratch("tour-files", name);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> String {
+    let output = leaper(args, None);
+    assert!(output.status.success(), "leaper {args:?}: {}", text(&output.stderr));
+    text(&output.stdout)
+}
+
+fn fails(args: &[&str]) -> String {
+    let output = leaper(args, None);
+    assert!(!output.status.success(), "leaper {args:?} should fail: {}", text(&output.stdout));
+    text(&output.stderr)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let mut args = args.to_vec();
+    args.extend(["--format", "json"]);
+    serde_json::from_str(run(&args).trim()).expect("one JSON line")
+}
+
+/// Enumerates the 6x6 closed tours into `dir/tours6.txt`.
+fn enumerate_6x6(dir: &Path) -> PathBuf {
+    let file = dir.join("tours6.txt");
+    let printed = run(&["tours", "enumerate", "6x6", "--closed", "--out", path(&file)]);
+    assert_eq!(printed, "9862\n");
+    file
+}
+
+#[test]
+fn six_by_six_closed_tours_agree_with_the_transfer_matrix_and_the_published_classes() {
+    let dir = scratch("enumerate");
+    let file = enumerate_6x6(&dir);
+    assert_eq!(run(&["knight", "6x6"]), "9862\n", "the transfer matrix counts as many");
+    let bytes = fs::read(&file).unwrap();
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    assert_eq!(lines.len(), 9862);
+    assert!(lines.iter().all(|l| l.len() == 2 + 36 + 2 + 36 + 2 && l.ends_with(b"\r\n")));
+    let totals = json(&["tours", "dedupe", path(&file), "--board", "6x6", "--closed"]);
+    assert_eq!(totals["tours"], 9862);
+    assert_eq!(totals["classes"], 1245);
+    assert_eq!(totals["closed_classes"], 1245);
+    assert_eq!(totals["by_symmetry"], serde_json::json!({"1": 1223, "2": 17, "4": 5}));
+    // Orbit counting: 8 / |stabiliser| summed over the classes is every tour once.
+    assert_eq!(totals["images"], 9862);
+    // One tour per class, and deduplicating those again changes nothing.
+    let distinct = dir.join("distinct.txt");
+    let printed = run(&["tours", "dedupe", path(&file), "--board", "6x6", "--out", path(&distinct)]);
+    assert!(printed.contains("classes         1245 (1245 closed, 0 open)"), "{printed}");
+    let again = json(&["tours", "dedupe", path(&distinct), "--board", "6x6"]);
+    assert_eq!((again["tours"].as_u64(), again["classes"].as_u64()), (Some(1245), Some(1245)));
+    // The kept tours are the first of each class, in input order: the file is a subsequence.
+    let kept = fs::read_to_string(&distinct).unwrap();
+    let all = fs::read_to_string(&file).unwrap();
+    let mut position = 0;
+    for line in kept.split_inclusive('\n') {
+        position += all[position..].find(line).expect("in input order") + line.len();
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_same_tours_in_another_format_and_orientation_are_duplicates() {
+    let dir = scratch("formats");
+    let file = enumerate_6x6(&dir);
+    let moves = dir.join("tours.moves");
+    let edges = dir.join("tours.edges");
+    let back = dir.join("back.txt");
+    run(&["tours", "convert", path(&file), "--board", "6x6", "--to", "moves", "--out", path(&moves)]);
+    run(&["tours", "convert", path(&moves), "--board", "6x6", "--to", "edges", "--out", path(&edges)]);
+    run(&["tours", "convert", path(&edges), "--board", "6x6", "--to", "compact", "--out", path(&back)]);
+    // Enumerated tours start at a6 towards its lower neighbour, as tours rebuilt from their
+    // connections do: the round trip gives the same bytes.
+    assert_eq!(fs::read(&back).unwrap(), fs::read(&file).unwrap());
+    let first_moves = fs::read_to_string(&moves).unwrap().lines().next().unwrap().to_string();
+    assert!(first_moves.starts_with("a6 ") && first_moves.ends_with(" a6"), "{first_moves}");
+    // Every tour once as it is, once in moves, once in edges: still 1245 classes, 3 x 9862 read.
+    let totals = json(&["tours", "dedupe", path(&file), path(&moves), path(&edges), "--board", "6x6"]);
+    assert_eq!((totals["tours"].as_u64(), totals["classes"].as_u64()), (Some(3 * 9862), Some(1245)));
+    // A small memory limit splits the buckets; the answer stays.
+    let totals = json(&["tours", "dedupe", path(&file), path(&moves), "--board", "6x6", "--mem-limit", "64KiB"]);
+    assert_eq!(totals["classes"], 1245);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn open_tours_are_compared_with_their_closing_connection() {
+    let dir = scratch("open");
+    let file = dir.join("open5.txt");
+    assert_eq!(run(&["tours", "enumerate", "5x5", "--open", "--out", path(&file), "--to", "edges"]), "864\n");
+    let first = fs::read_to_string(&file).unwrap().lines().next().unwrap().to_string();
+    assert_eq!(first.matches('*').count(), 1, "one fictitious connection: {first}");
+    let totals = json(&["tours", "dedupe", path(&file), "--board", "5x5"]);
+    assert_eq!(totals["open_classes"], totals["classes"]);
+    assert_eq!(totals["images"], 864, "orbit counting over the open classes");
+    assert!(fails(&["tours", "dedupe", path(&file), "--board", "5x5", "--closed"]).contains("line 1: an open tour"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn invalid_lines_are_named_by_file_and_line_or_skipped() {
+    let dir = scratch("invalid");
+    let file = enumerate_6x6(&dir);
+    let good: Vec<String> = fs::read_to_string(&file).unwrap().lines().take(3).map(String::from).collect();
+    let compact = |rows: &str, cols: &str| format!("  {rows}  {cols}");
+    let (rows, cols) = (&good[0][2..38], &good[0][40..76]);
+    // Swap two squares of the tour: the knight's move breaks.
+    let mut swapped_rows: Vec<char> = rows.chars().collect();
+    let mut swapped_cols: Vec<char> = cols.chars().collect();
+    swapped_rows.swap(5, 6);
+    swapped_cols.swap(5, 6);
+    let swapped = compact(&swapped_rows.iter().collect::<String>(), &swapped_cols.iter().collect::<String>());
+    // Repeat the first square in place of the last.
+    let repeated = compact(&format!("{}{}", &rows[..35], &rows[..1]), &format!("{}{}", &cols[..35], &cols[..1]));
+    let cases = [
+        (swapped.clone(), "is not a knight's move"),
+        (repeated, "visited twice"),
+        (good[0][..70].to_string(), "a line of 70 bytes; a 6x6 tour in the compact format takes 76 (78 with CR LF)"),
+        (compact(&rows.replace('1', "7"), cols), "row \"7\" is not between 1 and 6"),
+    ];
+    for (number, (bad, message)) in cases.iter().enumerate() {
+        let input = dir.join(format!("bad{number}.txt"));
+        fs::write(&input, format!("{}\r\n{}\r\n{bad}\r\n", good[0], good[1])).unwrap();
+        let error = fails(&["tours", "dedupe", path(&input), "--board", "6x6"]);
+        assert!(error.contains(&format!("{}: line 3: ", input.display())), "{error}");
+        assert!(error.contains(message), "{message}: {error}");
+        let totals = json(&["tours", "dedupe", path(&input), "--board", "6x6", "--skip-invalid"]);
+        assert_eq!((totals["tours"].as_u64(), totals["invalid"].as_u64()), (Some(2), Some(1)));
+    }
+    // An open tour claimed closed: a move list whose ends are not a knight's move apart.
+    let moves = dir.join("open.moves");
+    run(&["tours", "enumerate", "5x5", "--open", "--to", "moves", "--out", path(&moves)]);
+    let error = fails(&["tours", "convert", path(&moves), "--board", "5x5", "--closed", "--to", "compact"]);
+    assert!(error.contains("line 1: an open tour claimed closed: its ends"), "{error}");
+    // Nothing is left half-written when a conversion fails.
+    let out = dir.join("never.txt");
+    fails(&["tours", "convert", path(&moves), "--board", "5x5", "--closed", "--to", "compact", "--out", path(&out)]);
+    assert!(!out.exists());
+    assert_eq!(
+        fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("tmp"))
+            .count(),
+        0
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn warnsdorff_tours_are_deterministic_for_a_seed_and_deduplicate() {
+    let dir = scratch("warnsdorff");
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    let summary = json(&[
+        "tours",
+        "generate",
+        "8x8",
+        "--warnsdorff",
+        "--closed",
+        "--count",
+        "300",
+        "--seed",
+        "7",
+        "--out",
+        path(&a),
+    ]);
+    assert_eq!(summary["tours"], 300);
+    run(&[
+        "tours",
+        "generate",
+        "8x8",
+        "--warnsdorff",
+        "--closed",
+        "--count",
+        "300",
+        "--seed",
+        "7",
+        "--out",
+        path(&b),
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(fs::read(&a).unwrap(), fs::read(&b).unwrap(), "the same seed, the same tours");
+    let bytes = fs::read(&a).unwrap();
+    assert_eq!(bytes.len(), 300 * 134, "Phadke's 134-byte lines");
+    // Phadke: the eight connections around the corners are common to every closed 8x8 tour.
+    let edges = run(&["tours", "convert", path(&a), "--to", "edges"]);
+    for line in edges.lines() {
+        let numbers: Vec<&str> = line.split(' ').collect();
+        assert_eq!(numbers.len(), 64);
+        for corner in ["1123", "1132", "1826", "1837", "6281", "6788", "7381", "7688"] {
+            assert!(numbers.contains(&corner), "{corner} in {line}");
+        }
+    }
+    let totals = json(&["tours", "dedupe", path(&a), "--closed"]);
+    assert_eq!(totals["tours"], 300);
+    let classes = totals["classes"].as_u64().unwrap();
+    // The same tours again as move lists, and as their first class representatives: nothing new.
+    let moves = dir.join("a.moves");
+    let distinct = dir.join("distinct.txt");
+    run(&["tours", "convert", path(&a), "--to", "moves", "--out", path(&moves)]);
+    run(&["tours", "dedupe", path(&a), "--out", path(&distinct)]);
+    let again = json(&["tours", "dedupe", path(&a), path(&moves), path(&distinct), "--closed"]);
+    assert_eq!(again["tours"].as_u64(), Some(600 + classes));
+    assert_eq!(again["classes"].as_u64(), Some(classes));
+    let kept = json(&["tours", "dedupe", path(&distinct)]);
+    assert_eq!((kept["tours"].as_u64(), kept["classes"].as_u64()), (Some(classes), Some(classes)));
+    let shown = run(&["tours", "show", path(&a), "--number", "2"]);
+    assert!(shown.contains("closed tour"), "{shown}");
+    let svg = dir.join("tour.svg");
+    run(&["tours", "show", path(&a), "--svg", path(&svg)]);
+    assert!(
+        fs::read_to_string(&svg).unwrap().starts_with("<svg") || fs::read_to_string(&svg).unwrap().starts_with("<?xml")
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn enumeration_is_a_resumable_subtree_job_and_the_old_tours_command_still_counts() {
+    let dir = scratch("job");
+    let job = dir.join("job");
+    let out = dir.join("t.txt");
+    let printed = run(&["tours", "enumerate", "6x6", "--out", path(&out), "--job-dir", path(&job)]);
+    assert_eq!(printed, "9862\n");
+    assert_eq!(run(&["resume", "--job-dir", path(&job)]), "9862\n");
+    let status = run(&["status", "--job-dir", path(&job)]);
+    assert!(status.contains("tours enumerate 6x6 --closed"), "{status}");
+    assert_eq!(run(&["tours", "--moves", "1,2", "6x6"]), "9862\n");
+    assert!(fails(&["tours", "enumerate", "9x9"]).contains("at most 64 squares"));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,678 @@
+//! `leaper tours enumerate | generate | dedupe | convert | show`: the tour files' face to the
+//! command line.
+//!
+//! `enumerate` is a job (a subtree search: `--job-dir`, `resume`, `status` and `--workers` work
+//! for it); the others are tools that read and write files in one run.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, FromArgMatches};
+use serde::{Deserialize, Serialize};
+
+use super::board::TourBoard;
+use super::dedupe::{dedupe, DedupeOptions, DedupeReport};
+use super::enumerate::Enumeration;
+use super::format::{write, Closure, Format};
+use super::reader::{read_tours, ReadOptions};
+use super::show;
+use super::tour::Tour;
+use super::warnsdorff::{TieBreak, Warnsdorff};
+use crate::engine::jobdir::files::JobFile;
+use crate::engine::jobdir::{check_writable, file_error, sync_dir};
+use crate::engine::limits::parse_size;
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Tool, ToolContext};
+use crate::engine::search::{ShardResult, SubtreeProblem};
+use crate::error::{Error, Result};
+use crate::problems::tours::board::BoardSize;
+
+/// The `action` of an enumeration's parameters: how [`super::super::Tours`] tells them apart.
+pub const ENUMERATE: &str = "enumerate";
+
+/// `leaper tours enumerate`.
+#[derive(Debug, Args)]
+pub struct EnumerateArgs {
+    /// The board, WIDTHxLENGTH (at most 64 squares), for example 6x6.
+    board: BoardSize,
+
+    /// Closed tours (the default).
+    #[arg(long, conflicts_with = "open")]
+    closed: bool,
+
+    /// Open tours (undirected Hamiltonian paths: a tour and its reverse are one).
+    #[arg(long)]
+    open: bool,
+
+    /// Write every tour to FILE, one per line.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// The format of --out.
+    #[arg(long, value_enum, default_value_t = Format::Compact)]
+    to: Format,
+}
+
+/// What an enumeration job does, as `job.toml` records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumerateParams {
+    action: String,
+    board: String,
+    open: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    out: Option<PathBuf>,
+    to: Format,
+}
+
+impl EnumerateParams {
+    pub fn from_matches(matches: &clap::ArgMatches) -> Result<Params> {
+        let args = EnumerateArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        TourBoard::new(args.board)?;
+        if let Some(out) = &args.out {
+            check_writable(out, "tour file")?;
+        }
+        table(&EnumerateParams {
+            action: ENUMERATE.into(),
+            board: args.board.to_string(),
+            open: args.open,
+            out: args.out.map(|p| std::path::absolute(&p).unwrap_or(p)),
+            to: args.to,
+        })
+    }
+
+    pub fn read(params: &Params) -> Result<(EnumerateParams, Enumeration)> {
+        let enumerate: EnumerateParams = typed("tours", params)?;
+        let board = TourBoard::new(enumerate.board.parse()?)?;
+        let enumeration = Enumeration::new(board, !enumerate.open)?;
+        Ok((enumerate, enumeration))
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.open {
+            "open"
+        } else {
+            "closed"
+        }
+    }
+
+    pub fn command_line(&self) -> String {
+        let mut line = format!("tours enumerate {} --{}", self.board, self.kind());
+        if let Some(out) = &self.out {
+            line.push_str(&format!(" --out {} --to {}", out.display(), format_name(self.to)));
+        }
+        line
+    }
+
+    pub fn id_stem(&self) -> String {
+        format!("tours-enumerate-{}-{}", self.board, self.kind())
+    }
+
+    pub fn job(params: &Params) -> Result<Job> {
+        let (enumerate, enumeration) = EnumerateParams::read(params)?;
+        Ok(Job::Subtree(Arc::new(EnumerateJob { enumerate, enumeration })))
+    }
+
+    /// Prints the count and writes the tours to `--out`, tracing the shards again in order
+    /// (every thread), and checks that the file holds as many tours as the shards counted.
+    pub fn print(params: &Params, counts: &[(usize, String)], format: OutputFormat, out: &mut dyn Write) -> Result<()> {
+        let (enumerate, enumeration) = EnumerateParams::read(params)?;
+        let count = counts.first().map(|(_, c)| c.clone()).unwrap_or_default();
+        if let Some(path) = &enumerate.out {
+            let written = write_enumeration(&enumeration, path, enumerate.to)?;
+            if written.to_string() != count {
+                return Err(Error::Bug(format!("the shards counted {count} tours, the file got {written}")));
+            }
+        }
+        #[derive(Serialize)]
+        struct Line<'a> {
+            problem: &'a str,
+            board: &'a str,
+            tours: &'a str,
+            count: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            file: Option<String>,
+        }
+        let file = enumerate.out.as_ref().map(|p| p.display().to_string());
+        match format {
+            OutputFormat::Json => write_json_line(
+                out,
+                &Line { problem: "knight", board: &enumerate.board, tours: enumerate.kind(), count: &count, file },
+            ),
+            OutputFormat::Text => write_line(out, format_args!("{count}")),
+        }
+    }
+}
+
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Compact => "compact",
+        Format::Moves => "moves",
+        Format::Edges => "edges",
+    }
+}
+
+/// The enumeration as a subtree job: one shard per start of a path.
+struct EnumerateJob {
+    enumerate: EnumerateParams,
+    enumeration: Enumeration,
+}
+
+impl SubtreeProblem for EnumerateJob {
+    fn describe(&self) -> String {
+        format!("tours enumerate {} --{}", self.enumerate.board, self.enumerate.kind())
+    }
+
+    fn slots(&self) -> Vec<String> {
+        vec![format!("{} tours", self.enumerate.kind())]
+    }
+
+    fn shard_count(&self) -> usize {
+        self.enumeration.shard_count()
+    }
+
+    fn shard_label(&self, index: usize) -> String {
+        self.enumeration.shard_label(index)
+    }
+
+    fn run_shard(&self, index: usize) -> Result<ShardResult> {
+        let found = self.enumeration.run_shard(index, &mut |_| Ok(()))?;
+        Ok(ShardResult { counts: vec![u128::from(found)] })
+    }
+}
+
+/// Writes every tour of the enumeration to `path`, shards in order; returns how many.
+fn write_enumeration(enumeration: &Enumeration, path: &Path, format: Format) -> Result<u64> {
+    use rayon::prelude::*;
+    let board = enumeration.board();
+    let mut written = 0;
+    write_file(path, "the tours", &mut |out| {
+        // A few shards at a time on every thread, written in shard order.
+        let batch = rayon::current_num_threads() * 4;
+        let shards: Vec<usize> = (0..enumeration.shard_count()).collect();
+        for group in shards.chunks(batch) {
+            let texts: Vec<(u64, String)> = group
+                .par_iter()
+                .map(|&shard| {
+                    let mut text = String::new();
+                    let count = enumeration.run_shard(shard, &mut |tour| {
+                        text.push_str(&write(board, tour, format));
+                        Ok(())
+                    })?;
+                    Ok((count, text))
+                })
+                .collect::<Result<_>>()?;
+            for (count, text) in texts {
+                written += count;
+                out.write_all(text.as_bytes()).map_err(|e| file_error(path, "write the tours", e))?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(written)
+}
+
+/// Writes `path` through a temporary file beside it, renamed into place once complete and
+/// synced: a failure leaves no half-written file.
+fn write_file(path: &Path, what: &str, fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let temp = JobFile::temporary_of(path);
+    let io = |e: std::io::Error| file_error(&temp, &format!("write {what}"), e);
+    let result = (|| {
+        let file = std::fs::File::create(&temp).map_err(io)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut out)?;
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)
+    })();
+    if let Err(error) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(error);
+    }
+    std::fs::rename(&temp, path).map_err(|e| file_error(path, &format!("write {what}"), e))?;
+    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+}
+
+/// How every tool reads tour files.
+#[derive(Debug, Args)]
+struct ReadArgs {
+    /// The board of the files.
+    #[arg(long, default_value = "8x8")]
+    board: BoardSize,
+
+    /// The files' format (default: recognised from each file's first tour).
+    #[arg(long, value_enum)]
+    from: Option<Format>,
+
+    /// Every tour is closed: one whose ends are not a knight's move apart is invalid.
+    #[arg(long, conflicts_with = "open")]
+    closed: bool,
+
+    /// Every tour is open (its ends joined by Phadke's fictitious closing connection).
+    #[arg(long)]
+    open: bool,
+
+    /// Count and skip invalid lines instead of stopping at the first.
+    #[arg(long)]
+    skip_invalid: bool,
+}
+
+impl ReadArgs {
+    fn options(&self) -> Result<ReadOptions> {
+        let closure = match (self.closed, self.open) {
+            (true, _) => Closure::Closed,
+            (_, true) => Closure::Open,
+            _ => Closure::Auto,
+        };
+        Ok(ReadOptions {
+            board: TourBoard::new(self.board)?,
+            from: self.from,
+            closure,
+            skip_invalid: self.skip_invalid,
+        })
+    }
+}
+
+/// Sizes the process's thread pool (all cores when `None`): a tool is the whole process.
+fn use_threads(threads: Option<usize>) -> Result<()> {
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .map_err(|e| Error::InvalidRequest(format!("cannot start {threads} threads: {e}")))?;
+    }
+    Ok(())
+}
+
+fn args<T: FromArgMatches>(matches: &clap::ArgMatches) -> Result<T> {
+    T::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))
+}
+
+/// `leaper tours generate`.
+pub struct GenerateTool;
+
+#[derive(Debug, Args)]
+struct GenerateArgs {
+    /// The board, WIDTHxLENGTH.
+    board: BoardSize,
+
+    /// By Warnsdorff's rule: always to the square with the fewest onward moves (the method
+    /// leaper knows, and the default).
+    #[arg(long)]
+    warnsdorff: bool,
+
+    /// Only closed tours (attempts that do not close are dropped).
+    #[arg(long)]
+    closed: bool,
+
+    /// How many tours.
+    #[arg(long)]
+    count: u64,
+
+    /// The seed: the same seed, board and options give the same tours, on any number of threads.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+
+    /// How ties between squares with as few onward moves are broken: random; pohl (fewest
+    /// onward moves two steps ahead, then random); roth (farthest from the centre, then random).
+    #[arg(long, value_enum, default_value_t = TieBreak::Random)]
+    tie_break: TieBreak,
+
+    /// Start every tour here (default: a random square per attempt).
+    #[arg(long, value_name = "SQUARE")]
+    start: Option<String>,
+
+    /// Give up after this many attempts (default: 1000 per tour asked for, and at least a million).
+    #[arg(long)]
+    max_attempts: Option<u64>,
+
+    /// The file to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+
+    /// Its format.
+    #[arg(long, value_enum, default_value_t = Format::Compact)]
+    to: Format,
+
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    format: OutputFormat,
+
+    /// Threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::engine::limits::parse_threads)]
+    threads: Option<usize>,
+}
+
+impl Tool for GenerateTool {
+    fn command(&self) -> clap::Command {
+        GenerateArgs::augment_args(clap::Command::new("generate"))
+            .about("Write tours found by Warnsdorff's rule (tie-break variants; deterministic for a seed).")
+    }
+
+    fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
+        let args: GenerateArgs = args(matches)?;
+        use_threads(args.threads)?;
+        let board = TourBoard::new(args.board)?;
+        check_writable(&args.out, "tour file")?;
+        let start = match &args.start {
+            Some(name) => Some(board.parse_name(name).ok_or_else(|| {
+                Error::InvalidRequest(format!("--start {name:?} is not a square of the {} board", board.size()))
+            })?),
+            None => None,
+        };
+        let rule = Warnsdorff { board: &board, tie_break: args.tie_break, closed: args.closed, start, seed: args.seed };
+        let max_attempts = args.max_attempts.unwrap_or(args.count.saturating_mul(1000).max(1_000_000));
+        let mut generated = None;
+        write_file(&args.out, "the tours", &mut |file| {
+            generated = Some(rule.generate(args.count, max_attempts, &mut |tour: &Tour| {
+                file.write_all(write(&board, tour, args.to).as_bytes())
+                    .map_err(|e| file_error(&args.out, "write the tours", e))
+            })?);
+            Ok(())
+        })?;
+        let generated = generated.expect("written");
+        let kind = if args.closed { "closed" } else { "open or closed" };
+        if generated.tours < args.count {
+            tracing::warn!(
+                asked = args.count,
+                found = generated.tours,
+                attempts = generated.attempts,
+                "fewer tours than asked: the attempts ran out (raise --max-attempts)"
+            );
+        }
+        #[derive(Serialize)]
+        struct Summary<'a> {
+            board: String,
+            tours: u64,
+            kind: &'a str,
+            attempts: u64,
+            tie_break: TieBreak,
+            seed: u64,
+            file: String,
+        }
+        let summary = Summary {
+            board: board.size().to_string(),
+            tours: generated.tours,
+            kind,
+            attempts: generated.attempts,
+            tie_break: args.tie_break,
+            seed: args.seed,
+            file: args.out.display().to_string(),
+        };
+        match args.format {
+            OutputFormat::Json => write_json_line(out, &summary)?,
+            OutputFormat::Text => write_line(
+                out,
+                format_args!(
+                    "{} {kind} tours of {} in {} attempts (Warnsdorff, --tie-break {}, seed {}) written to {}",
+                    summary.tours,
+                    summary.board,
+                    summary.attempts,
+                    clap::ValueEnum::to_possible_value(&args.tie_break)
+                        .map_or_else(String::new, |v| v.get_name().into()),
+                    args.seed,
+                    summary.file
+                ),
+            )?,
+        }
+        if generated.tours < args.count {
+            return Err(Error::InvalidRequest(format!(
+                "found {} of the {} tours asked for in {} attempts; the file holds those",
+                generated.tours, args.count, generated.attempts
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// `leaper tours dedupe`.
+pub struct DedupeTool;
+
+#[derive(Debug, Args)]
+struct DedupeArgs {
+    /// The tour files.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    read: ReadArgs,
+
+    /// Write one tour per class (the first read), in input order.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// The format of --out.
+    #[arg(long, value_enum, default_value_t = Format::Compact)]
+    to: Format,
+
+    /// Memory for sorting the canonical forms, for example 1GiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "2GiB")]
+    mem_limit: u64,
+
+    /// Directory for the bucket files (made, then removed; default: beside --out, or in the
+    /// current directory).
+    #[arg(long, value_name = "DIR")]
+    scratch: Option<PathBuf>,
+
+    /// Output format of the totals.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    format: OutputFormat,
+
+    /// Threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::engine::limits::parse_threads)]
+    threads: Option<usize>,
+}
+
+impl Tool for DedupeTool {
+    fn uses_workers(&self) -> bool {
+        true
+    }
+
+    fn command(&self) -> clap::Command {
+        DedupeArgs::augment_args(clap::Command::new("dedupe")).about(
+            "Keep one tour per class under the board's symmetries (a tour and its reverse are one); \
+             print the totals and the classes by the order of their symmetry group.",
+        )
+    }
+
+    fn run(&self, matches: &clap::ArgMatches, context: &ToolContext, out: &mut dyn Write) -> Result<()> {
+        let args: DedupeArgs = args(matches)?;
+        use_threads(args.threads)?;
+        if let Some(path) = &args.out {
+            check_writable(path, "distinct tours")?;
+            if args.files.iter().any(|f| same_file(f, path)) {
+                return Err(Error::InvalidRequest(format!(
+                    "--out {} is one of the files read; write the distinct tours elsewhere",
+                    path.display()
+                )));
+            }
+        }
+        let scratch = args.scratch.clone().unwrap_or_else(|| {
+            let base = args.out.clone().unwrap_or_else(|| PathBuf::from("leaper"));
+            PathBuf::from(format!("{}.dedupe-{}", base.display(), std::process::id()))
+        });
+        let options = DedupeOptions {
+            read: args.read.options()?,
+            out: args.out.clone().map(|p| (p, args.to)),
+            scratch,
+            mem_limit: args.mem_limit,
+        };
+        let report = dedupe(&args.files, &options, context.workers.as_deref())?;
+        tracing::info!(
+            bytes_on_disk = report.distinct.bytes_on_disk,
+            buckets = report.distinct.buckets,
+            splits = report.distinct.splits,
+            "deduplicated"
+        );
+        print_report(&options.read.board, &report, args.format, out)
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn print_report(board: &TourBoard, report: &DedupeReport, format: OutputFormat, out: &mut dyn Write) -> Result<()> {
+    let group = if board.is_square() { 8 } else { 4 };
+    match format {
+        OutputFormat::Json => {
+            #[derive(Serialize)]
+            struct Totals {
+                board: String,
+                tours: u64,
+                invalid: u64,
+                classes: u64,
+                closed_classes: u64,
+                open_classes: u64,
+                by_symmetry: std::collections::BTreeMap<String, u64>,
+                images: u64,
+            }
+            write_json_line(
+                out,
+                &Totals {
+                    board: board.size().to_string(),
+                    tours: report.tours,
+                    invalid: report.invalid,
+                    classes: report.classes,
+                    closed_classes: report.closed_classes,
+                    open_classes: report.open_classes,
+                    by_symmetry: report.by_symmetry.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                    images: report.images,
+                },
+            )
+        }
+        OutputFormat::Text => {
+            write_line(out, format_args!("tours read      {}", report.tours))?;
+            if report.invalid > 0 {
+                write_line(out, format_args!("invalid lines   {} (skipped)", report.invalid))?;
+            }
+            write_line(
+                out,
+                format_args!(
+                    "classes         {} ({} closed, {} open)",
+                    report.classes, report.closed_classes, report.open_classes
+                ),
+            )?;
+            for (order, classes) in &report.by_symmetry {
+                write_line(out, format_args!("  symmetry group of order {order}: {classes}"))?;
+            }
+            write_line(
+                out,
+                format_args!("tours in these classes {} (the sum of {group} / order over the classes)", report.images),
+            )
+        }
+    }
+}
+
+/// `leaper tours convert`.
+pub struct ConvertTool;
+
+#[derive(Debug, Args)]
+struct ConvertArgs {
+    /// The tour files.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    read: ReadArgs,
+
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: Format,
+
+    /// Write to FILE (default: standard output).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::engine::limits::parse_threads)]
+    threads: Option<usize>,
+}
+
+impl Tool for ConvertTool {
+    fn command(&self) -> clap::Command {
+        ConvertArgs::augment_args(clap::Command::new("convert"))
+            .about("Rewrite tour files in another format (compact, moves, edges), checking every tour.")
+    }
+
+    fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
+        let args: ConvertArgs = args(matches)?;
+        use_threads(args.threads)?;
+        let options = args.read.options()?;
+        let board = options.board.clone();
+        let target = args.out.clone().unwrap_or_else(|| PathBuf::from("standard output"));
+        let mut convert = |sink: &mut dyn Write| -> Result<()> {
+            read_tours(&args.files, &options, &|_| (), &mut |_, tour, ()| {
+                sink.write_all(write(&board, tour, args.to).as_bytes())
+                    .map_err(|e| file_error(&target, "write the converted tours", e))
+            })?;
+            Ok(())
+        };
+        match &args.out {
+            Some(path) => {
+                check_writable(path, "converted tours")?;
+                if args.files.iter().any(|f| same_file(f, path)) {
+                    return Err(Error::InvalidRequest(format!("--out {} is one of the files read", path.display())));
+                }
+                write_file(path, "the converted tours", &mut convert)
+            }
+            None => convert(out),
+        }
+    }
+}
+
+/// `leaper tours show`.
+pub struct ShowTool;
+
+#[derive(Debug, Args)]
+struct ShowArgs {
+    /// The tour file.
+    file: PathBuf,
+
+    #[command(flatten)]
+    read: ReadArgs,
+
+    /// Which tour of the file, counted from 1.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    number: u64,
+
+    /// Draw it as SVG to FILE instead of printing a diagram.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+impl Tool for ShowTool {
+    fn command(&self) -> clap::Command {
+        ShowArgs::augment_args(clap::Command::new("show"))
+            .about("Draw one tour of a file: a numbered diagram, or an SVG picture of its moves.")
+    }
+
+    fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
+        let args: ShowArgs = args(matches)?;
+        let options = args.read.options()?;
+        let mut wanted = None;
+        read_tours(std::slice::from_ref(&args.file), &options, &|_| (), &mut |ordinal, tour, ()| {
+            if ordinal + 1 == args.number {
+                wanted = Some(tour.clone());
+            }
+            Ok(())
+        })?;
+        let tour = wanted.ok_or_else(|| Error::File {
+            path: args.file.clone(),
+            message: format!("has fewer than {} tours", args.number),
+        })?;
+        match &args.svg {
+            Some(path) => {
+                check_writable(path, "drawing")?;
+                crate::engine::jobdir::replace_durably(path, show::svg(&options.board, &tour).as_bytes(), "svg")
+            }
+            None => out
+                .write_all(show::text(&options.board, &tour).as_bytes())
+                .map_err(|e| file_error(Path::new("standard output"), "write", e)),
+        }
+    }
+}
+
+/// The tools, as `leaper tours` lists them.
+pub static TOOLS: [&dyn Tool; 4] = [&GenerateTool, &DedupeTool, &ConvertTool, &ShowTool];

@@ -1,0 +1,162 @@
+//! One tour per class: duplicate elimination at any scale.
+//!
+//! Phadke compares each candidate's eight images with every master found so far, so each new
+//! tour costs more than the last. Here every tour is reduced to its
+//! [canonical form](super::canonical) as it is read; the forms, each with the tour's ordinal,
+//! go to hash-partitioned bucket files (the engine's [`distinct`](crate::engine::distinct)), each
+//! bucket is sorted on its own within the memory limit, and the first tour of every class
+//! survives. A second reading of the input writes the survivors, in input order: the file
+//! Phadke calls the independent solutions.
+//!
+//! ```text
+//! FILES ──read, check, canonical form (all threads)──► partition: form ++ ordinal ++ |stabiliser| ++ kind
+//!       ──► per bucket: sort, keep the least ordinal of each form ──► merge by ordinal
+//!       ──► totals (classes by the order of their symmetry group) and, with --out, FILES read
+//!           again and the tours of the kept ordinals written
+//! ```
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::canonical::Canonicalizer;
+use super::format::{write, Format};
+use super::reader::{read_tours, ReadOptions};
+use crate::engine::distinct::{BucketDeduper, DistinctStats, Partitioner, Shape};
+use crate::engine::jobdir::files::JobFile;
+use crate::engine::jobdir::{file_error, sync_dir};
+use crate::error::{Error, Result};
+
+/// Buckets at most: enough for a terabyte of forms in a gigabyte of memory.
+const MAX_BUCKETS: usize = 4096;
+
+/// What to deduplicate and where.
+pub struct DedupeOptions {
+    pub read: ReadOptions,
+    /// Where to write one tour per class, and in which format.
+    pub out: Option<(PathBuf, Format)>,
+    /// The scratch directory for the bucket files (made, then removed).
+    pub scratch: PathBuf,
+    pub mem_limit: u64,
+}
+
+/// The totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DedupeReport {
+    pub tours: u64,
+    pub invalid: u64,
+    pub classes: u64,
+    pub closed_classes: u64,
+    pub open_classes: u64,
+    /// Classes by the order of their symmetry group (how many symmetries fix the tour).
+    pub by_symmetry: BTreeMap<u8, u64>,
+    /// The tours the classes hold, |G| / |stabiliser| each: all the images of the kept tours.
+    pub images: u64,
+    pub distinct: DistinctStats,
+    pub bytes_read: u64,
+}
+
+/// The payload after the form: ordinal (big-endian, so that bytes sort as numbers), the order
+/// of the symmetry group, closed (1) or open (0).
+const PAYLOAD: usize = 8 + 1 + 1;
+
+/// Deduplicates the tours of `paths`, sorting the buckets here or, given `remote`, on workers.
+pub fn dedupe(paths: &[PathBuf], options: &DedupeOptions, remote: Option<&dyn BucketDeduper>) -> Result<DedupeReport> {
+    let canon = Canonicalizer::new(&options.read.board);
+    let shape = Shape { key_len: canon.form_len(), payload_len: PAYLOAD };
+    let buckets = bucket_count(paths, &options.read, shape, options.mem_limit);
+    let mut partitioner = Partitioner::create(&options.scratch, shape, buckets)?;
+    let compute = |tour: &super::tour::Tour| canon.canonical(tour);
+    let read = read_tours(paths, &options.read, &compute, &mut |ordinal, tour, canonical| {
+        let mut payload = [0u8; PAYLOAD];
+        payload[..8].copy_from_slice(&ordinal.to_be_bytes());
+        payload[8] = canonical.stabiliser;
+        payload[9] = u8::from(tour.closed);
+        partitioner.add(&canonical.form, &payload)
+    });
+    let read = match read {
+        Ok(read) => read,
+        Err(error) => {
+            partitioner.abandon();
+            return Err(error);
+        }
+    };
+    let partitioned = partitioner.finish()?;
+    let distinct = partitioned.distinct(options.mem_limit, remote)?;
+    let group = canon.symmetries().len() as u64;
+    let mut report = DedupeReport {
+        tours: read.tours,
+        invalid: read.invalid,
+        distinct,
+        bytes_read: read.bytes,
+        ..Default::default()
+    };
+    let mut kept = Vec::new();
+    for survivor in partitioned.survivors()? {
+        let (payload, _copies) = survivor?;
+        let ordinal = u64::from_be_bytes(payload[..8].try_into().expect("eight bytes"));
+        let stabiliser = payload[8];
+        report.classes += 1;
+        *report.by_symmetry.entry(stabiliser).or_default() += 1;
+        report.images += group / u64::from(stabiliser);
+        if payload[9] == 1 {
+            report.closed_classes += 1;
+        } else {
+            report.open_classes += 1;
+        }
+        if options.out.is_some() {
+            kept.push(ordinal);
+        }
+    }
+    if let Some((path, format)) = &options.out {
+        write_kept(paths, options, &kept, path, *format)?;
+    }
+    Ok(report)
+}
+
+/// Enough buckets that one bucket per thread fits the memory limit, from the input's size and
+/// the shortest line a tour can take.
+fn bucket_count(paths: &[PathBuf], read: &ReadOptions, shape: Shape, mem_limit: u64) -> usize {
+    let bytes: u64 = paths.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+    let shortest_line = 2 * read.board.squares() as u64 + 4;
+    let records = bytes / shortest_line + 1;
+    let in_memory = records * (shape.record_len() as u64 + 16);
+    let threads = rayon::current_num_threads() as u64;
+    let share = (mem_limit / threads / 2).max(1);
+    (in_memory.div_ceil(share) as usize).clamp(threads as usize, MAX_BUCKETS)
+}
+
+/// Reads the input again and writes the tours whose ordinals are `kept` (ascending), each in
+/// `format`, to `path` (through a temporary file renamed into place).
+fn write_kept(paths: &[PathBuf], options: &DedupeOptions, kept: &[u64], path: &Path, format: Format) -> Result<()> {
+    let temp = JobFile::temporary_of(path);
+    let file = File::create(&temp).map_err(|e| file_error(&temp, "write the distinct tours", e))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut next = kept.iter().copied().peekable();
+    let board = &options.read.board;
+    let written = read_tours(paths, &options.read, &|_| (), &mut |ordinal, tour, ()| {
+        if next.peek() == Some(&ordinal) {
+            next.next();
+            out.write_all(write(board, tour, format).as_bytes())
+                .map_err(|e| file_error(&temp, "write the distinct tours", e))?;
+        }
+        Ok(())
+    });
+    let finished = written.and_then(|_| {
+        if next.peek().is_some() {
+            return Err(Error::File {
+                path: paths[0].clone(),
+                message: "the input changed while it was being deduplicated".into(),
+            });
+        }
+        let file = out.into_inner().map_err(|e| file_error(&temp, "write the distinct tours", e.into_error()))?;
+        file.sync_all().map_err(|e| file_error(&temp, "write the distinct tours", e))
+    });
+    if let Err(error) = finished {
+        let _ = std::fs::remove_file(&temp);
+        return Err(error);
+    }
+    std::fs::rename(&temp, path).map_err(|e| file_error(path, "write the distinct tours", e))?;
+    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+}

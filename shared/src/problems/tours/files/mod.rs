@@ -1,0 +1,26 @@
+//! Knight's tour files: reading, writing, drawing, generating and deduplicating tours one by one,
+//! as P. S. Phadke describes his collection of Warnsdorff tours (`leaper tours enumerate`,
+//! `generate`, `dedupe`, `convert`, `show`).
+//!
+//! ```text
+//! board.rs       the board of a file: square numbers, algebraic names, knight's moves
+//! tour.rs        a tour (squares in order, closed or open), its checks, its connections
+//! format.rs      compact (Phadke's 134-byte lines), move lists, connectivity numbers
+//! symmetry.rs    Phadke's table of rotations and mirrors; the board's symmetry group
+//! canonical.rs   the least image of a tour's connections: one form per class
+//! enumerate.rs   every tour of a small board, by sharded depth-first search
+//! warnsdorff.rs  tours by Warnsdorff's rule, tie-break variants, deterministic for a seed
+//! show.rs        one tour as a text diagram or an SVG picture
+//! ```
+
+pub mod board;
+pub mod canonical;
+pub mod command;
+pub mod dedupe;
+pub mod enumerate;
+pub mod format;
+pub mod reader;
+pub mod show;
+pub mod symmetry;
+pub mod tour;
+pub mod warnsdorff;
