@@ -271,15 +271,25 @@ impl ReadArgs {
     }
 }
 
-/// Sizes the process's thread pool (all cores when `None`): a tool is the whole process.
-fn use_threads(threads: Option<usize>) -> Result<()> {
-    if let Some(threads) = threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global()
-            .map_err(|e| Error::InvalidRequest(format!("cannot start {threads} threads: {e}")))?;
+/// The threads of a tool that computes in parallel.
+#[derive(Debug, Args)]
+struct ThreadsArg {
+    /// Threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::engine::limits::parse_threads)]
+    threads: Option<usize>,
+}
+
+impl ThreadsArg {
+    /// Sizes the process's thread pool (all cores by default): a tool is the whole process.
+    fn use_them(&self) -> Result<()> {
+        if let Some(threads) = self.threads {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build_global()
+                .map_err(|e| Error::InvalidRequest(format!("cannot start {threads} threads: {e}")))?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 fn args<T: FromArgMatches>(matches: &clap::ArgMatches) -> Result<T> {
@@ -336,9 +346,8 @@ struct GenerateArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
 
-    /// Threads (default: all cores; at most 1024).
-    #[arg(long, value_parser = crate::engine::limits::parse_threads)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 impl Tool for GenerateTool {
@@ -349,7 +358,7 @@ impl Tool for GenerateTool {
 
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
         let args: GenerateArgs = args(matches)?;
-        use_threads(args.threads)?;
+        args.threads.use_them()?;
         let board = TourBoard::new(args.board)?;
         check_writable(&args.out, "tour file")?;
         let start = match &args.start {
@@ -456,9 +465,8 @@ struct DedupeArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
 
-    /// Threads (default: all cores; at most 1024).
-    #[arg(long, value_parser = crate::engine::limits::parse_threads)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 impl Tool for DedupeTool {
@@ -475,7 +483,7 @@ impl Tool for DedupeTool {
 
     fn run(&self, matches: &clap::ArgMatches, context: &ToolContext, out: &mut dyn Write) -> Result<()> {
         let args: DedupeArgs = args(matches)?;
-        use_threads(args.threads)?;
+        args.threads.use_them()?;
         if let Some(path) = &args.out {
             check_writable(path, "distinct tours")?;
             if args.files.iter().any(|f| same_file(f, path)) {
@@ -585,9 +593,8 @@ struct ConvertArgs {
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 
-    /// Threads (default: all cores; at most 1024).
-    #[arg(long, value_parser = crate::engine::limits::parse_threads)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 impl Tool for ConvertTool {
@@ -598,7 +605,7 @@ impl Tool for ConvertTool {
 
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
         let args: ConvertArgs = args(matches)?;
-        use_threads(args.threads)?;
+        args.threads.use_them()?;
         let options = args.read.options()?;
         let board = options.board.clone();
         let target = args.out.clone().unwrap_or_else(|| PathBuf::from("standard output"));

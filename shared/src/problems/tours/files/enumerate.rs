@@ -216,9 +216,12 @@ mod tests {
         assert_eq!(count("5x6", true), 8);
         assert_eq!(count("6x5", true), 8);
         assert_eq!(count("3x10", true), 16);
-        // Open (undirected Hamiltonian paths): 3x4 has 8, 5x5 has 864.
+        // Open (undirected Hamiltonian paths): 3x4 has 8, 3x8 396, 3x10 3048, 4x5 82, 5x5 864
+        // (half the directed counts 16, 792, 6096, 164, 1728).
         assert_eq!(count("3x4", false), 8);
         assert_eq!(count("4x3", false), 8);
+        assert_eq!(count("3x8", false), 396);
+        assert_eq!(count("10x3", false), 3048);
         assert_eq!(count("4x5", false), 82);
         assert_eq!(count("5x5", false), 864);
         assert_eq!(count("6x6", true), 9862);

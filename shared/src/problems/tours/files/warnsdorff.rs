@@ -172,30 +172,49 @@ impl Warnsdorff<'_> {
     }
 
     /// The rule's choice from `at`, whose neighbours' degrees already count `at` as visited; `None`
-    /// at a dead end. Least degree first; among equals the tie-break's key, least first; the
-    /// remaining ties by reservoir sampling, so each is chosen with equal probability and the
-    /// random stream is only drawn on for real ties.
+    /// at a dead end. Least degree first; among equals the tie-break's least key; the remaining
+    /// ties by one uniform draw, so the random stream is only drawn on for real ties.
     fn next(&self, graph: &Graph, scratch: &Scratch, at: Square, rng: &mut SplitMix64) -> Option<Square> {
         let degree = &scratch.degree;
-        let least = graph.neighbours(at).iter().map(|&n| degree[n as usize]).filter(|&d| d != VISITED).min()?;
-        let mut chosen = None;
-        let mut best = u32::MAX;
-        let mut ties = 0u64;
+        let mut tied = [0 as Square; 8];
+        let mut len = 0;
+        let mut least = FREE;
         for &n in graph.neighbours(at) {
-            if degree[n as usize] != least {
-                continue;
+            let d = degree[n as usize];
+            if d < least {
+                (least, len) = (d, 0);
             }
-            let key = self.tie_key(graph, degree, n);
-            if key < best {
-                (chosen, best, ties) = (Some(n), key, 1);
-            } else if key == best {
-                ties += 1;
-                if rng.below(ties) == 0 {
-                    chosen = Some(n);
-                }
+            if d == least {
+                tied[len] = n;
+                len += 1;
             }
         }
-        chosen
+        if len > 1 && self.tie_break != TieBreak::Random {
+            len = self.narrow(graph, degree, &mut tied[..len]);
+        }
+        match len {
+            0 => None,
+            1 => Some(tied[0]),
+            _ => Some(tied[rng.below(len as u64) as usize]),
+        }
+    }
+
+    /// Keeps, at the front of `tied`, the candidates of least tie-break key, in their order;
+    /// returns how many.
+    fn narrow(&self, graph: &Graph, degree: &[u8], tied: &mut [Square]) -> usize {
+        let mut keys = [0u32; 8];
+        for (key, &n) in keys.iter_mut().zip(tied.iter()) {
+            *key = self.tie_key(graph, degree, n);
+        }
+        let best = keys[..tied.len()].iter().copied().min().unwrap_or(0);
+        let mut kept = 0;
+        for index in 0..tied.len() {
+            if keys[index] == best {
+                tied[kept] = tied[index];
+                kept += 1;
+            }
+        }
+        kept
     }
 
     /// The tie-break's key for candidate `n`, the least preferred: Pohl's sum of onward degrees,
@@ -204,7 +223,7 @@ impl Warnsdorff<'_> {
         match self.tie_break {
             TieBreak::Random => 0,
             TieBreak::Pohl => {
-                graph.neighbours(n).iter().map(|&m| degree[m as usize]).filter(|&d| d != VISITED).map(u32::from).sum()
+                graph.neighbours(n).iter().map(|&m| degree[m as usize]).filter(|&d| d < FREE).map(u32::from).sum()
             }
             TieBreak::Roth => u32::MAX - graph.centre_distance[n as usize],
         }
@@ -247,14 +266,18 @@ impl Graph {
     }
 }
 
-/// A visited square's entry in [`Scratch::degree`]: above any degree a knight can have (8), so
-/// one byte per square says both whether it is free and how many free neighbours it has.
-const VISITED: u8 = u8::MAX;
+/// A visited square's entry in [`Scratch::degree`]: far above any degree a knight can have (8),
+/// so one byte per square says both whether it is free and how many free neighbours it has. A
+/// visited square's neighbours may still take it down by one each, at most 8 times, and it stays
+/// above [`FREE`]: the decrement needs no test, which keeps the inner loop free of branches.
+const VISITED: u8 = 0xF0;
+/// Every free square's degree is below this, every visited square's above.
+const FREE: u8 = 16;
 
 /// One attempt's state, reused across the attempts of a chunk: no allocation per step, and none
 /// per attempt but the tour it returns.
 struct Scratch {
-    /// Each unvisited square's unvisited neighbours, or [`VISITED`].
+    /// Each free square's free neighbours; [`VISITED`] (or a little less) for the others.
     degree: Vec<u8>,
     path: Vec<Square>,
 }
@@ -269,14 +292,13 @@ impl Scratch {
         self.path.clear();
     }
 
-    /// Moves the knight to `square`: its free neighbours lose one onward move.
+    /// Moves the knight to `square`: its free neighbours lose one onward move (the visited ones
+    /// lose one too, harmlessly).
     fn visit(&mut self, graph: &Graph, square: Square) {
         self.degree[square as usize] = VISITED;
         for &n in graph.neighbours(square) {
             let degree = &mut self.degree[n as usize];
-            if *degree != VISITED {
-                *degree -= 1;
-            }
+            *degree = degree.wrapping_sub(1);
         }
         self.path.push(square);
     }
@@ -311,14 +333,16 @@ impl SplitMix64 {
 
     /// Uniform in `0..bound` (`bound` > 0), by Lemire's multiply and shift with rejection of the
     /// few values that would bias it.
+    /// The division that finds the biased values is only made when a draw might be one.
     pub fn below(&mut self, bound: u64) -> u64 {
-        let threshold = bound.wrapping_neg() % bound;
-        loop {
-            let product = u128::from(self.next_u64()) * u128::from(bound);
-            if (product as u64) >= threshold {
-                return (product >> 64) as u64;
+        let mut product = u128::from(self.next_u64()) * u128::from(bound);
+        if (product as u64) < bound {
+            let threshold = bound.wrapping_neg() % bound;
+            while (product as u64) < threshold {
+                product = u128::from(self.next_u64()) * u128::from(bound);
             }
         }
+        (product >> 64) as u64
     }
 }
 
