@@ -174,7 +174,10 @@ impl Partitioner {
     /// Flushes the bucket files.
     pub fn finish(self) -> Result<Partitioned> {
         for (bucket, mut writer) in self.writers.into_iter().enumerate() {
-            writer.flush().map_err(|e| file_error(&bucket_path(&self.dir, &format!("{bucket:04}")), "write", e))?;
+            if let Err(e) = writer.flush() {
+                remove_scratch(&self.dir);
+                return Err(file_error(&bucket_path(&self.dir, &format!("{bucket:04}")), "write", e));
+            }
         }
         let buckets = fs::read_dir(&self.dir).map_err(|e| file_error(&self.dir, "list", e))?.count();
         Ok(Partitioned { dir: self.dir, shape: self.shape, buckets, records: self.records })
@@ -315,7 +318,7 @@ impl Partitioned {
 
     /// Every kept record, `(payload, copies)`, in payload order; the scratch directory is
     /// removed once all have been read.
-    pub fn survivors(self) -> Result<Survivors> {
+    pub fn survivors(mut self) -> Result<Survivors> {
         let width = self.shape.payload_len + 8;
         let mut readers = Vec::with_capacity(self.buckets);
         let mut heap = BinaryHeap::new();
@@ -328,7 +331,19 @@ impl Partitioned {
             }
             readers.push((reader, path));
         }
-        Ok(Survivors { dir: self.dir, payload_len: self.shape.payload_len, readers, heap })
+        // From here the survivors own the scratch directory (and remove it when dropped).
+        let dir = std::mem::take(&mut self.dir);
+        Ok(Survivors { dir, payload_len: self.shape.payload_len, readers, heap })
+    }
+}
+
+/// A deduplication that stops before its survivors are read (an error, a refusal) removes its
+/// scratch directory.
+impl Drop for Partitioned {
+    fn drop(&mut self) {
+        if !self.dir.as_os_str().is_empty() {
+            remove_scratch(&self.dir);
+        }
     }
 }
 
