@@ -96,6 +96,11 @@ fn the_same_tours_in_another_format_and_orientation_are_duplicates() {
     // Every tour once as it is, once in moves, once in edges: still 1245 classes, 3 x 9862 read.
     let totals = json(&["tours", "dedupe", path(&file), path(&moves), path(&edges), "--board", "6x6"]);
     assert_eq!((totals["tours"].as_u64(), totals["classes"].as_u64()), (Some(3 * 9862), Some(1245)));
+    // Compact lines read with or without their CR.
+    let bare = dir.join("bare.txt");
+    fs::write(&bare, fs::read_to_string(&file).unwrap().replace("\r\n", "\n")).unwrap();
+    let totals = json(&["tours", "dedupe", path(&bare), "--board", "6x6", "--closed"]);
+    assert_eq!((totals["tours"].as_u64(), totals["classes"].as_u64()), (Some(9862), Some(1245)));
     // A small memory limit splits the buckets; the answer stays.
     let totals = json(&["tours", "dedupe", path(&file), path(&moves), "--board", "6x6", "--mem-limit", "64KiB"]);
     assert_eq!(totals["classes"], 1245);
