@@ -42,6 +42,26 @@ pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
     sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
 }
 
+/// Writes `path` through a temporary file beside it, renamed into place once complete and
+/// synced: a failure leaves no half-written file.
+pub fn write_durably_with(path: &Path, what: &str, fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let temp = JobFile::temporary_of(path);
+    let io = |e: std::io::Error| file_error(&temp, &format!("write {what}"), e);
+    let result = (|| {
+        let file = fs::File::create(&temp).map_err(io)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut out)?;
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)
+    })();
+    if let Err(error) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(error);
+    }
+    fs::rename(&temp, path).map_err(|e| file_error(path, &format!("write {what}"), e))?;
+    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+}
+
 /// Fails early, before a long count, if an output file (`what`: `b-file`, `drawing`) cannot be
 /// written: its directory must exist and take a new file (outputs are written beside themselves,
 /// then renamed), and the file itself must be absent or a regular file.

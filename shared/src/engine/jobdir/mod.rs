@@ -25,7 +25,10 @@ use std::fs::{self, File};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-pub use durable::{check_writable, file_error, refuse_strangers, remove_unnamed, replace_durably, sync_dir, Foreign};
+pub use durable::{
+    check_writable, file_error, refuse_strangers, remove_unnamed, replace_durably, sync_dir, write_durably_with,
+    Foreign,
+};
 pub use files::JobFile;
 pub use manifest::Manifest;
 pub use spec::{unix_now, JobKind, JobSpec, SpecHeader, SPEC_FORMAT};

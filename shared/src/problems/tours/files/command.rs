@@ -19,8 +19,7 @@ use super::reader::{read_tours, ReadOptions};
 use super::show;
 use super::tour::Tour;
 use super::warnsdorff::{TieBreak, Warnsdorff};
-use crate::engine::jobdir::files::JobFile;
-use crate::engine::jobdir::{check_writable, file_error, sync_dir};
+use crate::engine::jobdir::{check_writable, file_error, write_durably_with as write_file};
 use crate::engine::limits::parse_size;
 use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Tool, ToolContext};
 use crate::engine::search::{ShardResult, SubtreeProblem};
@@ -209,26 +208,6 @@ fn write_enumeration(enumeration: &Enumeration, path: &Path, format: Format) -> 
         Ok(())
     })?;
     Ok(written)
-}
-
-/// Writes `path` through a temporary file beside it, renamed into place once complete and
-/// synced: a failure leaves no half-written file.
-fn write_file(path: &Path, what: &str, fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<()> {
-    let temp = JobFile::temporary_of(path);
-    let io = |e: std::io::Error| file_error(&temp, &format!("write {what}"), e);
-    let result = (|| {
-        let file = std::fs::File::create(&temp).map_err(io)?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        fill(&mut out)?;
-        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-        file.sync_all().map_err(io)
-    })();
-    if let Err(error) = result {
-        let _ = std::fs::remove_file(&temp);
-        return Err(error);
-    }
-    std::fs::rename(&temp, path).map_err(|e| file_error(path, &format!("write {what}"), e))?;
-    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
 }
 
 /// How every tool reads tour files.

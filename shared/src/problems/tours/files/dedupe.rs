@@ -16,16 +16,13 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::canonical::Canonicalizer;
 use super::format::{write, Format};
 use super::reader::{read_tours, ReadOptions};
 use crate::engine::distinct::{BucketDeduper, DistinctStats, Partitioner, Shape};
-use crate::engine::jobdir::files::JobFile;
-use crate::engine::jobdir::{file_error, sync_dir};
+use crate::engine::jobdir::{file_error, write_durably_with};
 use crate::error::{Error, Result};
 
 /// Buckets at most: enough for a terabyte of forms in a gigabyte of memory.
@@ -130,33 +127,23 @@ fn bucket_count(paths: &[PathBuf], read: &ReadOptions, shape: Shape, mem_limit: 
 /// Reads the input again and writes the tours whose ordinals are `kept` (ascending), each in
 /// `format`, to `path` (through a temporary file renamed into place).
 fn write_kept(paths: &[PathBuf], options: &DedupeOptions, kept: &[u64], path: &Path, format: Format) -> Result<()> {
-    let temp = JobFile::temporary_of(path);
-    let file = File::create(&temp).map_err(|e| file_error(&temp, "write the distinct tours", e))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut next = kept.iter().copied().peekable();
     let board = &options.read.board;
-    let written = read_tours(paths, &options.read, &|_| (), &mut |ordinal, tour, ()| {
-        if next.peek() == Some(&ordinal) {
-            next.next();
-            out.write_all(write(board, tour, format).as_bytes())
-                .map_err(|e| file_error(&temp, "write the distinct tours", e))?;
-        }
-        Ok(())
-    });
-    let finished = written.and_then(|_| {
+    write_durably_with(path, "the distinct tours", &mut |out| {
+        let mut next = kept.iter().copied().peekable();
+        read_tours(paths, &options.read, &|_| (), &mut |ordinal, tour, ()| {
+            if next.peek() == Some(&ordinal) {
+                next.next();
+                out.write_all(write(board, tour, format).as_bytes())
+                    .map_err(|e| file_error(path, "write the distinct tours", e))?;
+            }
+            Ok(())
+        })?;
         if next.peek().is_some() {
             return Err(Error::File {
                 path: paths[0].clone(),
                 message: "the input changed while it was being deduplicated".into(),
             });
         }
-        let file = out.into_inner().map_err(|e| file_error(&temp, "write the distinct tours", e.into_error()))?;
-        file.sync_all().map_err(|e| file_error(&temp, "write the distinct tours", e))
-    });
-    if let Err(error) = finished {
-        let _ = std::fs::remove_file(&temp);
-        return Err(error);
-    }
-    std::fs::rename(&temp, path).map_err(|e| file_error(path, "write the distinct tours", e))?;
-    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+        Ok(())
+    })
 }
