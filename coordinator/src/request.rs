@@ -150,6 +150,7 @@ impl JobRequest {
         };
         self.run.cluster.check(self.run.job_dir.as_deref(), records)?;
         if let Some(path) = self.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
+            self.problem()?.check_bfile(&self.params)?;
             crate::output::check_writable(path)?;
         }
         Ok(())

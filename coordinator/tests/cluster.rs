@@ -146,8 +146,11 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     let dir = scratch("equal");
     let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
     let list = addresses(&workers);
-    let boards: [&[&str]; 7] = [
+    let boards: [&[&str]; 9] = [
         &["knight", "6x8", "--sweep", "--buckets", "31", "--format", "json"],
+        // Open tours, and both kinds from one sweep.
+        &["knight", "5x6", "--open", "--sweep", "--buckets", "7", "--format", "json"],
+        &["knight", "6x5", "--tours", "both", "--buckets", "7"],
         // The quartering's frontier sweep and its enumeration (a subtree job) on workers.
         &["quarter", "12", "--format", "json", "--buckets", "7"],
         &["quarter", "10", "--by-start"],
@@ -170,7 +173,9 @@ fn three_workers_count_what_the_embedded_mode_counts() {
         }
     }
     assert!(embedded(boards[0]).contains(r#""board":"6x8","tours":"closed","count":"55488142""#));
-    assert!(embedded(boards[1]).contains(r#""total":"7695805""#));
+    assert!(embedded(boards[1]).contains(r#""board":"5x6","tours":"open","count":"18784""#));
+    assert_eq!(embedded(boards[2]), "closed 8\nopen 18784\n");
+    assert!(embedded(boards[3]).contains(r#""total":"7695805""#));
     drop(workers);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -237,10 +242,11 @@ fn two_workers_count_boards_that_need_128_bit_keys_as_brute_force_does() {
     let workers: Vec<Worker> = (0..2).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
     let list = addresses(&workers);
     // The knight at width 10 and the zebra with the king's diagonal at width 6 need more than
-    // 64 bits per frontier key (69 and 67).
-    let boards: [(&[&str], &str); 2] = [
+    // 64 bits per frontier key (69 and 67); the knight's open tours from width 9 (65).
+    let boards: [(&[&str], &str); 3] = [
         (&["knight", "10x3", "--sweep", "--buckets", "13"], "1,2"),
         (&["tours", "--moves", "2,3+1,1", "6x4", "--sweep", "--buckets", "13"], "2,3+1,1"),
+        (&["knight", "9x3", "--open", "--sweep", "--buckets", "13"], "1,2"),
     ];
     for (i, (board, moves)) in boards.iter().enumerate() {
         let output = run_cluster(board, &list, &dir, &format!("job{i}"));
@@ -252,11 +258,12 @@ fn two_workers_count_boards_that_need_128_bit_keys_as_brute_force_does() {
         for line in printed.lines() {
             let (size, count) = line.split_once(' ').unwrap();
             let (width, length) = size.split_once('x').unwrap();
-            let brute = leaper_core::problems::tours::brute::count_cycles(
-                width.parse().unwrap(),
-                length.parse().unwrap(),
-                &moves,
-            );
+            let (width, length) = (width.parse().unwrap(), length.parse().unwrap());
+            let brute = if board.contains(&"--open") {
+                leaper_core::problems::tours::brute::count_paths(width, length, &moves).paths
+            } else {
+                leaper_core::problems::tours::brute::count_cycles(width, length, &moves)
+            };
             assert_eq!(count, brute.to_string(), "{board:?}: {size}");
             tours += brute;
         }

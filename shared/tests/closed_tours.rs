@@ -5,7 +5,7 @@ use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, S
 use leaper_core::engine::{Moduli, RecordLayout};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::brute;
-use leaper_core::problems::tours::closed::closed_tours;
+use leaper_core::problems::tours::transfer::closed_tours;
 use rug::ops::Pow;
 use rug::Integer;
 

@@ -5,7 +5,7 @@ use leaper_core::engine::store::{disk_store, memory_store, StateStore};
 use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress, SweepReport};
 use leaper_core::engine::{Moduli, RecordLayout};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::closed::closed_tours;
+use leaper_core::problems::tours::transfer::closed_tours;
 
 /// Makes the store of each pass.
 type NewStore<'a> = dyn FnMut(RecordLayout, &Moduli) -> leaper_core::Result<Box<dyn StateStore>> + 'a;

@@ -73,6 +73,11 @@ pub trait Problem: Send + Sync {
     /// The name of result slot `slot` (a board, a variant), for status lines.
     fn slot_label(&self, params: &Params, slot: usize) -> Result<String>;
 
+    /// Refuses a b-file these parameters cannot make (`--bfile`), before anything is counted.
+    fn check_bfile(&self, _params: &Params) -> Result<()> {
+        Ok(())
+    }
+
     /// The rows `n a(n)` of an OEIS b-file of these counts (`--bfile`): by default one per slot,
     /// the slot being `n` (the tours' board lengths).
     fn bfile_rows(&self, _params: &Params, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {

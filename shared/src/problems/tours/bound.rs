@@ -1,9 +1,9 @@
-//! An upper bound on the number of closed tours, so that residues suffice to count them exactly.
+//! Upper bounds on the number of tours, so that residues suffice to count them exactly.
 //!
 //! The residues determine a count `H` exactly when the product `M` of the moduli exceeds `H`.
-//! We bound `H` before counting:
+//! We bound `H` before counting.
 //!
-//! **Bound.** Let `G` be a graph on `N >= 3` vertices with degrees `d_v` and adjacency matrix
+//! **Cycles.** Let `G` be a graph on `N >= 3` vertices with degrees `d_v` and adjacency matrix
 //! `A`. Then the number of Hamiltonian cycles satisfies `H <= (1/2) prod_v (d_v!)^(1/d_v)`.
 //!
 //! *Proof.* Orient a Hamiltonian cycle in one of its two directions and map each vertex to its
@@ -13,39 +13,59 @@
 //! conjecture) bounds the permanent of a 0-1 matrix with row sums `r_v` by
 //! `prod_v (r_v!)^(1/r_v)`, and `r_v = d_v`. A vertex of degree 0 or 1 forces `H = 0`. ∎
 //!
-//! [`hamiltonian_cycle_bound_bits`] evaluates `log2` of the bound in `f64` and adds one bit,
-//! which exceeds the rounding error of the sum (below `1e-9` bits for any board leaper could
-//! process) by many orders of magnitude. [`Moduli::covering`](crate::engine::Moduli::covering)
-//! then takes the fewest moduli whose exact product exceeds `2^bits`. For the knight on 8 x 8 the bound is about 2^88 (two moduli);
-//! the true count is 13267364410532, about 2^43.
+//! **Paths.** The number of undirected Hamiltonian paths of `G` (`N >= 2` vertices) satisfies
+//! `P <= (1/2) (N!)^(1/N) prod_v ((d_v + 1)!)^(1/(d_v + 1))`.
+//!
+//! *Proof.* Add a vertex `x` joined to every vertex of `G`. A Hamiltonian path `a ... b` of `G`
+//! and the cycle `x a ... b x` determine each other, so `P` is the number of Hamiltonian cycles
+//! of `G + x`, a graph on `N + 1 >= 3` vertices whose degrees are `d_v + 1` and `N` (for `x`);
+//! the cycle bound gives the claim. A 1x1 board has `P = 1`, below any modulus. ∎
+//!
+//! The functions evaluate `log2` of a bound in `f64` and add one bit, which exceeds the rounding
+//! error of the sum (below `1e-9` bits for any board leaper could process) by many orders of
+//! magnitude. [`Moduli::covering`](crate::engine::Moduli::covering) then takes the fewest moduli
+//! whose exact product exceeds `2^bits`. For the knight on 8 x 8 the cycle bound is about 2^88
+//! (the count, 13267364410532, is about 2^43) and the path bound about 2^118 (the count,
+//! 9795914085489952, about 2^53): two moduli each.
+//!
+//! **Sweeps.** One bound covers every board `width` wide and at most `rows` long: the bound's sum
+//! for the longest board. A shorter board's cells are a subset of the longer one's, each with at
+//! most the same degree; `log2(d!)/d` grows with `d` and is 0 for `d <= 1`, and `log2(N!)/N`
+//! grows with `N`, so the longest board's sum is at least every shorter board's.
 
 use crate::problems::tours::board::Geometry;
 
-/// `log2` of an upper bound on the number of Hamiltonian cycles of `geometry` (see the module
-/// docs), with one bit of margin. Returns 0 when the graph has no Hamiltonian cycle for a
-/// trivial reason (fewer than 3 cells, or a cell of degree below 2).
-pub fn hamiltonian_cycle_bound_bits(geometry: &Geometry) -> f64 {
-    if geometry.cells() < 3 || (0..geometry.cells()).any(|cell| geometry.degree(cell) < 2) {
+/// `log2` of an upper bound on the number of Hamiltonian cycles of `geometry`, with one bit of
+/// margin; with `single == false`, of every board as wide and at most as long (a sweep). A
+/// single board with no cycle for a trivial reason (fewer than 3 cells, a cell of degree below
+/// 2) gets 0.
+pub fn cycle_bound_bits(geometry: &Geometry, single: bool) -> f64 {
+    let trivial = geometry.cells() < 3 || (0..geometry.cells()).any(|cell| geometry.degree(cell) < 2);
+    if single && trivial {
         return 0.0;
     }
-    bound_bits_of_every_length(geometry)
-}
-
-/// `log2` of a bound that holds for every board `geometry.width` wide and at most
-/// `geometry.rows` long, with one bit of margin: the bound's sum for the longest board, without
-/// the shortcut for boards with no cycle. A shorter board's cells are a subset of the longer
-/// one's, each with at most the same degree, and `log2(d!)/d` grows with `d` and is 0 for
-/// `d <= 1`, so the longest board's sum is at least every shorter board's. One pass over the
-/// cells, however many lengths a sweep reports.
-pub fn bound_bits_of_every_length(geometry: &Geometry) -> f64 {
-    let mut bits = 0.0f64;
-    for cell in 0..geometry.cells() {
-        let d = geometry.degree(cell);
-        let log_factorial: f64 = (2..=d).map(|k| (k as f64).log2()).sum();
-        bits += log_factorial / d.max(1) as f64;
-    }
+    let bits: f64 = (0..geometry.cells()).map(|cell| log2_factorial_root(geometry.degree(cell))).sum();
     // Halve for the two orientations, add one bit of margin for rounding.
     (bits - 1.0 + 1.0).max(0.0)
+}
+
+/// `log2` of an upper bound on the number of undirected Hamiltonian paths of `geometry`, with
+/// one bit of margin; with `single == false`, of every board as wide and at most as long. A
+/// single board of two cells or more with an isolated cell gets 0.
+pub fn path_bound_bits(geometry: &Geometry, single: bool) -> f64 {
+    let cells = geometry.cells();
+    if single && cells >= 2 && (0..cells).any(|cell| geometry.degree(cell) == 0) {
+        return 0.0;
+    }
+    let bits: f64 =
+        log2_factorial_root(cells) + (0..cells).map(|cell| log2_factorial_root(geometry.degree(cell) + 1)).sum::<f64>();
+    (bits - 1.0 + 1.0).max(0.0)
+}
+
+/// `log2((d!)^(1/d))`, 0 for `d <= 1`.
+fn log2_factorial_root(d: usize) -> f64 {
+    let log_factorial: f64 = (2..=d).map(|k| (k as f64).log2()).sum();
+    log_factorial / d.max(1) as f64
 }
 
 #[cfg(test)]
@@ -57,14 +77,33 @@ mod tests {
     #[test]
     fn bound_covers_known_counts() {
         let knight = MoveSet::knight();
-        let b88 = hamiltonian_cycle_bound_bits(&Geometry::new(8, 8, knight.clone()));
+        let b88 = cycle_bound_bits(&Geometry::new(8, 8, knight.clone()), true);
         assert!(b88 > (13267364410532f64).log2() && b88 < 100.0, "{b88}");
         assert_eq!(Moduli::covering(b88, 0).unwrap().len(), 2);
-        assert_eq!(hamiltonian_cycle_bound_bits(&Geometry::new(2, 5, knight.clone())), 0.0);
+        assert_eq!(cycle_bound_bits(&Geometry::new(2, 5, knight.clone()), true), 0.0);
         // The bound of a sweep covers every length it reports.
-        let sweep = bound_bits_of_every_length(&Geometry::new(6, 12, knight.clone()));
+        let sweep = cycle_bound_bits(&Geometry::new(6, 12, knight.clone()), false);
         for rows in 1..=12 {
-            assert!(hamiltonian_cycle_bound_bits(&Geometry::new(6, rows, knight.clone())) <= sweep, "6x{rows}");
+            assert!(cycle_bound_bits(&Geometry::new(6, rows, knight.clone()), true) <= sweep, "6x{rows}");
+        }
+    }
+
+    #[test]
+    fn path_bound_covers_known_counts_and_every_length_of_a_sweep() {
+        let knight = MoveSet::knight();
+        let eight = path_bound_bits(&Geometry::new(8, 8, knight.clone()), true);
+        assert!(eight > (9795914085489952f64).log2() && eight < 125.0, "{eight}");
+        assert!(eight > cycle_bound_bits(&Geometry::new(8, 8, knight.clone()), true));
+        assert_eq!(Moduli::covering(eight, 0).unwrap().len(), 2);
+        // 7x7: 82787609160 open tours; 5x12: 3611823644006.
+        assert!(path_bound_bits(&Geometry::new(7, 7, knight.clone()), true) > (82787609160f64).log2());
+        assert!(path_bound_bits(&Geometry::new(5, 12, knight.clone()), true) > (3611823644006f64).log2());
+        // A board with an isolated cell has no path; 1x1 has one, below every modulus.
+        assert_eq!(path_bound_bits(&Geometry::new(3, 3, knight.clone()), true), 0.0);
+        assert_eq!(path_bound_bits(&Geometry::new(1, 1, knight.clone()), true), 0.0);
+        let sweep = path_bound_bits(&Geometry::new(6, 12, knight.clone()), false);
+        for rows in 1..=12 {
+            assert!(path_bound_bits(&Geometry::new(6, rows, knight.clone()), true) <= sweep, "6x{rows}");
         }
     }
 }

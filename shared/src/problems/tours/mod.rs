@@ -1,25 +1,29 @@
-//! Closed tours of leapers: the number of undirected Hamiltonian cycles of a leaper's graph on a
-//! `width x length` board, for one board or every length of a sweep.
+//! Tours of leapers: the number of undirected Hamiltonian cycles (closed tours) or paths (open
+//! tours) of a leaper's graph on a `width x length` board, for one board or every length of a
+//! sweep.
 //!
 //! * [`board`]: board sizes, move sets (leapers and their unions), board geometry.
 //! * [`frontier`]: the frontier state of the transfer matrix and its canonical key.
-//! * [`closed`]: the closed-tour transition (the engine's [`Transition`](crate::engine::Transition)).
-//! * [`bound`]: an upper bound on the count, which decides how many moduli make it exact.
-//! * [`brute`]: an independent brute-force counter for small boards.
+//! * [`transfer`]: the transition (the engine's [`Transition`](crate::engine::Transition)), for
+//!   closed tours, open tours or both; `ends`: the tour ends of open tours.
+//! * [`bound`]: upper bounds on the counts, which decide how many moduli make them exact.
+//! * [`brute`]: an independent brute-force counter for small boards, of cycles and of paths.
 //!
 //! * [`files`]: knight's tour files, tour by tour (`leaper tours enumerate | generate | dedupe |
 //!   convert | show`).
 //!
 //! This module is the problem's face to the command line: `leaper knight|camel|zebra BOARD` and
-//! `leaper tours --moves A,B[+C,D] BOARD`, with `--sweep` for every length at once; and the
+//! `leaper tours --moves A,B[+C,D] BOARD`, with `--sweep` for every length at once, `--open` or
+//! `--tours both` for open tours and `--directed` to count each tour once per direction; and the
 //! enumeration of every tour of a small board, `leaper tours enumerate BOARD`, a subtree job.
 
 pub mod board;
 pub mod bound;
 pub mod brute;
-pub mod closed;
+mod ends;
 pub mod files;
 pub mod frontier;
+pub mod transfer;
 
 use std::io::Write;
 
@@ -32,16 +36,17 @@ use crate::engine::Tool;
 use crate::error::{Error, Result};
 use board::{BoardSize, Geometry, MoveSet};
 use files::command::{EnumerateArgs, EnumerateParams, ENUMERATE, TOOLS};
+use transfer::{SlotTour, TourKind};
 
 /// The closed tours of leapers, as the registry names them.
 pub struct Tours;
 
 /// The pieces with a subcommand of their own, and the one for any move set.
 const PIECES: [(&str, &str); 4] = [
-    ("knight", "Closed knight's tours (undirected Hamiltonian cycles of the knight graph)."),
-    ("camel", "Closed tours of the camel, the (1,3) leaper."),
-    ("zebra", "Closed tours of the zebra, the (2,3) leaper."),
-    ("tours", "Closed tours of any leaper or union of leapers."),
+    ("knight", "Knight's tours: closed (Hamiltonian cycles of the knight graph) or --open (paths)."),
+    ("camel", "Tours of the camel, the (1,3) leaper: closed or --open."),
+    ("zebra", "Tours of the zebra, the (2,3) leaper: closed or --open."),
+    ("tours", "Tours of any leaper or union of leapers: closed or --open."),
 ];
 
 /// The arguments every tour command takes.
@@ -54,6 +59,19 @@ struct TourArgs {
     /// Count every length from 1 to LENGTH in one sweep across a frontier WIDTH cells wide.
     #[arg(long)]
     sweep: bool,
+
+    /// Count open tours (Hamiltonian paths; a path and its reverse are one tour): --tours open.
+    #[arg(long, conflicts_with = "tours")]
+    open: bool,
+
+    /// Which tours to count: closed, open, or both from one sweep (cheaper than two runs).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed)]
+    tours: TourKind,
+
+    /// Count each tour once per direction: twice the undirected count (a 1x1 board's one-cell
+    /// open tour has one direction).
+    #[arg(long)]
+    directed: bool,
 }
 
 /// `leaper tours` also takes the move set.
@@ -74,6 +92,12 @@ pub struct TourParams {
     /// The board as the user wrote it, `8x6`.
     pub board: String,
     pub sweep: bool,
+    /// Which tours; jobs recorded before open tours existed counted closed tours.
+    #[serde(default)]
+    pub tours: TourKind,
+    /// Counts printed once per direction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub directed: bool,
 }
 
 impl TourParams {
@@ -90,6 +114,17 @@ impl TourParams {
             "tours" => format!("leaper:{}", self.moves),
             piece => piece.to_string(),
         }
+    }
+
+    /// The count as printed: doubled when tours are counted once per direction (every tour but
+    /// the one-cell open tour of a 1x1 board has two).
+    fn shown(&self, plan: &Plan, tour: SlotTour, count: &str) -> Result<String> {
+        if !self.directed || (tour.open && plan.width * tour.rows == 1) {
+            return Ok(count.to_string());
+        }
+        let undirected: rug::Integer =
+            count.parse().map_err(|_| Error::Bug(format!("a count that is not a number: {count:?}")))?;
+        Ok((undirected * 2u32).to_string())
     }
 }
 
@@ -135,6 +170,9 @@ pub struct CountLine {
     pub problem: String,
     pub board: String,
     pub tours: &'static str,
+    /// Present (true) when each tour is counted once per direction.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub directed: bool,
     /// Decimal digits: counts outgrow every JSON number type.
     pub count: String,
 }
@@ -198,6 +236,8 @@ impl Problem for Tours {
             moves: moves.to_string(),
             board: args.board.to_string(),
             sweep: args.sweep,
+            tours: if args.open { TourKind::Open } else { args.tours },
+            directed: args.directed,
         };
         table(&params)
     }
@@ -208,7 +248,17 @@ impl Problem for Tours {
         }
         let (tour, _, _) = TourParams::read(params)?;
         let piece = if tour.piece == "tours" { format!("tours --moves {}", tour.moves) } else { tour.piece.clone() };
-        Ok(format!("{piece} {}{}", tour.board, if tour.sweep { " --sweep" } else { "" }))
+        let kind = match tour.tours {
+            TourKind::Closed => "",
+            TourKind::Open => " --open",
+            TourKind::Both => " --tours both",
+        };
+        Ok(format!(
+            "{piece} {}{}{kind}{}",
+            tour.board,
+            if tour.sweep { " --sweep" } else { "" },
+            if tour.directed { " --directed" } else { "" }
+        ))
     }
 
     fn id_stem(&self, params: &Params) -> Result<String> {
@@ -216,22 +266,52 @@ impl Problem for Tours {
             return Ok(EnumerateParams::read(params)?.0.id_stem());
         }
         let (tour, _, _) = TourParams::read(params)?;
-        Ok(format!("{}-{}{}", tour.piece, tour.board, if tour.sweep { "-sweep" } else { "" }))
+        let kind = if tour.tours == TourKind::Closed { String::new() } else { format!("-{}", tour.tours.name()) };
+        Ok(format!("{}-{}{}{kind}", tour.piece, tour.board, if tour.sweep { "-sweep" } else { "" }))
     }
 
     fn job(&self, params: &Params) -> Result<Job> {
         if is_enumeration(params) {
             return EnumerateParams::job(params);
         }
-        let (_, moves, plan) = TourParams::read(params)?;
-        Ok(Job::Sweep(closed::closed_tours(Geometry::new(plan.width, plan.rows, moves), plan.min_rows)?))
+        let (tour, moves, plan) = TourParams::read(params)?;
+        Ok(Job::Sweep(transfer::tours(Geometry::new(plan.width, plan.rows, moves), plan.min_rows, tour.tours)?))
     }
 
     fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
         if is_enumeration(params) {
             return Ok(EnumerateParams::read(params)?.0.command_line());
         }
-        Ok(TourParams::read(params)?.2.label(slot))
+        let (tour, _, plan) = TourParams::read(params)?;
+        let counted = SlotTour::of(slot, tour.tours);
+        Ok(match tour.tours {
+            TourKind::Both => format!("{} {}", plan.label(counted.rows), kind_name(counted)),
+            _ => plan.label(counted.rows),
+        })
+    }
+
+    fn check_bfile(&self, params: &Params) -> Result<()> {
+        if is_enumeration(params) || TourParams::read(params)?.0.tours != TourKind::Both {
+            return Ok(());
+        }
+        Err(Error::InvalidRequest(
+            "a b-file holds one sequence and --tours both counts two: ask for --tours closed or --tours open".into(),
+        ))
+    }
+
+    fn bfile_rows(&self, params: &Params, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
+        if is_enumeration(params) {
+            return Ok(counts.to_vec());
+        }
+        self.check_bfile(params)?;
+        let (tour, _, plan) = TourParams::read(params)?;
+        counts
+            .iter()
+            .map(|(slot, count)| {
+                let counted = SlotTour::of(*slot, tour.tours);
+                Ok((counted.rows, tour.shown(&plan, counted, count)?))
+            })
+            .collect()
     }
 
     fn print(
@@ -245,16 +325,36 @@ impl Problem for Tours {
             return EnumerateParams::print(params, counts, format, out);
         }
         let (tour, _, plan) = TourParams::read(params)?;
-        for (rows, count) in counts {
-            let line =
-                CountLine { problem: tour.problem(), board: plan.label(*rows), tours: "closed", count: count.clone() };
+        let both = tour.tours == TourKind::Both;
+        for (slot, count) in counts {
+            let counted = SlotTour::of(*slot, tour.tours);
+            let line = CountLine {
+                problem: tour.problem(),
+                board: plan.label(counted.rows),
+                tours: kind_name(counted),
+                directed: tour.directed,
+                count: tour.shown(&plan, counted, count)?,
+            };
             match format {
                 OutputFormat::Json => write_json_line(out, &line)?,
+                OutputFormat::Text if tour.sweep && both => {
+                    write_line(out, format_args!("{} {} {}", line.board, line.tours, line.count))?
+                }
                 OutputFormat::Text if tour.sweep => write_line(out, format_args!("{} {}", line.board, line.count))?,
+                OutputFormat::Text if both => write_line(out, format_args!("{} {}", line.tours, line.count))?,
                 OutputFormat::Text => write_line(out, format_args!("{}", line.count))?,
             }
         }
         Ok(())
+    }
+}
+
+/// `closed` or `open`, as results name the tours of a slot.
+fn kind_name(tour: SlotTour) -> &'static str {
+    if tour.open {
+        "open"
+    } else {
+        "closed"
     }
 }
 
@@ -286,11 +386,17 @@ mod tests {
             problem: "knight".into(),
             board: "8x8".into(),
             tours: "closed",
+            directed: false,
             count: "13267364410532".into(),
         };
         assert_eq!(
             serde_json::to_string(&line).unwrap(),
             r#"{"problem":"knight","board":"8x8","tours":"closed","count":"13267364410532"}"#
+        );
+        let line = CountLine { tours: "open", directed: true, count: "6637920".into(), board: "6x6".into(), ..line };
+        assert_eq!(
+            serde_json::to_string(&line).unwrap(),
+            r#"{"problem":"knight","board":"6x6","tours":"open","directed":true,"count":"6637920"}"#
         );
     }
 }

@@ -1,4 +1,4 @@
-//! The transfer matrix for closed tours: one cell at a time, frontier state to frontier states.
+//! The transfer matrix for tours: one cell at a time, frontier state to frontier states.
 //!
 //! [`TransferMatrix::expand`] takes the state before cell `c` (see [`super::frontier`]) and
 //! produces every state before cell `c + 1`:
@@ -25,47 +25,125 @@
 //!    the same number of completions for every length. The smaller of the two keys stands for
 //!    both, which roughly halves every layer.
 //!
+//! Open tours (Hamiltonian paths) add one more choice per cell, described in [`super::ends`]: a
+//! cell may be one of the tour's two ends, with one edge fewer. [`TourKind`] says which tours a
+//! sweep counts; counting both costs one sweep, since the closed tours are the cycles among the
+//! states that have no tour end yet.
+//!
 //! The neighbourhood test is bit arithmetic: `neighbours[v]` holds bit `o + R` for each
 //! neighbour of cell `v` at row-major offset `o` (`|o| <= R`, the reach), and the blocked
 //! positions of the window shifted into the same frame are masked out.
 
 use std::ops::RangeInclusive;
 
+use serde::{Deserialize, Serialize};
+
 use super::board::Geometry;
-use super::bound::{bound_bits_of_every_length, hamiltonian_cycle_bound_bits};
+use super::bound::{cycle_bound_bits, path_bound_bits};
 use super::frontier::{worst_case_bits, FrontierCodec, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
 use crate::engine::{StateKey, StepPosition, SweepJob, Transition};
 use crate::error::{Error, Result};
 
-/// The closed-tour transition of `geometry` (its `rows` is the longest length the sweep
-/// reaches; counts are reported for `min_rows..=rows`), with the narrowest key its frontier
-/// fits: 64 bits where the worst case allows, 128 bits beyond.
+/// Which tours a sweep counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TourKind {
+    /// Closed tours: Hamiltonian cycles.
+    #[default]
+    Closed,
+    /// Open tours: Hamiltonian paths, a path and its reverse one tour.
+    Open,
+    /// Both, from one sweep.
+    Both,
+}
+
+impl TourKind {
+    /// Whether cells may be tour ends (the frontier then holds free ends).
+    pub fn has_ends(self) -> bool {
+        self != TourKind::Closed
+    }
+
+    /// Free ends a frontier can hold: the two ends of an open tour.
+    pub fn max_free(self) -> usize {
+        if self.has_ends() {
+            2
+        } else {
+            0
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TourKind::Closed => "closed",
+            TourKind::Open => "open",
+            TourKind::Both => "both",
+        }
+    }
+}
+
+/// A tour counted in a slot: which kind, and the board's length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotTour {
+    pub open: bool,
+    pub rows: usize,
+}
+
+impl SlotTour {
+    /// The slot of a tour of `rows` rows: the length itself when one kind is counted; `2 * rows`
+    /// (closed) and `2 * rows + 1` (open) when both are, so the slots reported stay a range.
+    pub fn slot(self, kind: TourKind) -> usize {
+        match kind {
+            TourKind::Both => 2 * self.rows + usize::from(self.open),
+            _ => self.rows,
+        }
+    }
+
+    /// The tour a slot counts.
+    pub fn of(slot: usize, kind: TourKind) -> SlotTour {
+        match kind {
+            TourKind::Both => SlotTour { open: slot % 2 == 1, rows: slot / 2 },
+            kind => SlotTour { open: kind == TourKind::Open, rows: slot },
+        }
+    }
+}
+
+/// The closed-tour transition of `geometry` (see [`tours`]).
 pub fn closed_tours(geometry: Geometry, min_rows: usize) -> Result<Box<dyn SweepJob>> {
-    let bits = worst_case_bits(geometry.reach(), 0);
+    tours(geometry, min_rows, TourKind::Closed)
+}
+
+/// The transition counting `kind` tours of `geometry` (its `rows` is the longest length the
+/// sweep reaches; counts are reported for `min_rows..=rows`), with the narrowest key its
+/// frontier fits: 64 bits where the worst case allows, 128 bits beyond.
+pub fn tours(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Box<dyn SweepJob>> {
+    let bits = worst_case_bits(geometry.reach(), kind.max_free());
     if geometry.reach() <= MAX_WINDOW && bits <= u64::BITS {
-        Ok(Box::new(TransferMatrix::<u64>::new(geometry, min_rows)?))
+        Ok(Box::new(TransferMatrix::<u64>::new(geometry, min_rows, kind)?))
     } else {
-        Ok(Box::new(TransferMatrix::<u128>::new(geometry, min_rows)?))
+        Ok(Box::new(TransferMatrix::<u128>::new(geometry, min_rows, kind)?))
     }
 }
 
 /// What adding one edge did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Joined {
+pub(super) enum Joined {
     /// Paths were started, extended or joined.
     Open,
     /// The two ends of one path met: a cycle.
     Cycle,
+    /// Two paths that each end at a tour end were joined: one path between the two tour ends.
+    Path,
 }
 
 /// The transfer matrix of one geometry: precomputed neighbourhoods and the frontier codec.
 pub struct TransferMatrix<K> {
     geometry: Geometry,
     codec: FrontierCodec<K>,
+    kind: TourKind,
     /// The reach `R` of the move set: the window holds `R` cells between steps.
     reach: usize,
     /// Per cell: window positions (1..=R) of its forward neighbours on the board.
-    forward: Vec<Vec<u8>>,
+    pub(super) forward: Vec<Vec<u8>>,
     /// Per cell: the same positions as a bit mask.
     forward_mask: Vec<u64>,
     /// Per cell: bit `o + R` for each neighbour at row-major offset `o`.
@@ -84,16 +162,17 @@ pub struct TransferMatrix<K> {
 const NO_MIRROR: u8 = u8::MAX;
 
 impl<K: StateKey> TransferMatrix<K> {
-    /// The transfer matrix for closed tours on `geometry` (its `rows` is the longest length the
+    /// The transfer matrix for `kind` tours on `geometry` (its `rows` is the longest length the
     /// sweep reaches). Counts are exact for lengths `min_rows..=geometry.rows`; shorter boards may
     /// be pruned away, so a single board (`min_rows = rows`) prunes hardest.
-    pub fn new(geometry: Geometry, min_rows: usize) -> Result<Self> {
+    pub fn new(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Self> {
         let reach = geometry.reach();
         let min_rows = min_rows.clamp(1, geometry.rows.max(1));
-        let codec = FrontierCodec::new(reach, 0, |needed_bits| {
+        let max_free = kind.max_free();
+        let codec = FrontierCodec::new(reach, max_free, |needed_bits| {
             let fits = |w: usize| {
                 let reach = Geometry::new(w, geometry.rows, geometry.moves.clone()).reach();
-                reach <= MAX_WINDOW && worst_case_bits(reach, 0) <= K::BITS
+                reach <= MAX_WINDOW && worst_case_bits(reach, max_free) <= K::BITS
             };
             Error::FrontierTooWide {
                 width: geometry.width,
@@ -137,6 +216,7 @@ impl<K: StateKey> TransferMatrix<K> {
         Ok(TransferMatrix {
             geometry,
             codec,
+            kind,
             reach,
             forward,
             forward_mask,
@@ -156,13 +236,17 @@ impl<K: StateKey> TransferMatrix<K> {
         &self.codec
     }
 
+    pub fn kind(&self) -> TourKind {
+        self.kind
+    }
+
     /// The key of the empty frontier, where every sweep starts.
     pub fn start_key(&self) -> K {
         self.codec.encode(&FrontierState::empty(), 0)
     }
 
     /// All successors of `key` (the state before `cell`): `emit` receives the key of each state
-    /// before `cell + 1`, `close` the number of rows of each board a branch completes.
+    /// before `cell + 1`, `close` the slot of each tour a branch completes.
     #[inline]
     pub fn expand(&self, cell: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
         let state = self.codec.decode(key);
@@ -182,10 +266,8 @@ impl<K: StateKey> TransferMatrix<K> {
                         let mut newly_full = 0;
                         let first = join(&mut next, 0, a as usize, &mut newly_full);
                         debug_assert_eq!(first, Joined::Open);
-                        match join(&mut next, 0, b as usize, &mut newly_full) {
-                            Joined::Open => self.settle(cell, &next, newly_full, emit),
-                            Joined::Cycle => self.close_cycle(cell, &next, close),
-                        }
+                        let joined = join(&mut next, 0, b as usize, &mut newly_full);
+                        self.after_join(cell, &next, newly_full, joined, emit, close);
                     }
                 }
             }
@@ -196,18 +278,41 @@ impl<K: StateKey> TransferMatrix<K> {
                     }
                     let mut next = state;
                     let mut newly_full = 0;
-                    match join(&mut next, 0, a as usize, &mut newly_full) {
-                        Joined::Open => self.settle(cell, &next, newly_full, emit),
-                        Joined::Cycle => self.close_cycle(cell, &next, close),
-                    }
+                    let joined = join(&mut next, 0, a as usize, &mut newly_full);
+                    self.after_join(cell, &next, newly_full, joined, emit, close);
                 }
             }
+        }
+        if self.kind.has_ends() && state.ends_used < 2 && state.mate[0] != FULL {
+            self.expand_tour_end(cell, &state, emit, close);
+        }
+    }
+
+    /// Goes on from a branch whose edges are chosen: emits it, or counts the tour it closed.
+    #[inline]
+    pub(super) fn after_join(
+        &self,
+        cell: usize,
+        next: &FrontierState,
+        newly_full: u64,
+        joined: Joined,
+        emit: &mut impl FnMut(K),
+        close: &mut impl FnMut(usize),
+    ) {
+        match joined {
+            Joined::Open => self.settle(cell, next, newly_full, emit),
+            // A cycle is a closed tour only before any cell became a tour end.
+            Joined::Cycle if self.kind != TourKind::Open && next.ends_used == 0 => {
+                self.close_whole(cell, next, false, close)
+            }
+            Joined::Cycle => {}
+            Joined::Path => self.close_whole(cell, next, true, close),
         }
     }
 
     /// Prunes, then emits the window moved on by one cell. Cell 0 is FULL here.
     #[inline]
-    fn settle(&self, cell: usize, next: &FrontierState, newly_full: u64, emit: &mut impl FnMut(K)) {
+    pub(super) fn settle(&self, cell: usize, next: &FrontierState, newly_full: u64, emit: &mut impl FnMut(K)) {
         let reach = self.reach;
         // Blocked window positions in the frame of `neighbours`: everything up to and including
         // cell 0 (processed) and every FULL cell.
@@ -225,6 +330,9 @@ impl<K: StateKey> TransferMatrix<K> {
         // reach at least the last row anything touches, and at least `min_rows`.
         let last_used = 63 - next.used.leading_zeros() as usize;
         let covered_end = self.row_end[cell + last_used].max(self.required_end);
+        // Edges the cells checked lack beyond what they can still get: each tour end still to
+        // place excuses one (none for closed tours).
+        let mut spare_ends = if self.kind.has_ends() { 2 - next.ends_used as u32 } else { 0 };
         while check != 0 {
             let p = check.trailing_zeros() as usize;
             check &= check - 1;
@@ -237,7 +345,11 @@ impl<K: StateKey> TransferMatrix<K> {
             };
             let available = (self.neighbours[cell + p] & !(blocked >> p)).count_ones();
             if available < lacking {
-                return;
+                let short = lacking - available;
+                if short > spare_ends {
+                    return;
+                }
+                spare_ends -= short;
             }
         }
         let key = self.codec.encode(next, 1);
@@ -280,20 +392,21 @@ impl<K: StateKey> TransferMatrix<K> {
         Some(self.codec.encode(&image, 0))
     }
 
-    /// A cycle closed at `cell`: counts it if it is a whole board of some length.
+    /// A cycle (`open == false`) or a path between the two tour ends (`open`) completed at
+    /// `cell`: counts it if it covers a whole board of some length.
     #[cold]
-    fn close_cycle(&self, cell: usize, next: &FrontierState, close: &mut impl FnMut(usize)) {
+    pub(super) fn close_whole(&self, cell: usize, next: &FrontierState, open: bool, close: &mut impl FnMut(usize)) {
         let window = self.reach;
         if (1..=window).any(|p| next.mate[p] != EMPTY && next.mate[p] != FULL) {
             return; // another path is still open
         }
         let first_not_full = (!(next.full >> 1)).trailing_zeros() as usize + 1;
         if first_not_full <= window && next.full >> first_not_full != 0 {
-            return; // a FULL cell after an EMPTY one: the cycle skipped a cell
+            return; // a FULL cell after an EMPTY one: the tour skipped a cell
         }
         let end = cell + first_not_full;
         if end.is_multiple_of(self.geometry.width) {
-            close(end / self.geometry.width);
+            close(SlotTour { open, rows: end / self.geometry.width }.slot(self.kind));
         }
     }
 }
@@ -305,21 +418,25 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
         self.geometry.cells()
     }
 
-    /// One slot per board length `0..=rows`.
+    /// One slot per board length `0..=rows` and kind of tour counted.
     fn slots(&self) -> usize {
-        self.geometry.rows + 1
+        SlotTour { open: true, rows: self.geometry.rows }.slot(self.kind) + 1
     }
 
     fn reported(&self) -> RangeInclusive<usize> {
-        self.min_rows..=self.geometry.rows
+        let first = SlotTour { open: self.kind == TourKind::Open, rows: self.min_rows }.slot(self.kind);
+        let last = SlotTour { open: self.kind != TourKind::Closed, rows: self.geometry.rows }.slot(self.kind);
+        first..=last
     }
 
-    /// A single board's own bound; for a sweep one bound that covers every length at once.
+    /// A single board's own bound; for a sweep one bound that covers every length at once. A
+    /// path bound exceeds the cycle bound of the same board, so it covers both kinds.
     fn bound_bits(&self) -> f64 {
-        if self.min_rows == self.geometry.rows {
-            hamiltonian_cycle_bound_bits(&self.geometry)
+        let single = self.min_rows == self.geometry.rows;
+        if self.kind.has_ends() {
+            path_bound_bits(&self.geometry, single)
         } else {
-            bound_bits_of_every_length(&self.geometry)
+            cycle_bound_bits(&self.geometry, single)
         }
     }
 
@@ -332,7 +449,13 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
     }
 
     fn slot_name(&self, slot: usize) -> String {
-        format!("{}x{slot}", self.geometry.width)
+        let tour = SlotTour::of(slot, self.kind);
+        match self.kind {
+            TourKind::Both => {
+                format!("{}x{} {}", self.geometry.width, tour.rows, if tour.open { "open" } else { "closed" })
+            }
+            _ => format!("{}x{}", self.geometry.width, tour.rows),
+        }
     }
 
     #[inline]
@@ -343,7 +466,7 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
 
 /// Adds the edge `x - y` (neither FULL) to `state`.
 #[inline]
-fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &mut u64) -> Joined {
+pub(super) fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &mut u64) -> Joined {
     let (mx, my) = (state.mate[x], state.mate[y]);
     match (mx, my) {
         (EMPTY, EMPTY) => {
@@ -367,10 +490,13 @@ fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &mut u64) -> 
             *newly_full |= 1 << x;
         }
         _ => {
+            state.set_full(x);
+            state.set_full(y);
             if mx as usize == y {
-                state.set_full(x);
-                state.set_full(y);
                 return Joined::Cycle;
+            }
+            if mx == FREE && my == FREE {
+                return Joined::Path;
             }
             if mx != FREE {
                 state.mate[mx as usize] = my;
@@ -378,8 +504,6 @@ fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &mut u64) -> 
             if my != FREE {
                 state.mate[my as usize] = mx;
             }
-            state.set_full(x);
-            state.set_full(y);
             *newly_full |= (1 << x) | (1 << y);
         }
     }

@@ -1,0 +1,176 @@
+//! Open tour counts (Hamiltonian paths): the transfer matrix against published values, against
+//! brute force, against its own closed counts, and across the two sides of a board.
+
+use std::time::Instant;
+
+use leaper_core::engine::store::{disk_store, memory_store};
+use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
+use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
+use leaper_core::problems::tours::board::{Geometry, MoveSet};
+use leaper_core::problems::tours::brute;
+use leaper_core::problems::tours::transfer::{tours, TourKind};
+use rug::Integer;
+
+/// The reported counts `(slot, count)` of `kind` tours, lengths `min_rows..=rows` at width
+/// `width`, verified with a spare modulus.
+fn run(width: usize, rows: usize, min_rows: usize, moves: &MoveSet, kind: TourKind) -> Vec<(usize, Integer)> {
+    let job = tours(Geometry::new(width, rows, moves.clone()), min_rows, kind).expect("a valid board");
+    run_job(job.as_ref())
+}
+
+fn run_job(job: &dyn SweepJob) -> Vec<(usize, Integer)> {
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
+    let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 31, m.clone(), u64::MAX);
+    sweep_in_process(job, &options, &mut StoreFactory(&mut new_store), SweepProgress::default()).expect("sweep").counts
+}
+
+/// Open tours of every length `1..=rows` at width `width`: entry `n - 1` is `width x n`.
+fn open_sweep(width: usize, rows: usize, moves: &MoveSet) -> Vec<Integer> {
+    run(width, rows, 1, moves, TourKind::Open).into_iter().map(|(_, count)| count).collect()
+}
+
+/// Open tours of one board, swept along its longer side with full pruning, as the CLI does.
+fn open(width: usize, length: usize) -> Integer {
+    let (w, l) = if width <= length { (width, length) } else { (length, width) };
+    run(w, l, l, &MoveSet::knight(), TourKind::Open).pop().unwrap().1
+}
+
+#[test]
+fn published_open_tour_counts() {
+    // Undirected open knight's tours (OEIS A165134 counts the square boards directed).
+    for (board, want) in [
+        ((1, 1), "1"),
+        ((3, 4), "8"),
+        ((4, 5), "82"),
+        ((5, 5), "864"),
+        ((6, 6), "3318960"),
+        ((3, 10), "3048"),
+        ((4, 10), "1213112"),
+        ((5, 8), "18061054"),
+        ((5, 12), "3611823644006"),
+        ((6, 7), "389969466"),
+    ] {
+        assert_eq!(open(board.0, board.1).to_string(), want, "{}x{}", board.0, board.1);
+    }
+}
+
+#[test]
+#[ignore = "about fifteen minutes out of core: run with --ignored"]
+fn seven_by_seven_open() {
+    // 264 million states at the peak: out of core, as the CLI's --job-dir counts it.
+    let dir = std::env::temp_dir().join(format!("leaper-open-7x7-{}", std::process::id()));
+    let job = tours(Geometry::new(7, 7, MoveSet::knight()), 7, TourKind::Open).unwrap();
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
+    let mut new_store = |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, 503, m.clone(), 8 << 30, None);
+    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
+        .expect("sweep");
+    assert_eq!(report.counts[0].1.to_string(), "82787609160");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn transfer_matrix_matches_brute_force_on_every_board_up_to_six_by_six() {
+    let knight = MoveSet::knight();
+    for width in 1..=6 {
+        let swept = open_sweep(width, 6, &knight);
+        for length in 1..=6 {
+            let started = Instant::now();
+            let brute = brute::count_paths(width, length, &knight).paths;
+            assert_eq!(swept[length - 1], brute, "{width}x{length}");
+            eprintln!("{width}x{length}: {brute} open tours, brute force {:.2?}", started.elapsed());
+        }
+    }
+}
+
+#[test]
+fn transfer_matrix_matches_brute_force_on_thin_boards() {
+    let knight = MoveSet::knight();
+    for width in [3, 4] {
+        let swept = open_sweep(width, 10, &knight);
+        for length in 1..=10 {
+            let started = Instant::now();
+            let brute = brute::count_paths(width, length, &knight).paths;
+            assert_eq!(swept[length - 1], brute, "{width}x{length}");
+            eprintln!("{width}x{length}: {brute} open tours, brute force {:.2?}", started.elapsed());
+        }
+    }
+}
+
+#[test]
+fn transfer_matrix_matches_brute_force_for_other_leapers() {
+    // (moves, widest frontier, longest side brute force finishes quickly)
+    let pieces: [(&str, usize, usize); 4] = [("2,3", 5, 5), ("0,1", 5, 5), ("0,1+1,1", 4, 4), ("1,2+0,2", 4, 5)];
+    let mut nonzero = 0;
+    for (moves, widest, longest) in pieces {
+        let moves: MoveSet = moves.parse().unwrap();
+        for width in 1..=widest {
+            let swept = open_sweep(width, longest, &moves);
+            for length in 1..=longest {
+                let brute = brute::count_paths(width, length, &moves).paths;
+                assert_eq!(swept[length - 1], brute, "{moves} on {width}x{length}");
+                nonzero += usize::from(brute > 0);
+            }
+        }
+    }
+    assert!(nonzero >= 40, "only {nonzero} boards with open tours");
+}
+
+#[test]
+fn open_tours_with_adjacent_ends_are_the_closed_tours_opened_at_every_edge() {
+    // Deleting one of the N edges of a closed tour leaves an open tour whose ends are a move
+    // apart, and such an open tour closes in one way: N * closed = open tours with adjacent ends.
+    let mut nonzero = 0;
+    let boards = [("1,2", 5, 6), ("1,2", 3, 10), ("1,2", 4, 7), ("0,1", 4, 6), ("2,3", 5, 5), ("0,1+1,1", 3, 4)];
+    for (moves, width, longest) in boards {
+        let moves: MoveSet = moves.parse().unwrap();
+        let closed: Vec<Integer> =
+            run(width, longest, 1, &moves, TourKind::Closed).into_iter().map(|(_, count)| count).collect();
+        for length in 1..=longest {
+            let paths = brute::count_paths(width, length, &moves);
+            let cells = (width * length) as u128;
+            let expected = if cells < 3 { Integer::ZERO } else { closed[length - 1].clone() * cells };
+            assert_eq!(Integer::from(paths.adjacent_ends), expected, "{moves} on {width}x{length}");
+            nonzero += usize::from(paths.adjacent_ends > 0);
+        }
+    }
+    assert!(nonzero >= 10, "only {nonzero} boards with closed tours");
+}
+
+#[test]
+fn both_kinds_from_one_sweep_equal_two_sweeps() {
+    let knight = MoveSet::knight();
+    for (width, rows, min_rows) in [(5, 8, 1), (6, 6, 6), (3, 10, 1)] {
+        let both = run(width, rows, min_rows, &knight, TourKind::Both);
+        let closed = run(width, rows, min_rows, &knight, TourKind::Closed);
+        let open = run(width, rows, min_rows, &knight, TourKind::Open);
+        assert_eq!(both.len(), 2 * closed.len());
+        for (i, rows) in (min_rows..=rows).enumerate() {
+            assert_eq!(both[2 * i], (2 * rows, closed[i].1.clone()), "{width}x{rows} closed");
+            assert_eq!(both[2 * i + 1], (2 * rows + 1, open[i].1.clone()), "{width}x{rows} open");
+        }
+    }
+    let six = run(6, 6, 6, &knight, TourKind::Both);
+    assert_eq!((six[0].1.to_string(), six[1].1.to_string()), ("9862".into(), "3318960".into()));
+}
+
+#[test]
+fn width_nine_open_tours_take_128_bit_keys() {
+    let knight = MoveSet::knight();
+    let wide = tours(Geometry::new(9, 3, knight.clone()), 1, TourKind::Open).unwrap();
+    assert_eq!(wide.key_words(), 2, "an open frontier at width 9 needs 65 bits");
+    let closed = tours(Geometry::new(9, 3, knight.clone()), 1, TourKind::Closed).unwrap();
+    assert_eq!(closed.key_words(), 1, "a closed one fits 64");
+    let across: Vec<Integer> = run_job(wide.as_ref()).into_iter().map(|(_, count)| count).collect();
+    for length in 1..=3 {
+        assert_eq!(across[length - 1], open(length, 9), "9x{length} against {length}x9");
+    }
+    assert_eq!(across[2], 560);
+}
+
+#[test]
+#[ignore = "about a minute on two cores: run with --ignored"]
+fn nine_by_four_open_sweep_equals_four_by_nine() {
+    let counts = open_sweep(9, 4, &MoveSet::knight());
+    assert_eq!(counts[3].to_string(), "189688");
+    assert_eq!(open(4, 9).to_string(), "189688");
+}
