@@ -127,12 +127,12 @@ pub fn tours(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Box<
 /// What adding one edge did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Joined {
-    /// Paths were started, extended or joined.
-    Open,
+    /// Paths were started, extended or joined; none is complete.
+    Partial,
     /// The two ends of one path met: a cycle.
     Cycle,
     /// Two paths that each end at a tour end were joined: one path between the two tour ends.
-    Path,
+    EndToEnd,
 }
 
 /// The transfer matrix of one geometry: precomputed neighbourhoods and the frontier codec.
@@ -265,7 +265,7 @@ impl<K: StateKey> TransferMatrix<K> {
                         let mut next = state;
                         let mut newly_full = 0;
                         let first = join(&mut next, 0, a as usize, &mut newly_full);
-                        debug_assert_eq!(first, Joined::Open);
+                        debug_assert_eq!(first, Joined::Partial);
                         let joined = join(&mut next, 0, b as usize, &mut newly_full);
                         self.after_join(cell, &next, newly_full, joined, emit, close);
                     }
@@ -300,13 +300,13 @@ impl<K: StateKey> TransferMatrix<K> {
         close: &mut impl FnMut(usize),
     ) {
         match joined {
-            Joined::Open => self.settle(cell, next, newly_full, emit),
+            Joined::Partial => self.settle(cell, next, newly_full, emit),
             // A cycle is a closed tour only before any cell became a tour end.
             Joined::Cycle if self.kind != TourKind::Open && next.ends_used == 0 => {
                 self.close_whole(cell, next, false, close)
             }
             Joined::Cycle => {}
-            Joined::Path => self.close_whole(cell, next, true, close),
+            Joined::EndToEnd => self.close_whole(cell, next, true, close),
         }
     }
 
@@ -496,7 +496,7 @@ pub(super) fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &m
                 return Joined::Cycle;
             }
             if mx == FREE && my == FREE {
-                return Joined::Path;
+                return Joined::EndToEnd;
             }
             if mx != FREE {
                 state.mate[mx as usize] = my;
@@ -507,5 +507,5 @@ pub(super) fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &m
             *newly_full |= (1 << x) | (1 << y);
         }
     }
-    Joined::Open
+    Joined::Partial
 }
