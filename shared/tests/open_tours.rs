@@ -54,60 +54,56 @@ fn published_open_tour_counts() {
     }
 }
 
+/// Open tours of one board `width` wide, out of core (as the CLI's `--job-dir` counts them).
+fn open_out_of_core(width: usize, rows: usize, buckets: usize, budget: u64) -> Integer {
+    let dir = std::env::temp_dir().join(format!("leaper-open-{width}x{rows}-{}", std::process::id()));
+    let job = tours(Geometry::new(width, rows, MoveSet::knight()), rows, TourKind::Open).unwrap();
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
+    let mut new_store =
+        |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, buckets, m.clone(), budget, None);
+    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
+        .expect("sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    report.counts[0].1.clone()
+}
+
 #[test]
 #[ignore = "about fifteen minutes out of core: run with --ignored"]
 fn seven_by_seven_open() {
-    // 264 million states at the peak: out of core, as the CLI's --job-dir counts it.
-    let dir = std::env::temp_dir().join(format!("leaper-open-7x7-{}", std::process::id()));
-    let job = tours(Geometry::new(7, 7, MoveSet::knight()), 7, TourKind::Open).unwrap();
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
-    let mut new_store = |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, 503, m.clone(), 8 << 30, None);
-    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
-        .expect("sweep");
-    assert_eq!(report.counts[0].1.to_string(), "82787609160");
-    let _ = std::fs::remove_dir_all(&dir);
+    // 264 million states at the peak.
+    assert_eq!(open_out_of_core(7, 7, 503, 8 << 30).to_string(), "82787609160");
 }
 
 #[test]
 #[ignore = "not yet run: tens of billions of states at the peak, days and terabytes of spills on one machine"]
 fn eight_by_eight_open() {
     // The directed count, 19591828170979904, took a distributed project until 2014.
-    let dir = std::env::temp_dir().join(format!("leaper-open-8x8-{}", std::process::id()));
-    let job = tours(Geometry::new(8, 8, MoveSet::knight()), 8, TourKind::Open).unwrap();
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
-    let mut new_store = |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, 4093, m.clone(), 16 << 30, None);
-    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
-        .expect("sweep");
-    assert_eq!(report.counts[0].1.to_string(), "9795914085489952");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(open_out_of_core(8, 8, 4093, 16 << 30).to_string(), "9795914085489952");
+}
+
+/// The knight's open tours of `width x 1 ..= width x longest`: one sweep against brute force.
+fn agrees_with_brute_force(width: usize, longest: usize) {
+    let knight = MoveSet::knight();
+    let swept = open_sweep(width, longest, &knight);
+    for length in 1..=longest {
+        let started = Instant::now();
+        let brute = brute::count_paths(width, length, &knight).paths;
+        assert_eq!(swept[length - 1], brute, "{width}x{length}");
+        eprintln!("{width}x{length}: {brute} open tours, brute force {:.2?}", started.elapsed());
+    }
 }
 
 #[test]
 fn transfer_matrix_matches_brute_force_on_every_board_up_to_six_by_six() {
-    let knight = MoveSet::knight();
     for width in 1..=6 {
-        let swept = open_sweep(width, 6, &knight);
-        for length in 1..=6 {
-            let started = Instant::now();
-            let brute = brute::count_paths(width, length, &knight).paths;
-            assert_eq!(swept[length - 1], brute, "{width}x{length}");
-            eprintln!("{width}x{length}: {brute} open tours, brute force {:.2?}", started.elapsed());
-        }
+        agrees_with_brute_force(width, 6);
     }
 }
 
 #[test]
 fn transfer_matrix_matches_brute_force_on_thin_boards() {
-    let knight = MoveSet::knight();
-    for width in [3, 4] {
-        let swept = open_sweep(width, 10, &knight);
-        for length in 1..=10 {
-            let started = Instant::now();
-            let brute = brute::count_paths(width, length, &knight).paths;
-            assert_eq!(swept[length - 1], brute, "{width}x{length}");
-            eprintln!("{width}x{length}: {brute} open tours, brute force {:.2?}", started.elapsed());
-        }
-    }
+    agrees_with_brute_force(3, 10);
+    agrees_with_brute_force(4, 10);
 }
 
 #[test]
