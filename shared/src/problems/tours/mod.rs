@@ -38,7 +38,7 @@ use board::{BoardSize, Geometry, MoveSet};
 use files::command::{EnumerateArgs, EnumerateParams, ENUMERATE, TOOLS};
 use transfer::{SlotTour, TourKind};
 
-/// The closed tours of leapers, as the registry names them.
+/// The tours of leapers, closed and open, as the registry names them.
 pub struct Tours;
 
 /// The pieces with a subcommand of their own, and the one for any move set.
