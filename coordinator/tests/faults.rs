@@ -55,9 +55,7 @@ fn crashed(name: &str, fault: &str) -> PathBuf {
 
 /// What an uninterrupted run prints.
 fn reference(board: &[&str]) -> String {
-    let output = leaper(board, None);
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    text(&output.stdout)
+    common::run(board)
 }
 
 #[test]

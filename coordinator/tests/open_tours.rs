@@ -3,13 +3,7 @@
 
 mod common;
 
-use common::{leaper, scratch, text};
-
-fn run(args: &[&str]) -> String {
-    let output = leaper(args, None);
-    assert!(output.status.success(), "{args:?}: {}", text(&output.stderr));
-    text(&output.stdout)
-}
+use common::{leaper, run, scratch, text};
 
 #[test]
 fn open_tours_directed_tours_and_both_kinds() {

@@ -6,16 +6,10 @@ use std::path::PathBuf;
 
 mod common;
 
-use common::{leaper, text};
+use common::{leaper, run, text};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("tangram", name)
-}
-
-fn run(args: &[&str]) -> String {
-    let output = leaper(args, None);
-    assert!(output.status.success(), "leaper {args:?}: {}", text(&output.stderr));
-    text(&output.stdout)
 }
 
 fn json_lines(args: &[&str]) -> Vec<serde_json::Value> {

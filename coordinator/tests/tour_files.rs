@@ -8,18 +8,12 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{leaper, text};
+use common::{leaper, run, text};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = common::scratch("tour-files", name);
     fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn run(args: &[&str]) -> String {
-    let output = leaper(args, None);
-    assert!(output.status.success(), "leaper {args:?}: {}", text(&output.stderr));
-    text(&output.stdout)
 }
 
 fn fails(args: &[&str]) -> String {

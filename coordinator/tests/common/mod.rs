@@ -17,6 +17,13 @@ pub fn leaper(args: &[&str], fault: Option<&str>) -> Output {
     command.output().expect("leaper runs")
 }
 
+/// Runs `leaper ARGS` (no fault), asserts that it succeeded and returns what it printed.
+pub fn run(args: &[&str]) -> String {
+    let output = leaper(args, None);
+    assert!(output.status.success(), "leaper {args:?}: {}", text(&output.stderr));
+    text(&output.stdout)
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
