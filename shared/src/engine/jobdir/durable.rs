@@ -20,6 +20,11 @@ pub fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
     Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}{advice}") }
 }
 
+/// The directory a file's entry lives in (`.` for a bare file name).
+fn directory_of(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
 /// Makes the directory's entries (new, renamed or removed files) durable.
 pub fn sync_dir(dir: &Path) -> Result<()> {
     fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| file_error(dir, "fsync the directory", e))
@@ -39,7 +44,7 @@ pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
     write().map_err(|e| file_error(&temp, "write", e))?;
     fs::rename(&temp, path).map_err(|e| file_error(path, "replace", e))?;
     crate::engine::fault::point(fault).map_err(|e| file_error(path, "write", e))?;
-    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+    sync_dir(directory_of(path))
 }
 
 /// Writes `path` through a temporary file beside it, renamed into place once complete and
@@ -59,14 +64,14 @@ pub fn write_durably_with(path: &Path, what: &str, fill: &mut dyn FnMut(&mut dyn
         return Err(error);
     }
     fs::rename(&temp, path).map_err(|e| file_error(path, &format!("write {what}"), e))?;
-    sync_dir(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+    sync_dir(directory_of(path))
 }
 
 /// Fails early, before a long count, if an output file (`what`: `b-file`, `drawing`) cannot be
 /// written: its directory must exist and take a new file (outputs are written beside themselves,
 /// then renamed), and the file itself must be absent or a regular file.
 pub fn check_writable(path: &Path, what: &str) -> Result<()> {
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = directory_of(path);
     let refuse = |message: String| Err(Error::File { path: path.to_path_buf(), message });
     if !parent.is_dir() {
         return refuse(format!("cannot write the {what}: directory {} does not exist", parent.display()));
