@@ -11,21 +11,32 @@ use leaper_core::engine::jobdir::JobKind;
 use leaper_core::engine::{OutputFormat, Tool};
 use leaper_core::problems::{self, REGISTRY};
 
+use crate::console::ConsoleArgs;
 use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
 
 #[derive(Debug, Parser)]
 #[command(name = "leaper", version, about = "Exact counts of knight's tours and other combinatorial objects")]
 pub struct Cli {
-    /// Log format on stderr (RUST_LOG sets the level; default info).
+    /// Log format on stderr: text, or JSON lines for log collectors (never the live display).
     #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
+
+    /// Print results only: no progress display, no log lines, no summary (errors still show).
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// More on stderr: -v brings the step lines back under the progress display (and, without
+    /// a terminal, adds debug lines), -vv more. RUST_LOG sets levels exactly.
+    #[arg(long, short, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
 
     #[command(subcommand)]
     pub command: Builtin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
+    #[default]
     Text,
     Json,
 }
@@ -59,7 +70,7 @@ pub enum Action {
 }
 
 pub struct Invocation {
-    pub log_format: LogFormat,
+    pub console: ConsoleArgs,
     pub action: Action,
 }
 
@@ -216,14 +227,18 @@ fn refuse_sweep_options(command: &str, matches: &clap::ArgMatches) -> Result<()>
 /// Parses the process's command line (clap prints help and errors, and exits, by itself).
 pub fn parse() -> Result<Invocation> {
     let matches = command().get_matches();
-    let log_format = *matches.get_one::<LogFormat>("log_format").expect("a default");
+    let console = ConsoleArgs {
+        log_format: *matches.get_one::<LogFormat>("log_format").expect("a default"),
+        quiet: matches.get_flag("quiet"),
+        verbose: matches.get_count("verbose"),
+    };
     let (name, sub) = matches.subcommand().expect("a subcommand is required");
     let action = match problems::owning(name) {
         Some(problem) => {
             let nested = sub.subcommand();
             if let Some((nested, tool_matches)) = nested {
                 if let Some(tool) = problem.tools(name).into_iter().find(|t| t.command().get_name() == nested) {
-                    return Ok(Invocation { log_format, action: Action::Tool(tool, tool_matches.clone()) });
+                    return Ok(Invocation { console, action: Action::Tool(tool, tool_matches.clone()) });
                 }
             }
             // A nested job (`tours enumerate`) has the options of every job after its name.
@@ -249,7 +264,7 @@ pub fn parse() -> Result<Invocation> {
             Builtin::Worker { args } => Action::Worker(args),
         },
     };
-    Ok(Invocation { log_format, action })
+    Ok(Invocation { console, action })
 }
 
 #[cfg(test)]

@@ -5,16 +5,18 @@
 //! ```text
 //! cli ──► request ──► run ──► sweep (cluster) ─┐
 //!                        └──► subtree (leases) ┴─► workers (connect, check)
-//! status ◄── serve          progress, output, memory, logging: leaves
+//! status ◄── serve          progress (eta), results, console, output, memory: leaves
 //! ```
 
 pub mod cli;
+pub mod console;
 pub mod distinct;
-pub mod logging;
+pub mod eta;
 pub mod memory;
 pub mod output;
 pub mod progress;
 pub mod request;
+pub mod results;
 pub mod run;
 pub mod serve;
 pub mod status;

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use leaper_coordinator::{cli, logging, run};
+use leaper_coordinator::{cli, console, run};
 
 fn main() -> ExitCode {
     let invocation = match cli::parse() {
@@ -15,10 +15,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    logging::init(invocation.log_format);
+    console::init(invocation.console);
     match run(invocation.action) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
+            console::hide();
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }

@@ -1,48 +1,263 @@
-//! Progress logs: one tracing event per step, inside the `job` span (job) and the sweep's `step`
-//! span (pass, step, row, col), with states in and out, bytes, rate and an ETA.
+//! Progress, as a person or a log collector sees it: every finished step (or shard) updates the
+//! live display on a terminal, or becomes one tracing line (`step done`, inside the `job` span
+//! and the sweep's `step` span) when stderr is not a terminal; a finished run ends with one
+//! summary line. A sweep's ETA comes from [`EtaModel`]; counts that became final go to the
+//! [`ResultStream`] at once.
+//!
+//! ```text
+//! knight 7x10 --sweep  ━━━━━━━━━━━━━━━━╸━━━━━━━━━━━━━  step 37/70 · pass 1/1 · row 6, column 2
+//!   3,988,114 states · 2.1M states/s · 24s elapsed · ETA 31s · 92 MiB on disk · 410 MiB memory
+//! ```
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use leaper_core::engine::sweep::StepReport;
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use leaper_core::engine::search::local::ShardDone;
+use leaper_core::engine::sweep::{StepReport, SweepProgress, SweepReport};
+use leaper_core::engine::SweepJob;
 
-/// Turns step reports into log events.
-#[derive(Default)]
-pub struct Progress {
+use crate::console;
+use crate::eta::{EtaModel, Shape};
+use crate::results::ResultStream;
+
+/// Watches a sweep's steps: display or log lines, ETA, results as they become final.
+pub struct SweepWatch<'r, 'a> {
+    model: EtaModel,
+    clock: Instant,
+    display: Option<Display>,
+    results: &'r mut ResultStream<'a>,
+    steps: usize,
+    /// States read and seconds spent in this run's steps, for the rate.
     states: u64,
     seconds: f64,
+    out_of_core: bool,
 }
 
-impl Progress {
+impl<'r, 'a> SweepWatch<'r, 'a> {
+    /// Watches `job`, `passes` passes of it, from `start` (a new sweep's default, or a checkpoint).
+    pub fn new(
+        job: &dyn SweepJob,
+        passes: usize,
+        start: &SweepProgress,
+        label: &str,
+        results: &'r mut ResultStream<'a>,
+        out_of_core: bool,
+    ) -> SweepWatch<'r, 'a> {
+        results.settled(&start.settled);
+        let hint = job.profile_hint();
+        let shape = Shape { steps: job.steps(), passes, row: hint.row, tail: hint.tail };
+        let model = EtaModel::new(shape, start.pass, start.next_cell, start.profile.clone());
+        let total = (job.steps() * passes) as u64;
+        let display = Display::new(label, total, "steps", (start.pass * job.steps() + start.next_cell) as u64);
+        SweepWatch {
+            model,
+            clock: Instant::now(),
+            display,
+            results,
+            steps: job.steps(),
+            states: 0,
+            seconds: 0.0,
+            out_of_core,
+        }
+    }
+
+    /// Sees a finished step.
     pub fn step(&mut self, step: &StepReport) {
-        self.states += step.states_in;
-        self.seconds += step.elapsed.as_secs_f64();
+        let seconds = step.elapsed.as_secs_f64();
+        (self.states, self.seconds) = (self.states + step.states_in, self.seconds + seconds);
+        self.model.step(step.pass, step.step, step.states_in, step.layer.states, seconds);
+        let eta = self.model.update_shown(self.clock.elapsed().as_secs_f64());
         let rate = self.states as f64 / self.seconds.max(1e-9);
-        let remaining = remaining_steps(step.pass, step.passes, step.step, step.steps, step.layer.states);
-        let eta = eta(remaining, step.layer.states, rate);
+        let rss = crate::memory::peak_rss_bytes().unwrap_or(0);
+        log_step(step, rate, eta, rss);
+        if let Some(display) = &self.display {
+            let position = (step.pass * self.steps + step.step + 1) as u64;
+            let done = if step.layer.states == 0 { (step.pass + 1) * self.steps } else { position as usize };
+            display.bar.set_position(done as u64);
+            display.bar.set_message(format!(
+                "step {}/{} · pass {}/{} · row {}, column {}",
+                step.step + 1,
+                step.steps,
+                step.pass + 1,
+                step.passes,
+                step.position.row + 1,
+                step.position.col + 1
+            ));
+            let disk =
+                if self.out_of_core { format!(" · {} on disk", bytes(step.layer.bytes)) } else { String::new() };
+            display.set_detail(
+                format!("{} states · {}/s", grouped(step.layer.states), compact(rate)),
+                format!("{disk} · {} memory", bytes(rss)),
+                eta.map(|left| Instant::now() + left),
+            );
+        }
+        self.results.settled(&step.settled);
+    }
+
+    /// The summary line of a finished sweep.
+    pub fn finish(self, report: &SweepReport) {
+        let place = if self.out_of_core {
+            format!("{} peak layer on disk", bytes(report.peak_bytes))
+        } else {
+            "in memory".to_string()
+        };
+        finished(
+            self.clock.elapsed(),
+            &format!(
+                "{} states processed, peak layer {} states ({place}), {} peak memory",
+                grouped(report.states_processed),
+                grouped(report.peak_states),
+                bytes(crate::memory::peak_rss_bytes().unwrap_or(0))
+            ),
+        );
+    }
+}
+
+/// A step as a tracing line: human units in text, numbers as numbers in JSON.
+fn log_step(step: &StepReport, rate: f64, eta: Option<Duration>, rss: u64) {
+    let seconds = step.elapsed.as_secs_f64();
+    if console::json_logs() {
         tracing::info!(
             states_in = step.states_in,
             states_out = step.layer.states,
-            bytes = step.layer.bytes,
-            spilled = step.layer.spilled_bytes,
-            seconds = format!("{:.2}", step.elapsed.as_secs_f64()),
-            rate = rate as u64,
+            layer_bytes = step.layer.bytes,
+            spilled_bytes = step.layer.spilled_bytes,
+            seconds,
+            rate = rate.round() as u64,
+            eta_seconds = eta.map(|d| d.as_secs_f64()),
+            peak_rss_bytes = rss,
+            "step done"
+        );
+    } else {
+        tracing::info!(
+            states_in = step.states_in,
+            states_out = step.layer.states,
+            layer = %bytes(step.layer.bytes),
+            spilled = %bytes(step.layer.spilled_bytes),
+            seconds = %format!("{seconds:.2}"),
+            rate = rate.round() as u64,
             eta = %eta.map_or("-".to_string(), format_duration),
-            peak_rss = crate::memory::peak_rss_bytes().unwrap_or(0),
+            peak_rss = %bytes(rss),
             "step done"
         );
     }
 }
 
-/// Steps left after `cell` of `pass` (none once the layer has emptied: the pass is over).
-pub fn remaining_steps(pass: usize, passes: usize, cell: usize, cells: usize, states: u64) -> u64 {
-    let in_pass = if states == 0 { 0 } else { cells.saturating_sub(cell + 1) };
-    (in_pass + passes.saturating_sub(pass + 1) * cells) as u64
+/// Watches a subtree job's shards: display, or at most one log line every two seconds.
+pub struct ShardWatch {
+    total: usize,
+    clock: Instant,
+    done_before: usize,
+    last_line: Option<Instant>,
+    display: Option<Display>,
 }
 
-/// Time for `steps` more steps if layers stay at `states` states and the rate holds: an
-/// estimate, since layers grow and shrink along the board.
-pub fn eta(steps: u64, states: u64, rate: f64) -> Option<Duration> {
-    (rate > 0.0).then(|| Duration::from_secs_f64(steps as f64 * states.max(1) as f64 / rate))
+impl ShardWatch {
+    pub fn new(label: &str, total: usize, done_before: usize) -> ShardWatch {
+        let display = Display::new(label, total as u64, "shards", done_before as u64);
+        ShardWatch { total, clock: Instant::now(), done_before, last_line: None, display }
+    }
+
+    pub fn shard(&mut self, done: &ShardDone) {
+        tracing::debug!(shard = done.index, label = done.label, "shard done");
+        let this_run = done.done.saturating_sub(self.done_before);
+        let rate = this_run as f64 / self.clock.elapsed().as_secs_f64().max(1e-9);
+        let left = self.total.saturating_sub(done.done) as f64;
+        let eta = (rate > 0.0).then(|| Duration::from_secs_f64(left / rate));
+        if let Some(display) = &self.display {
+            display.bar.set_position(done.done as u64);
+            display.bar.set_message(format!("shard {}", done.label));
+            display.set_detail(format!("{rate:.1} shards/s"), String::new(), eta.map(|left| Instant::now() + left));
+            return;
+        }
+        let now = Instant::now();
+        if self.last_line.is_some_and(|last| now - last < Duration::from_secs(2)) && done.done < done.total {
+            return;
+        }
+        self.last_line = Some(now);
+        if console::json_logs() {
+            tracing::info!(
+                done = done.done,
+                shards = self.total,
+                rate,
+                eta_seconds = eta.map(|d| d.as_secs_f64()),
+                "shards done"
+            );
+        } else {
+            tracing::info!(
+                done = done.done,
+                shards = self.total,
+                rate = %format!("{rate:.1}/s"),
+                eta = %eta.map_or("-".to_string(), format_duration),
+                "shards done"
+            );
+        }
+    }
+
+    /// The summary line of a finished subtree job.
+    pub fn finish(self, shards: usize) {
+        let memory = bytes(crate::memory::peak_rss_bytes().unwrap_or(0));
+        finished(self.clock.elapsed(), &format!("{shards} shards, {memory} peak memory"));
+    }
+}
+
+fn finished(elapsed: Duration, what: &str) {
+    console::summary(&format!("finished in {}: {what}", format_duration(elapsed)));
+}
+
+/// The live display: a bar with the step (or shard) and its place on the first line, the layer,
+/// rate, time and footprint on the second, the ETA counting down between steps.
+struct Display {
+    bar: ProgressBar,
+    detail: Arc<Mutex<Detail>>,
+}
+
+#[derive(Default)]
+struct Detail {
+    before: String,
+    after: String,
+    finish: Option<Instant>,
+}
+
+impl Display {
+    /// A display for `total` units of work, `done` of them done; `None` unless stderr is a
+    /// terminal shown to a person.
+    fn new(label: &str, total: u64, unit: &str, done: u64) -> Option<Display> {
+        if console::mode() != console::Mode::Display {
+            return None;
+        }
+        let detail = Arc::new(Mutex::new(Detail::default()));
+        let line = Arc::clone(&detail);
+        let started = Instant::now();
+        let style = ProgressStyle::with_template(&format!(
+            "{{prefix:.bold}}  {{bar:30.cyan/blue}} {{pos}}/{{len}} {unit} · {{msg}}\n  {{detail}}"
+        ))
+        .expect("a valid template")
+        .progress_chars("━╸━")
+        .with_key("detail", move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
+            let detail = line.lock().unwrap_or_else(|e| e.into_inner());
+            let eta = match detail.finish {
+                Some(finish) => format_duration(finish.saturating_duration_since(Instant::now())),
+                None => "-".to_string(),
+            };
+            let elapsed = format_duration(started.elapsed());
+            let _ = write!(out, "{} · {elapsed} elapsed · ETA {eta}{}", detail.before, detail.after);
+        });
+        let bar = ProgressBar::new(total).with_style(style).with_prefix(label.to_string()).with_position(done);
+        console::show(bar).map(|bar| Display { bar, detail })
+    }
+
+    fn set_detail(&self, before: String, after: String, finish: Option<Instant>) {
+        *self.detail.lock().unwrap_or_else(|e| e.into_inner()) = Detail { before, after, finish };
+        self.bar.tick();
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        console::hide();
+    }
 }
 
 /// `1h02m03s`, `4m05s`, `6s`.
@@ -55,19 +270,61 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
+/// `0 B`, `512 B`, `1.5 KiB`, `592.0 MiB`, `33.1 GiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// `23,428,645`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// `950`, `12.3k`, `2.1M`, `4.0G`.
+pub fn compact(x: f64) -> String {
+    match x {
+        x if x < 1e3 => format!("{x:.0}"),
+        x if x < 1e6 => format!("{:.1}k", x / 1e3),
+        x if x < 1e9 => format!("{:.1}M", x / 1e6),
+        x => format!("{:.1}G", x / 1e9),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn etas_count_the_steps_left_in_every_pass() {
-        assert_eq!(remaining_steps(0, 1, 9, 10, 5), 0);
-        assert_eq!(remaining_steps(0, 2, 4, 10, 5), 15);
-        assert_eq!(remaining_steps(0, 2, 4, 10, 0), 10);
-        assert_eq!(eta(10, 100, 50.0), Some(Duration::from_secs(20)));
-        assert_eq!(eta(10, 100, 0.0), None);
+    fn numbers_read_as_people_write_them() {
         assert_eq!(format_duration(Duration::from_secs(3723)), "1h02m03s");
         assert_eq!(format_duration(Duration::from_secs(245)), "4m05s");
         assert_eq!(format_duration(Duration::from_secs(6)), "6s");
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(592 << 20), "592.0 MiB");
+        assert_eq!(grouped(23_428_645), "23,428,645");
+        assert_eq!(grouped(645), "645");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(compact(950.0), "950");
+        assert_eq!(compact(2_100_000.0), "2.1M");
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! JobRequest ──► problem.job(params) ──► Job::Sweep(sweep)     ──► sweep::run   ──┐
-//!                                    └─► Job::Subtree(search) ──► subtree::run ──┴─► problem.print
+//!                                    └─► Job::Subtree(search) ──► subtree::run ──┴─► ResultStream
 //! ```
 
 use anyhow::Result;
@@ -13,8 +13,9 @@ use leaper_core::engine::{Job, Problem};
 
 use crate::cli::ResumeArgs;
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
+use crate::results::ResultStream;
 use crate::sweep::Layers;
-use crate::{output, serve, subtree, sweep};
+use crate::{serve, subtree, sweep};
 
 /// A new count: in memory, or in a new job directory.
 pub fn start(mut request: JobRequest) -> Result<()> {
@@ -28,11 +29,12 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     }
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %problem.command_line(&request.params)?).entered();
+        let mut results = ResultStream::new(problem, &request)?;
         let counts = match job {
-            Job::Sweep(sweep) => sweep::run(sweep.as_ref(), &request, Layers::InMemory)?,
+            Job::Sweep(sweep) => sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results)?,
             Job::Subtree(search) => subtree::run(search, &request, None)?,
         };
-        return report(problem, &request, &counts);
+        return results.finish(&counts);
     };
     let listener = serve::bind(&request.run.cluster)?;
     let spec = request.spec()?;
@@ -61,6 +63,7 @@ fn run_in(
     resuming: bool,
 ) -> Result<()> {
     let _span = tracing::info_span!("job", job = %directory.id()).entered();
+    let mut results = ResultStream::new(problem, request)?;
     let status = serve::start(listener, directory.path());
     let (counted, directory) = match (status, job) {
         (Err(error), _) => (Err(error), directory),
@@ -73,13 +76,13 @@ fn run_in(
             } else {
                 SweepCheckpoints::new(directory, buckets, mem_limit)
             };
-            let counted = sweep::run(sweep.as_ref(), request, Layers::OutOfCore(&mut checkpoints));
+            let counted = sweep::run(sweep.as_ref(), request, Layers::OutOfCore(&mut checkpoints), &mut results);
             (counted, checkpoints.into_job())
         }
         (Ok(_status), Job::Subtree(search)) => (subtree::run(search, request, Some(&directory)), directory),
     };
     match counted {
-        Ok(counts) => report(problem, request, &counts),
+        Ok(counts) => results.finish(&counts),
         Err(error) if !resuming => {
             // A start that failed before it committed anything leaves nothing half-made.
             let path = directory.path().to_path_buf();
@@ -90,15 +93,4 @@ fn run_in(
         }
         Err(error) => Err(error),
     }
-}
-
-/// Prints the counts as the problem prints them, and writes the b-file a sweep was asked for.
-fn report(problem: &dyn Problem, request: &JobRequest, counts: &[(usize, String)]) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    problem.print(&request.params, counts, request.run.format, &mut out)?;
-    std::io::Write::flush(&mut out)?;
-    if let Some(path) = request.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
-        output::write_bfile(path, &problem.bfile_rows(&request.params, counts)?)?;
-    }
-    Ok(())
 }

@@ -15,7 +15,8 @@ use leaper_core::engine::search::Totals;
 use leaper_core::engine::{Job, OutputFormat, SweepJob};
 use serde::{Deserialize, Serialize};
 
-use crate::progress::{eta, format_duration, remaining_steps};
+use crate::eta::{EtaModel, Shape};
+use crate::progress::format_duration;
 use crate::request::JobRequest;
 
 /// The status of a sweep, as `--format json` prints it.
@@ -49,6 +50,9 @@ pub struct SweepStatus {
     pub counts: Option<Vec<(usize, String)>>,
     /// The name of each count's board (or slot), in the same order.
     pub labels: Vec<String>,
+    /// `(board, count)` of the counts already final while the sweep runs (a sweep's short
+    /// boards are final long before its end).
+    pub settled: Vec<(String, String)>,
 }
 
 /// Where a subtree job stands, as `leaper status --format json` prints it.
@@ -198,13 +202,23 @@ impl SweepStatus {
         let step_seconds = p.step_micros as f64 / 1e6;
         let rate = p.states_processed as f64 / step_seconds.max(1e-9);
         let last = p.next_cell.checked_sub(1).filter(|_| p.pass < m.passes);
-        let remaining = match last {
-            Some(cell) => remaining_steps(p.pass, m.passes, cell, m.cells, states),
-            None => (m.passes.saturating_sub(p.pass) * m.cells) as u64,
+        let hint = sweep.profile_hint();
+        let shape = Shape { steps: m.cells, passes: m.passes, row: hint.row, tail: hint.tail };
+        let model = EtaModel::new(shape, p.pass, p.next_cell, p.profile.clone()).with_next_states(states);
+        let eta = match m.result {
+            Some(_) => Some(0.0),
+            None if p.states_processed > 0 => {
+                Some(model.remaining_seconds_at(step_seconds / p.states_processed as f64))
+            }
+            None => None,
         };
-        let eta = if m.result.is_some() { Some(Duration::ZERO) } else { eta(remaining, states, rate) };
         let labels = m.result.iter().flatten().map(|(slot, _)| label(*slot)).collect::<leaper_core::Result<_>>()?;
         let position = last.map(|cell| sweep.position(cell));
+        let settled = p
+            .settled
+            .iter()
+            .map(|(slot, count)| Ok((label(*slot)?, count.clone())))
+            .collect::<leaper_core::Result<_>>()?;
         Ok(SweepStatus {
             job,
             command,
@@ -221,10 +235,11 @@ impl SweepStatus {
             step_seconds,
             states_processed: p.states_processed,
             rate,
-            eta_seconds: eta.map(|d| d.as_secs_f64()),
+            eta_seconds: eta,
             committed_unix: Some(m.committed_unix),
             counts: m.result.clone(),
             labels,
+            settled,
         })
     }
 
@@ -258,7 +273,7 @@ impl SweepStatus {
         if let Some(eta) = self.eta_seconds.filter(|_| self.counts.is_none()) {
             writeln!(
                 out,
-                "eta       {} (if layers keep their current size)",
+                "eta       {} (from the layers so far and the board's known rise and fall)",
                 format_duration(Duration::from_secs_f64(eta))
             )?;
         }
@@ -267,6 +282,11 @@ impl SweepStatus {
         }
         for ((_, count), label) in self.counts.iter().flatten().zip(&self.labels) {
             writeln!(out, "count     {label} {count}")?;
+        }
+        if self.counts.is_none() {
+            for (label, count) in &self.settled {
+                writeln!(out, "final     {label} {count}")?;
+            }
         }
         Ok(())
     }

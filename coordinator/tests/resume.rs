@@ -322,9 +322,11 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .find(|event| event["message"] == "step done")
         .expect("a step event");
-    for field in ["states_in", "states_out", "bytes", "rate", "eta"] {
-        assert!(step.get(field).is_some(), "no {field} in {step}");
+    // Numbers are JSON numbers, sizes in bytes and times in seconds, as collectors want them.
+    for field in ["states_in", "states_out", "layer_bytes", "spilled_bytes", "rate", "peak_rss_bytes"] {
+        assert!(step[field].is_u64(), "no {field} number in {step}");
     }
+    assert!(step["seconds"].is_f64() && step.get("eta_seconds").is_none_or(|eta| eta.is_f64()), "{step}");
     assert!(step["spans"][0]["job"].as_str().unwrap().starts_with("knight-6x8-sweep"), "{step}");
     for field in ["step", "row", "col"] {
         assert!(step["span"].get(field).is_some(), "no {field} in {step}");

@@ -19,7 +19,7 @@ use leaper_core::engine::search::ledger::{Ledger, LedgerHeader};
 use leaper_core::engine::search::local::{pending_shards, recorded_totals, run_local, ShardDone};
 use leaper_core::engine::search::SubtreeProblem;
 
-use crate::progress::{eta, format_duration};
+use crate::progress::ShardWatch;
 use crate::request::JobRequest;
 use leases::{LeaseTerms, ShardLeaser};
 
@@ -46,7 +46,8 @@ pub fn run(
         tracing::info!(done = done_before, shards = problem.shard_count(), "resuming: finished shards are skipped");
     }
     let started = Instant::now();
-    let mut progress = ShardProgress::new(problem.shard_count(), done_before);
+    let label = request.problem()?.command_line(&request.params)?;
+    let mut progress = ShardWatch::new(&label, problem.shard_count(), done_before);
     let cluster = &request.run.cluster;
     let nothing_left = pending_shards(problem, ledger.as_ref()).is_empty();
     let totals = if cluster.workers.is_empty() || nothing_left {
@@ -79,44 +80,7 @@ pub fn run(
         ran?;
         totals
     };
-    tracing::info!(
-        shards = totals.shards_done,
-        seconds = format!("{:.2}", started.elapsed().as_secs_f64()),
-        "all shards done"
-    );
+    tracing::debug!(shards = totals.shards_done, seconds = started.elapsed().as_secs_f64(), "all shards done");
+    progress.finish(totals.shards_done);
     Ok(totals.counts.iter().enumerate().map(|(slot, count)| (slot, count.to_string())).collect())
-}
-
-/// Logs finished shards: each at debug, and at most one info line every two seconds.
-struct ShardProgress {
-    total: usize,
-    started: Instant,
-    done_before: usize,
-    last_line: Option<Instant>,
-}
-
-impl ShardProgress {
-    fn new(total: usize, done_before: usize) -> ShardProgress {
-        ShardProgress { total, started: Instant::now(), done_before, last_line: None }
-    }
-
-    fn shard(&mut self, done: &ShardDone) {
-        tracing::debug!(shard = done.index, label = done.label, "shard done");
-        let now = Instant::now();
-        let quiet = self.last_line.is_some_and(|last| now - last < Duration::from_secs(2));
-        if quiet && done.done < done.total {
-            return;
-        }
-        self.last_line = Some(now);
-        let this_run = done.done.saturating_sub(self.done_before);
-        let rate = this_run as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
-        let left = self.total.saturating_sub(done.done) as u64;
-        tracing::info!(
-            done = done.done,
-            shards = self.total,
-            rate = format!("{rate:.1}/s"),
-            eta = %eta(left, 1, rate).map_or("-".to_string(), format_duration),
-            "shards done"
-        );
-    }
 }

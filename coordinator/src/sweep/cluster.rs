@@ -13,7 +13,7 @@ use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::jobdir::has_commits;
 use leaper_core::engine::jobdir::manifest::{LayerRecord, WorkerLayer};
 use leaper_core::engine::store::{bucket_of_words, LayerSummary};
-use leaper_core::engine::sweep::{StepOutcome, StepReport, SweepHost, SweepProgress};
+use leaper_core::engine::sweep::{StepOutcome, SweepHost, SweepProgress};
 use leaper_core::engine::{Moduli, RecordLayout};
 use leaper_core::{Error, Result};
 use leaper_proto::client::{Client, Credentials};
@@ -22,7 +22,6 @@ use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 
-use crate::progress::Progress;
 use crate::workers::{connect_workers, release_all};
 
 /// How many times a step is tried before the job stops.
@@ -66,7 +65,6 @@ pub struct ClusterHost<'a> {
     generation: u64,
     /// Expansion threads of each worker (from Info), for the shuffle's share of the time.
     threads: Vec<u64>,
-    progress: Progress,
 }
 
 /// A worker that failed in a way the protocol cannot name: transient, the step is rerun.
@@ -107,7 +105,6 @@ impl<'a> ClusterHost<'a> {
             seed: Vec::new(),
             generation: 0,
             threads,
-            progress: Progress::default(),
         })
     }
 
@@ -387,10 +384,6 @@ impl SweepHost for ClusterHost<'_> {
             (0..self.addresses.len()).map(|_| EndPassRequest { job_id: self.job_id(), job_finished }).collect();
         self.call_all(requests, |mut client, request| async move { client.end_pass(request).await })?;
         Ok(())
-    }
-
-    fn observe(&mut self, step: &StepReport) {
-        self.progress.step(step);
     }
 }
 

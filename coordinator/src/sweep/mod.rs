@@ -8,12 +8,14 @@ use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::store::{memory_store, StateStore};
 use leaper_core::engine::sweep::{
-    plan_moduli, run_sweep, sweep_in_process, StepReport, StoreHost, SweepOptions, SweepProgress, SweepReport,
+    plan_moduli, run_sweep, LocalSteps, StepOutcome, StepReport, StoreHost, SweepHost, SweepOptions, SweepProgress,
+    SweepReport,
 };
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 
-use crate::progress::Progress;
+use crate::progress::SweepWatch;
 use crate::request::{JobRequest, SweepArgs};
+use crate::results::ResultStream;
 use cluster::{ClusterHost, ClusterPlan};
 
 /// How long a cluster job waits for a failed worker to come back before it stops.
@@ -45,37 +47,52 @@ pub fn check(job: &dyn SweepJob, request: &JobRequest) -> Result<()> {
     Ok(())
 }
 
-/// Runs the sweep of `job` as `request` asks and returns the exact counts, `(slot, decimal)`.
-/// A job that had already finished returns the counts it recorded.
-pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<Vec<(usize, String)>> {
+/// Runs the sweep of `job` as `request` asks and returns the exact counts, `(slot, decimal)`;
+/// counts that become final on the way go to `results` at once. A job that had already
+/// finished returns the counts it recorded.
+pub fn run(
+    job: &dyn SweepJob,
+    request: &JobRequest,
+    layers: Layers,
+    results: &mut ResultStream,
+) -> Result<Vec<(usize, String)>> {
     let (args, options) = options(request)?;
     let buckets = args.buckets as usize;
     let threads = request.run.threads;
-    let report = match layers {
+    let label = request.problem()?.command_line(&request.params)?;
+    let (_, passes) = plan_moduli(job, &options)?;
+    let (report, watch) = match layers {
         Layers::InMemory => {
             let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
             let mut stores = InMemory { buckets, mem_limit };
-            let mut host = Logged { inner: &mut stores, progress: Progress::default() };
-            with_threads(threads, || sweep_in_process(job, &options, &mut host, SweepProgress::default()))??
+            let start = SweepProgress::default();
+            let mut watch = SweepWatch::new(job, passes.len(), &start, &label, results, false);
+            let report = with_threads(threads, || {
+                let mut host = LocalSteps::new(job, &mut stores);
+                run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
+            })??;
+            (report, watch)
         }
         Layers::OutOfCore(checkpoints) => {
             if let Some(counts) = checkpoints.manifest().and_then(|m| m.result.clone()) {
                 tracing::info!(job = %checkpoints.job().id(), "the job had finished; printing its counts");
                 return Ok(counts);
             }
-            let (_, passes) = plan_moduli(job, &options)?;
             checkpoints.plan(passes.len(), job.steps())?;
             let start = checkpoints.start();
+            let mut watch = SweepWatch::new(job, passes.len(), &start, &label, results, true);
             let report = if request.run.cluster.workers.is_empty() {
-                let mut host = Logged { inner: checkpoints, progress: Progress::default() };
-                with_threads(threads, || sweep_in_process(job, &options, &mut host, start))??
+                with_threads(threads, || {
+                    let mut host = LocalSteps::new(job, &mut *checkpoints);
+                    run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
+                })??
             } else {
                 let credentials = request.run.cluster.credentials()?;
                 let plan = cluster_plan(request, args, job, passes.len())?;
                 let workers = &request.run.cluster.workers;
                 let finished_before = start.pass >= passes.len();
                 let mut host = ClusterHost::connect(workers, &credentials, checkpoints, plan, WORKER_PATIENCE)?;
-                let counted = run_sweep(job, &options, &mut host, start);
+                let counted = run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start);
                 if counted.is_err() {
                     // A start that committed nothing must not leave the workers claimed.
                     host.release_if_uncommitted();
@@ -86,13 +103,12 @@ pub fn run(job: &dyn SweepJob, request: &JobRequest, layers: Layers) -> Result<V
                 }
                 counted?
             };
-            let counts = decimal(&report);
-            log_finished(&report);
-            checkpoints.finish(&counts)?;
-            return Ok(counts);
+            checkpoints.finish(&decimal(&report))?;
+            (report, watch)
         }
     };
     log_finished(&report);
+    watch.finish(&report);
     Ok(decimal(&report))
 }
 
@@ -126,28 +142,36 @@ impl StoreHost for InMemory {
     }
 }
 
-/// A store host whose steps are logged.
-struct Logged<'a> {
-    inner: &'a mut (dyn StoreHost + Send),
-    progress: Progress,
+/// A sweep host whose steps are watched (display, logs, results as they become final).
+struct Watched<'h, 'w, 'r, 'a> {
+    inner: &'h mut dyn SweepHost,
+    watch: &'w mut SweepWatch<'r, 'a>,
 }
 
-impl StoreHost for Logged<'_> {
-    fn store(
-        &mut self,
-        layout: RecordLayout,
-        moduli: &Moduli,
-        progress: &SweepProgress,
-    ) -> leaper_core::Result<Box<dyn StateStore>> {
-        self.inner.store(layout, moduli, progress)
+impl SweepHost for Watched<'_, '_, '_, '_> {
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> leaper_core::Result<()> {
+        self.inner.begin_pass(moduli, progress)
     }
 
-    fn commit(&mut self, progress: &SweepProgress, store: &dyn StateStore) -> leaper_core::Result<()> {
-        self.inner.commit(progress, store)
+    fn seed(&mut self, record: &[u64]) -> leaper_core::Result<()> {
+        self.inner.seed(record)
+    }
+
+    fn step(&mut self, step: usize, moduli: &Moduli) -> leaper_core::Result<StepOutcome> {
+        self.inner.step(step, moduli)
+    }
+
+    fn commit(&mut self, progress: &SweepProgress) -> leaper_core::Result<()> {
+        self.inner.commit(progress)
+    }
+
+    fn end_pass(&mut self) -> leaper_core::Result<()> {
+        self.inner.end_pass()
     }
 
     fn observe(&mut self, step: &StepReport) {
-        self.progress.step(step);
+        self.inner.observe(step);
+        self.watch.step(step);
     }
 }
 
@@ -169,9 +193,10 @@ fn decimal(report: &SweepReport) -> Vec<(usize, String)> {
     report.counts.iter().map(|(slot, count)| (*slot, count.to_string())).collect()
 }
 
+/// The sweep's figures for logs (the summary line says them to people).
 fn log_finished(report: &SweepReport) {
-    tracing::info!(
-        step_seconds = format!("{:.2}", report.step_seconds),
+    tracing::debug!(
+        step_seconds = report.step_seconds,
         peak_states = report.peak_states,
         peak_layer_bytes = report.peak_bytes,
         states_processed = report.states_processed,

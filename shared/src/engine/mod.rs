@@ -27,4 +27,4 @@ pub mod transition;
 pub use arith::Moduli;
 pub use key::{RecordLayout, StateKey};
 pub use problem::{Job, OutputFormat, Problem, Tool, ToolContext};
-pub use transition::{StepPosition, SweepJob, Transition};
+pub use transition::{ProfileHint, StepPosition, SweepJob, Transition};

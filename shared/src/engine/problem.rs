@@ -90,6 +90,13 @@ pub trait Problem: Send + Sync {
         Vec::new()
     }
 
+    /// Whether [`Problem::print`] prints each slot on its own, so that a sweep's slots can be
+    /// printed one by one as they become final (the tours' board lengths); otherwise all are
+    /// printed together at the end (a table, a total).
+    fn prints_each_slot(&self, _params: &Params) -> Result<bool> {
+        Ok(false)
+    }
+
     /// Prints the exact counts, `(slot, decimal)`, as the user asked.
     fn print(
         &self,

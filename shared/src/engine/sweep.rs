@@ -44,6 +44,8 @@ pub struct StepReport {
     pub states_emitted: u64,
     pub layer: LayerSummary,
     pub elapsed: Duration,
+    /// `(slot, decimal)` of the reported slots whose counts became final at this step.
+    pub settled: Vec<(usize, String)>,
 }
 
 /// The result of a sweep.
@@ -77,6 +79,13 @@ pub struct SweepProgress {
     /// Microseconds spent in steps, over every run (an integer: checkpoints hold no floats, so
     /// their checksums survive a round trip).
     pub step_micros: u64,
+    /// `(slot, decimal)` of the reported slots already final: in the last pass a slot is final
+    /// once its last step ([`SweepJob::last_step_of`]) is done, long before the sweep ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settled: Vec<(usize, String)>,
+    /// States read by each step of the first pass so far: the layer profile an ETA models.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profile: Vec<u64>,
 }
 
 /// What one step did, wherever it ran.
@@ -240,7 +249,7 @@ pub fn run_sweep(
     }
     check_progress(&progress, &passes, slots, steps)?;
     if progress.pass > 0 || progress.next_cell > 0 {
-        tracing::info!(pass = progress.pass, cell = progress.next_cell, "resuming from the checkpoint");
+        tracing::info!(pass = progress.pass + 1, steps_done = progress.next_cell, "resuming from the checkpoint");
     }
     while progress.pass < passes.len() {
         let pass_moduli = &passes[progress.pass];
@@ -248,7 +257,9 @@ pub fn run_sweep(
             progress.totals = vec![vec![0; pass_moduli.len()]; slots];
         }
         host.begin_pass(pass_moduli, &progress)?;
-        run_pass(job, pass_moduli, passes.len(), host, &mut progress)?;
+        let last_pass = progress.pass + 1 == passes.len();
+        let settle = last_pass.then_some(Settle { moduli: &moduli, spare: options.spare_moduli });
+        run_pass(job, pass_moduli, passes.len(), settle, host, &mut progress)?;
         for (finished, totals) in progress.finished.iter_mut().zip(std::mem::take(&mut progress.totals)) {
             finished.extend(totals);
         }
@@ -265,6 +276,16 @@ pub fn run_sweep(
             Ok((slot, exact_count(&moduli, &progress.finished[slot], options.spare_moduli, &name)?))
         })
         .collect::<Result<Vec<_>>>()?;
+    // A count reported early must be the count at the end: the slot's last step was wrong if not.
+    for (slot, early) in &progress.settled {
+        let at_end = counts.iter().find(|(s, _)| s == slot).map(|(_, count)| count.to_string());
+        if at_end.as_deref() != Some(early.as_str()) {
+            return Err(Error::Bug(format!(
+                "{} was reported final as {early} but the sweep ended with {at_end:?}",
+                job.slot_name(*slot)
+            )));
+        }
+    }
     Ok(SweepReport {
         counts,
         moduli,
@@ -298,11 +319,45 @@ fn check_progress(progress: &SweepProgress, passes: &[Moduli], slots: usize, ste
     }
 }
 
+/// In the last pass, what reconstructs a count the moment its slot is final: every modulus
+/// (the finished passes' and this one's) and how many of them are spare.
+#[derive(Clone, Copy)]
+struct Settle<'a> {
+    moduli: &'a Moduli,
+    spare: usize,
+}
+
+impl Settle<'_> {
+    /// The reported slots final after `cell` (every one once the layer is empty) that
+    /// `progress` does not hold yet, reconstructed and recorded in it.
+    fn after(
+        &self,
+        job: &dyn SweepJob,
+        cell: usize,
+        emptied: bool,
+        progress: &mut SweepProgress,
+    ) -> Result<Vec<(usize, String)>> {
+        let mut settled = Vec::new();
+        for slot in job.reported() {
+            let done = emptied || job.last_step_of(slot) <= cell;
+            if !done || progress.settled.iter().any(|(s, _)| *s == slot) {
+                continue;
+            }
+            let residues: Vec<u64> = progress.finished[slot].iter().chain(&progress.totals[slot]).copied().collect();
+            let count = exact_count(self.moduli, &residues, self.spare, &job.slot_name(slot))?;
+            settled.push((slot, count.to_string()));
+        }
+        progress.settled.extend(settled.iter().cloned());
+        Ok(settled)
+    }
+}
+
 /// The rest of one pass over the board with one set of moduli, from `progress.next_cell`.
 fn run_pass(
     job: &dyn SweepJob,
     moduli: &Moduli,
     passes: usize,
+    settle: Option<Settle>,
     host: &mut dyn SweepHost,
     progress: &mut SweepProgress,
 ) -> Result<()> {
@@ -314,7 +369,10 @@ fn run_pass(
         let cell = progress.next_cell;
         let position = job.position(cell);
         let (row, col) = (position.row, position.col);
-        let _span = tracing::info_span!("step", pass = progress.pass, step = cell, row, col).entered();
+        // Logs count passes, steps, rows and columns from 1, as `leaper status` does.
+        let _span =
+            tracing::info_span!("step", pass = progress.pass + 1, step = cell + 1, row = row + 1, col = col + 1)
+                .entered();
         let step_started = Instant::now();
         let step = host.step(cell, moduli)?;
         let (states_in, layer) = (step.read, step.layer);
@@ -327,6 +385,13 @@ fn run_pass(
         progress.peak_states = progress.peak_states.max(layer.states);
         progress.peak_bytes = progress.peak_bytes.max(layer.bytes);
         progress.step_micros += elapsed.as_micros() as u64;
+        if progress.pass == 0 {
+            progress.profile.push(states_in);
+        }
+        let settled = match settle {
+            Some(settle) => settle.after(job, cell, layer.states == 0, progress)?,
+            None => Vec::new(),
+        };
         host.commit(progress)?;
         host.observe(&StepReport {
             pass: progress.pass,
@@ -338,6 +403,7 @@ fn run_pass(
             states_emitted: step.emitted,
             layer,
             elapsed,
+            settled,
         });
     }
     Ok(())

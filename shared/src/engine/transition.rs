@@ -35,6 +35,16 @@ pub struct StepPosition {
     pub col: usize,
 }
 
+/// What a problem knows of the sizes of its layers, for estimates of the time left: the steps
+/// of a row (layers rise and fall along a row, and a column's layer is best foretold by the
+/// same column a row up), and how the board's end cuts the last rows' layers down (multipliers
+/// of what the rows before would let one expect, the last row last).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProfileHint {
+    pub row: usize,
+    pub tail: Vec<f64>,
+}
+
 /// A frontier problem's side of the step engine.
 pub trait Transition: Send + Sync + 'static {
     /// The frontier key: `u64` where the worst case fits, `u128` where it does not.
@@ -62,6 +72,17 @@ pub trait Transition: Send + Sync + 'static {
     /// The name of slot `slot` in messages (for tours: the board, `8x6`).
     fn slot_name(&self, slot: usize) -> String;
 
+    /// The last step that can close an object into `slot`: after it (in the last pass) the
+    /// slot's count is final and is reported at once. By default only the sweep's end is sure.
+    fn last_step_of(&self, _slot: usize) -> usize {
+        self.steps() - 1
+    }
+
+    /// What it knows of its layers' sizes (by default: nothing, the pass is one row).
+    fn profile_hint(&self) -> ProfileHint {
+        ProfileHint { row: self.steps(), tail: Vec::new() }
+    }
+
     /// All successors of `key`, the state before step `step`: `emit` receives each state before
     /// `step + 1`, `close` the slot of each complete object the step finishes. Never emits
     /// [`StateKey::VACANT`].
@@ -76,6 +97,8 @@ pub trait SweepJob: Send + Sync {
     fn bound_bits(&self) -> f64;
     fn position(&self, step: usize) -> StepPosition;
     fn slot_name(&self, slot: usize) -> String;
+    fn last_step_of(&self, slot: usize) -> usize;
+    fn profile_hint(&self) -> ProfileHint;
 
     /// Words of a key: 1 or 2.
     fn key_words(&self) -> usize;
@@ -122,6 +145,14 @@ impl<T: Transition> SweepJob for T {
 
     fn slot_name(&self, slot: usize) -> String {
         Transition::slot_name(self, slot)
+    }
+
+    fn last_step_of(&self, slot: usize) -> usize {
+        Transition::last_step_of(self, slot)
+    }
+
+    fn profile_hint(&self) -> ProfileHint {
+        Transition::profile_hint(self)
     }
 
     fn key_words(&self) -> usize {

@@ -314,6 +314,11 @@ impl Problem for Tours {
             .collect()
     }
 
+    /// A count line per board length (and kind of tour): each printed as it becomes final.
+    fn prints_each_slot(&self, params: &Params) -> Result<bool> {
+        Ok(!is_enumeration(params))
+    }
+
     fn print(
         &self,
         params: &Params,

@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use super::board::Geometry;
 use super::bound::{cycle_bound_bits, path_bound_bits};
 use super::frontier::{worst_case_bits, FrontierCodec, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
-use crate::engine::{StateKey, StepPosition, SweepJob, Transition};
+use crate::engine::{ProfileHint, StateKey, StepPosition, SweepJob, Transition};
 use crate::error::{Error, Result};
 
 /// Which tours a sweep counts.
@@ -446,6 +446,26 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
 
     fn position(&self, step: usize) -> StepPosition {
         StepPosition { row: step / self.geometry.width, col: step % self.geometry.width }
+    }
+
+    /// A board of `rows` rows closes at the latest at its own last cell (`close_whole`: the
+    /// board ends where the window's first EMPTY cell is, past the cell being processed).
+    fn last_step_of(&self, slot: usize) -> usize {
+        let rows = SlotTour::of(slot, self.kind).rows.max(1);
+        (rows * self.geometry.width).min(self.geometry.cells()) - 1
+    }
+
+    /// Layers rise and fall along each row. The rows within a move of the board's end lose most
+    /// of their states (no path may leave the board), the last row all: measured on knight
+    /// boards of widths 6 to 8, the row a move's height before the end keeps about a fifth of
+    /// what its growth promised (half for open tours, whose ends may stay there), each row after
+    /// it a fortieth (an eighth) of that.
+    fn profile_hint(&self) -> ProfileHint {
+        let rows_reached = (self.geometry.reach() / self.geometry.width).max(1);
+        let (first, fall) = if self.kind.has_ends() { (0.5, 0.12) } else { (0.2, 0.025) };
+        let mut tail: Vec<f64> = (0..rows_reached as i32).map(|j| first * f64::powi(fall, j)).collect();
+        tail.push(0.0);
+        ProfileHint { row: self.geometry.width, tail }
     }
 
     fn slot_name(&self, slot: usize) -> String {

@@ -1,0 +1,73 @@
+//! Results on stdout as they become final: a sweep's board lengths one by one while it runs (an
+//! 8 x 12 sweep has its short boards hours before its end), the rest at the end; the b-file and
+//! the remarks on stderr (why a count is 0, that the counts were verified) once all are known.
+
+use anyhow::Result;
+use leaper_core::engine::problem::Params;
+use leaper_core::engine::Problem;
+
+use crate::console;
+use crate::request::JobRequest;
+
+/// What has been printed of a job's results.
+pub struct ResultStream<'a> {
+    problem: &'a dyn Problem,
+    request: &'a JobRequest,
+    /// Whether the problem prints its slots one by one (otherwise all at the end).
+    one_by_one: bool,
+    printed: Vec<usize>,
+    /// The first failure to print (stdout closed): the run goes on, and ends with it.
+    failed: Option<anyhow::Error>,
+}
+
+impl<'a> ResultStream<'a> {
+    pub fn new(problem: &'a dyn Problem, request: &'a JobRequest) -> Result<ResultStream<'a>> {
+        let one_by_one = problem.prints_each_slot(&request.params)?;
+        Ok(ResultStream { problem, request, one_by_one, printed: Vec::new(), failed: None })
+    }
+
+    fn params(&self) -> &'a Params {
+        &self.request.params
+    }
+
+    /// Prints the counts of slots that became final, if the problem prints slot by slot.
+    pub fn settled(&mut self, counts: &[(usize, String)]) {
+        if !self.one_by_one || self.failed.is_some() {
+            return;
+        }
+        let fresh: Vec<(usize, String)> =
+            counts.iter().filter(|(slot, _)| !self.printed.contains(slot)).cloned().collect();
+        if fresh.is_empty() {
+            return;
+        }
+        match self.print(&fresh) {
+            Ok(()) => self.printed.extend(fresh.iter().map(|(slot, _)| *slot)),
+            Err(error) => self.failed = Some(error),
+        }
+    }
+
+    /// Prints what is left of `counts` (all of them if the problem prints them together),
+    /// writes the b-file, and gives the first failure to print, if any.
+    pub fn finish(mut self, counts: &[(usize, String)]) -> Result<()> {
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
+        let rest: Vec<(usize, String)> =
+            counts.iter().filter(|(slot, _)| !self.printed.contains(slot)).cloned().collect();
+        if !rest.is_empty() || !self.one_by_one {
+            self.print(if self.one_by_one { &rest } else { counts })?;
+        }
+        let sweep = self.request.sweep.as_ref();
+        if let Some(path) = sweep.and_then(|s| s.bfile.as_ref()) {
+            crate::output::write_bfile(path, &self.problem.bfile_rows(self.params(), counts)?)?;
+        }
+        if sweep.is_some_and(|s| s.verify) {
+            console::note("verified: every count was rebuilt from its moduli and agrees with one spare modulus");
+        }
+        Ok(())
+    }
+
+    fn print(&self, counts: &[(usize, String)]) -> Result<()> {
+        console::results(|out| Ok(self.problem.print(self.params(), counts, self.request.run.format, out)?))
+    }
+}
