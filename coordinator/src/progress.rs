@@ -5,7 +5,7 @@
 //! [`ResultStream`] at once.
 //!
 //! ```text
-//! knight 7x10 --sweep  ━━━━━━━━━━━━━━━━╸━━━━━━━━━━━━━  step 37/70 · pass 1/1 · row 6, column 2
+//! knight 7x10 --sweep  ━━━━━━━━━━━━━━━━╸━━━━━━━━━━━━━ 37/70 steps · pass 1/1 · row 6, column 2
 //!   3,988,114 states · 2.1M states/s · 24s elapsed · ETA 31s · 92 MiB on disk · 410 MiB memory
 //! ```
 
@@ -76,9 +76,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             let done = if step.layer.states == 0 { (step.pass + 1) * self.steps } else { position as usize };
             display.bar.set_position(done as u64);
             display.bar.set_message(format!(
-                "step {}/{} · pass {}/{} · row {}, column {}",
-                step.step + 1,
-                step.steps,
+                "pass {}/{} · row {}, column {}",
                 step.pass + 1,
                 step.passes,
                 step.position.row + 1,
@@ -213,7 +211,6 @@ struct Display {
     detail: Arc<Mutex<Detail>>,
 }
 
-#[derive(Default)]
 struct Detail {
     before: String,
     after: String,
@@ -227,7 +224,7 @@ impl Display {
         if console::mode() != console::Mode::Display {
             return None;
         }
-        let detail = Arc::new(Mutex::new(Detail::default()));
+        let detail = Arc::new(Mutex::new(Detail { before: "-".into(), after: String::new(), finish: None }));
         let line = Arc::clone(&detail);
         let started = Instant::now();
         let style = ProgressStyle::with_template(&format!(
@@ -244,7 +241,11 @@ impl Display {
             let elapsed = format_duration(started.elapsed());
             let _ = write!(out, "{} · {elapsed} elapsed · ETA {eta}{}", detail.before, detail.after);
         });
-        let bar = ProgressBar::new(total).with_style(style).with_prefix(label.to_string()).with_position(done);
+        let bar = ProgressBar::new(total)
+            .with_style(style)
+            .with_prefix(label.to_string())
+            .with_position(done)
+            .with_message("starting");
         console::show(bar).map(|bar| Display { bar, detail })
     }
 

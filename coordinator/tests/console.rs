@@ -1,0 +1,179 @@
+//! What a person sees: the live display on a terminal (stderr on a pseudo-terminal), step lines
+//! without colour through a pipe, nothing but results with --quiet; results on stdout as each
+//! becomes final, and in the checkpoint for `leaper status`.
+
+mod common;
+
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::process::{Command, Output, Stdio};
+
+use common::{leaper, scratch, text};
+
+/// The sweep the tests watch: one second, ten lengths, 6x8's count final at step 48 of 60.
+const SWEEP: [&str; 3] = ["knight", "6x10", "--sweep"];
+const COUNTS: &str = "6x1 0\n6x2 0\n6x3 0\n6x4 0\n6x5 8\n6x6 9862\n6x7 1067638\n6x8 55488142\n\
+                      6x9 3374967940\n6x10 239187240144\n";
+
+/// Runs `leaper ARGS` with stderr on a pseudo-terminal 100 columns wide and stdout on a pipe;
+/// returns (stdout, everything the terminal received).
+fn on_terminal(args: &[&str]) -> (Output, String) {
+    let size = nix::pty::Winsize { ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0 };
+    let pty = nix::pty::openpty(Some(&size), None).expect("a pseudo-terminal");
+    let child = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .env_remove("LEAPER_FAULT")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(OwnedFd::from(pty.slave)))
+        .spawn()
+        .expect("leaper runs");
+    // The terminal's end reads until the child (the last holder of the other end) is gone.
+    let mut master = std::fs::File::from(OwnedFd::from(pty.master));
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = master.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buffer[..n]);
+        }
+        seen
+    });
+    let output = child.wait_with_output().expect("leaper ends");
+    (output, text(&reader.join().unwrap()))
+}
+
+/// `text` without its ANSI escape sequences (colours, cursor moves).
+fn without_colour(text: &str) -> String {
+    let mut plain = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // ESC [ parameters, then one letter ends the sequence.
+            chars.by_ref().skip(1).find(|c| c.is_ascii_alphabetic());
+        } else {
+            plain.push(c);
+        }
+    }
+    plain
+}
+
+/// Runs `leaper ARGS` with stdout and stderr on one pipe, as `2>&1 | cat` does: the order in
+/// which results and log lines were written.
+fn interleaved(args: &[&str]) -> String {
+    let (read, write) = nix::unistd::pipe().expect("a pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .env_remove("LEAPER_FAULT")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::from(write.try_clone().unwrap()))
+        .stderr(Stdio::from(write))
+        .spawn()
+        .expect("leaper runs");
+    let mut seen = String::new();
+    std::fs::File::from(read).read_to_string(&mut seen).unwrap();
+    assert!(child.wait().unwrap().success(), "{seen}");
+    seen
+}
+
+#[test]
+fn a_terminal_gets_the_live_display_and_no_step_lines() {
+    let (output, terminal) = on_terminal(&SWEEP);
+    assert!(output.status.success(), "{terminal}");
+    assert_eq!(text(&output.stdout), COUNTS, "stdout carries the results only");
+    for shown in ["knight 6x10 --sweep", "/60 steps", "row ", "states", "elapsed", "ETA", "memory"] {
+        assert!(terminal.contains(shown), "the display lacks {shown:?}: {terminal}");
+    }
+    assert!(terminal.contains("finished in") && terminal.contains("peak layer"), "no summary: {terminal}");
+    assert!(!terminal.contains("step done") && !terminal.contains("INFO"), "step lines under the display: {terminal}");
+
+    // -v brings the step lines back, above the display.
+    let (output, terminal) = on_terminal(&["-v", "knight", "6x8"]);
+    assert_eq!(text(&output.stdout), "55488142\n");
+    let plain = without_colour(&terminal);
+    assert!(plain.contains("step done") && plain.contains("step{pass=1 step=7 row=2 col=1}"), "{plain}");
+}
+
+#[test]
+fn a_pipe_gets_plain_step_lines_and_results_as_they_become_final() {
+    let output = leaper(&SWEEP, None);
+    assert!(output.status.success());
+    assert_eq!(text(&output.stdout), COUNTS);
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().filter(|line| line.contains("step done")).count(), 54, "{stderr}");
+    assert!(!stderr.contains('\x1b'), "colour codes in a pipe: {stderr}");
+    // Counted from 1, as `leaper status` counts: the last step of 6x1 is row 1, column 6.
+    assert!(stderr.contains("step{pass=1 step=6 row=1 col=6}"), "{stderr}");
+    let summary = stderr.lines().last().unwrap();
+    assert!(summary.contains("finished in") && summary.contains("peak layer 1,013,145 states"), "{summary}");
+
+    // 6x8 is final after step 48 (its last cell), long before the sweep ends.
+    let seen = interleaved(&SWEEP);
+    let printed = seen.find("6x8 55488142").expect("6x8 printed");
+    let step_49 = seen.find("step=49 ").expect("step 49 logged");
+    assert!(printed < step_49, "6x8 waited for the end: {seen}");
+}
+
+#[test]
+fn quiet_prints_results_only() {
+    for args in [vec!["--quiet", "knight", "6x10", "--sweep"], vec!["knight", "6x10", "--sweep", "-q"]] {
+        let output = leaper(&args, None);
+        assert!(output.status.success());
+        assert_eq!(text(&output.stdout), COUNTS);
+        assert_eq!(text(&output.stderr), "", "{args:?}");
+    }
+    let (output, terminal) = on_terminal(&["-q", "quarto", "--lines", "rows,cols"]);
+    assert!(output.status.success());
+    assert!(!text(&output.stdout).is_empty());
+    assert_eq!(terminal, "", "a quiet subtree job draws nothing");
+    // Errors still show.
+    let output = leaper(&["-q", "knight", "0x5"], None);
+    assert!(!output.status.success() && text(&output.stderr).starts_with("error:"));
+}
+
+#[test]
+fn json_logs_carry_numbers_and_the_summary() {
+    let output = leaper(&["--log-format", "json", "knight", "6x6"], None);
+    assert!(output.status.success());
+    assert_eq!(text(&output.stdout), "9862\n");
+    let events: Vec<serde_json::Value> =
+        text(&output.stderr).lines().map(|line| serde_json::from_str(line).expect("a JSON line")).collect();
+    let step = events.iter().find(|e| e["message"] == "step done").unwrap();
+    assert!(step["layer_bytes"].is_u64() && step["seconds"].is_f64(), "{step}");
+    assert_eq!(step["span"]["row"], 1, "{step}");
+    assert!(events.last().unwrap()["message"].as_str().unwrap().starts_with("finished in"));
+}
+
+#[test]
+fn a_subtree_job_on_a_terminal_shows_its_shards() {
+    let (output, terminal) = on_terminal(&["quarto", "--lines", "rows,cols"]);
+    assert!(output.status.success(), "{terminal}");
+    assert!(terminal.contains("quarto") && terminal.contains("shards"), "{terminal}");
+    assert!(terminal.contains("finished in"), "{terminal}");
+}
+
+#[test]
+fn status_lists_the_lengths_already_final_and_resume_prints_them_first() {
+    let dir = scratch("console", "settled");
+    let job_dir = dir.to_str().unwrap();
+    // Crash right after the checkpoint of step 50: 6x1 to 6x8 are final by then.
+    let mut args = SWEEP.to_vec();
+    args.extend(["--job-dir", job_dir]);
+    let crashed = leaper(&args, Some("crash@manifest:51"));
+    assert!(!crashed.status.success());
+    assert_eq!(text(&crashed.stdout), COUNTS.lines().take(8).map(|l| format!("{l}\n")).collect::<String>());
+
+    let status = leaper(&["status", "--job-dir", job_dir, "--format", "json"], None);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["settled"][7], serde_json::json!(["6x8", "55488142"]), "{status}");
+    assert_eq!(status["settled"].as_array().unwrap().len(), 8, "{status}");
+    let text_status = text(&leaper(&["status", "--job-dir", job_dir], None).stdout);
+    assert!(text_status.contains("final     6x8 55488142"), "{text_status}");
+
+    let resumed = leaper(&["resume", "--job-dir", job_dir], None);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert_eq!(text(&resumed.stdout), COUNTS);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
