@@ -20,8 +20,8 @@
 //! ```
 //!
 //! The first pass's profile is recorded in the checkpoint, so later passes (and `leaper status`)
-//! know their profile exactly. Seconds per state come from the steps so far (a fixed cost per
-//! step plus a cost per state, fitted with more weight on recent steps), and the ETA shown is
+//! know their profile exactly. Seconds per state come from the steps so far (recent steps
+//! weighing more), and the ETA shown is
 //! smoothed: each new estimate of the finish time moves the shown one half way.
 
 use std::time::Duration;
@@ -30,7 +30,7 @@ use std::time::Duration;
 const FIRST_ROW_DAMPING: f64 = 0.5;
 /// ...and how much of that each row after it keeps (fitted to knight sweeps of widths 6 to 8).
 const GROWTH_DAMPING: f64 = 0.2;
-/// Weight of a step in the cost fit relative to the step after it.
+/// Weight of a step in the cost per state relative to the step after it.
 const COST_MEMORY: f64 = 0.9;
 /// How far each new estimate of the finish moves the shown one.
 const SMOOTHING: f64 = 0.5;
@@ -140,27 +140,15 @@ impl EtaModel {
         known.iter().map(|&s| s.round() as u64).collect()
     }
 
-    /// `(seconds per step, seconds per state)`, fitted to the timed steps with recent ones
-    /// weighing more; `None` before any step was timed.
-    fn cost(&self) -> Option<(f64, f64)> {
-        let (mut w, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
-        let mut weight = 1.0;
-        for &(states, seconds) in self.timed.iter().rev() {
-            let x = states as f64;
-            (w, sx, sy, sxx, sxy) =
-                (w + weight, sx + weight * x, sy + weight * seconds, sxx + weight * x * x, sxy + weight * x * seconds);
+    /// Seconds per state, over the timed steps with recent ones weighing more (a layer's cost
+    /// per state drifts as it grows: hash tables, caches); `None` before any step was timed.
+    fn seconds_per_state(&self) -> Option<f64> {
+        let (mut states, mut seconds, mut weight) = (0.0, 0.0, 1.0);
+        for &(read, took) in self.timed.iter().rev() {
+            (states, seconds) = (states + weight * read as f64, seconds + weight * took);
             weight *= COST_MEMORY;
         }
-        if w == 0.0 {
-            return None;
-        }
-        let spread = sxx * w - sx * sx;
-        let per_state = if spread > 1e-9 * sxx * w { (sxy * w - sx * sy) / spread } else { -1.0 };
-        if per_state <= 0.0 || (sy - per_state * sx) < 0.0 {
-            // Too few or too alike steps to tell the fixed cost apart: all of it per state.
-            return Some((0.0, sy / sx.max(1.0)));
-        }
-        Some(((sy - per_state * sx) / w, per_state))
+        (!self.timed.is_empty()).then(|| seconds / f64::max(states, 1.0))
     }
 
     /// The same model, told the exact size of the next step's layer (a checkpoint's).
@@ -177,8 +165,7 @@ impl EtaModel {
 
     /// Seconds of work left, unsmoothed; `None` before any step was timed.
     pub fn remaining_seconds(&self) -> Option<f64> {
-        let (per_step, per_state) = self.cost()?;
-        Some(self.remaining_states().iter().map(|&s| per_step + per_state * s as f64).sum())
+        Some(self.remaining_seconds_at(self.seconds_per_state()?))
     }
 
     /// The ETA to show at `now` (seconds on the caller's clock) just after a step: the new
