@@ -201,38 +201,20 @@ fn growth(measured: &[f64], cell: usize, row: usize) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use leaper_core::engine::store::{memory_store, StateStore};
-    use leaper_core::engine::sweep::{sweep_in_process, StepReport, StoreHost, SweepOptions, SweepProgress};
-    use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
+    use leaper_core::engine::store::memory_store;
+    use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
+    use leaper_core::engine::{Moduli, SweepJob};
     use leaper_core::problems::tours::board::{Geometry, MoveSet};
     use leaper_core::problems::tours::transfer::{tours, TourKind};
 
     use super::*;
 
-    /// Records what every step read and left.
-    struct Recorder(Vec<(u64, u64)>);
-
-    impl StoreHost for Recorder {
-        fn store(
-            &mut self,
-            layout: RecordLayout,
-            moduli: &Moduli,
-            _: &SweepProgress,
-        ) -> leaper_core::Result<Box<dyn StateStore>> {
-            memory_store(layout, 61, moduli.clone(), 8 << 30)
-        }
-
-        fn observe(&mut self, step: &StepReport) {
-            self.0.push((step.states_in, step.layer.states));
-        }
-    }
-
-    /// The knight's layers on a board `width` wide and `rows` long, step by step, as
-    /// `(states read, states left)`.
+    /// The layers of `job`'s sweep, step by step, as `(states read, states left)`.
     fn layers(job: &dyn SweepJob) -> Vec<(u64, u64)> {
-        let mut recorder = Recorder(Vec::new());
-        sweep_in_process(job, &SweepOptions::default(), &mut recorder, SweepProgress::default()).unwrap();
-        recorder.0
+        let mut stores = StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), 8 << 30));
+        let report = sweep_in_process(job, &SweepOptions::default(), &mut stores, SweepProgress::default()).unwrap();
+        let left = report.profile.iter().skip(1).copied().chain([0]);
+        report.profile.iter().copied().zip(left).collect()
     }
 
     /// The ETA's error at 25%, 50% and 75% of a run whose steps cost `1 ms + 0.1 µs per state`

@@ -16,7 +16,7 @@ use leaper_core::engine::{Job, OutputFormat, SweepJob};
 use serde::{Deserialize, Serialize};
 
 use crate::eta::{EtaModel, Shape};
-use crate::progress::format_duration;
+use crate::progress::{bytes, format_duration, grouped};
 use crate::request::JobRequest;
 
 /// The status of a sweep, as `--format json` prints it.
@@ -262,14 +262,19 @@ impl SweepStatus {
             _ => writeln!(out, "step      none committed yet in pass {}/{}", self.pass + 1, self.passes.max(1))?,
         }
         let per_state = if self.states > 0 { self.bytes as f64 / self.states as f64 } else { 0.0 };
-        writeln!(out, "layer     {} states, {} bytes on disk ({per_state:.2} bytes/state)", self.states, self.bytes)?;
+        writeln!(
+            out,
+            "layer     {} states, {} on disk ({per_state:.2} bytes/state)",
+            grouped(self.states),
+            bytes(self.bytes)
+        )?;
         writeln!(
             out,
             "elapsed   {} in steps, {} states processed",
             format_duration(Duration::from_secs_f64(self.step_seconds)),
-            self.states_processed
+            grouped(self.states_processed)
         )?;
-        writeln!(out, "rate      {:.0} states/s", self.rate)?;
+        writeln!(out, "rate      {} states/s", grouped(self.rate.round() as u64))?;
         if let Some(eta) = self.eta_seconds.filter(|_| self.counts.is_none()) {
             writeln!(
                 out,

@@ -59,6 +59,8 @@ pub struct SweepReport {
     pub states_processed: u64,
     /// Seconds spent in steps, over every run of a resumed job.
     pub step_seconds: f64,
+    /// States read by each step of the first pass (the layer profile).
+    pub profile: Vec<u64>,
 }
 
 /// Where a sweep stands between two steps. Together with the store's current layer it is all a
@@ -293,6 +295,7 @@ pub fn run_sweep(
         peak_bytes: progress.peak_bytes,
         states_processed: progress.states_processed,
         step_seconds: progress.step_micros as f64 / 1e6,
+        profile: progress.profile,
     })
 }
 
