@@ -5,7 +5,6 @@
 mod common;
 
 use std::io::Read;
-use std::os::fd::OwnedFd;
 use std::process::{Command, Output, Stdio};
 
 use common::{leaper, scratch, text};
@@ -25,11 +24,11 @@ fn on_terminal(args: &[&str]) -> (Output, String) {
         .env_remove("LEAPER_FAULT")
         .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
-        .stderr(Stdio::from(OwnedFd::from(pty.slave)))
+        .stderr(Stdio::from(pty.slave))
         .spawn()
         .expect("leaper runs");
     // The terminal's end reads until the child (the last holder of the other end) is gone.
-    let mut master = std::fs::File::from(OwnedFd::from(pty.master));
+    let mut master = std::fs::File::from(pty.master);
     let reader = std::thread::spawn(move || {
         let mut seen = Vec::new();
         let mut buffer = [0u8; 4096];
