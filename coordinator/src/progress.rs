@@ -27,6 +27,9 @@ pub struct SweepWatch<'r, 'a> {
     clock: Instant,
     display: Option<Display>,
     results: &'r mut ResultStream<'a>,
+    /// Counts a resumed job's checkpoint holds as final: printed once a step shows the job
+    /// directory sound (a damaged one is refused with nothing printed).
+    earlier: Vec<(usize, String)>,
     steps: usize,
     /// States read and seconds spent in this run's steps, for the rate.
     states: u64,
@@ -44,7 +47,6 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         results: &'r mut ResultStream<'a>,
         out_of_core: bool,
     ) -> SweepWatch<'r, 'a> {
-        results.settled(&start.settled);
         let hint = job.profile_hint();
         let shape = Shape { steps: job.steps(), passes, row: hint.row, tail: hint.tail };
         let model = EtaModel::new(shape, start.pass, start.next_cell, start.profile.clone());
@@ -55,6 +57,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             clock: Instant::now(),
             display,
             results,
+            earlier: start.settled.clone(),
             steps: job.steps(),
             states: 0,
             seconds: 0.0,
@@ -64,6 +67,9 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
 
     /// Sees a finished step.
     pub fn step(&mut self, step: &StepReport) {
+        if !self.earlier.is_empty() {
+            self.results.settled(&std::mem::take(&mut self.earlier));
+        }
         let seconds = step.elapsed.as_secs_f64();
         (self.states, self.seconds) = (self.states + step.states_in, self.seconds + seconds);
         self.model.step(step.pass, step.step, step.states_in, step.layer.states, seconds);

@@ -216,8 +216,9 @@ fn both_kinds_of_job_resume_after_a_crash_to_the_exact_count() {
     assert_eq!(text(&resumed.stdout), "7695805\n");
     let log = text(&resumed.stderr);
     assert!(
-        log.contains(&format!("step={committed} ")) && !log.contains("step=0 "),
-        "resume starts at step {committed}: {log}"
+        // Steps are logged from 1: step `committed` was the last one committed.
+        log.contains(&format!("step={} ", committed + 1)) && !log.contains(&format!("step={committed} ")),
+        "resume starts after step {committed}: {log}"
     );
     fs::remove_dir_all(&dir).unwrap();
 
