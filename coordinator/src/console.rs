@@ -123,7 +123,8 @@ pub fn note(text: &str) {
     }
 }
 
-/// The one line that ends a finished run: on the terminal as it is, in logs as an event.
+/// The one line that ends a finished run: on the terminal as it is, in logs as an event (a
+/// sweep logs its own, with its figures as fields).
 pub fn summary(text: &str) {
     match mode() {
         Mode::Quiet => {}

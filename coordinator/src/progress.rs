@@ -99,21 +99,33 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         self.results.settled(&step.settled);
     }
 
-    /// The summary line of a finished sweep.
+    /// The summary line of a finished sweep; in JSON logs, with its figures as fields.
     pub fn finish(self, report: &SweepReport) {
+        let rss = crate::memory::peak_rss_bytes().unwrap_or(0);
         let place = if self.out_of_core {
             format!("{} peak layer on disk", bytes(report.peak_bytes))
         } else {
             "in memory".to_string()
         };
-        finished(
-            self.clock.elapsed(),
-            &format!(
-                "{} states processed, peak layer {} states ({place}), {} peak memory",
-                grouped(report.states_processed),
-                grouped(report.peak_states),
-                bytes(crate::memory::peak_rss_bytes().unwrap_or(0))
-            ),
+        let summary = format!(
+            "finished in {}: {} states processed, peak layer {} states ({place}), {} peak memory",
+            format_duration(self.clock.elapsed()),
+            grouped(report.states_processed),
+            grouped(report.peak_states),
+            bytes(rss)
+        );
+        if !console::json_logs() {
+            return console::summary(&summary);
+        }
+        // Collectors get the figures as numbers.
+        tracing::info!(
+            step_seconds = report.step_seconds,
+            peak_states = report.peak_states,
+            peak_layer_bytes = report.peak_bytes,
+            states_processed = report.states_processed,
+            moduli = report.moduli.len(),
+            peak_rss_bytes = rss,
+            "{summary}"
         );
     }
 }
@@ -202,12 +214,11 @@ impl ShardWatch {
     /// The summary line of a finished subtree job.
     pub fn finish(self, shards: usize) {
         let memory = bytes(crate::memory::peak_rss_bytes().unwrap_or(0));
-        finished(self.clock.elapsed(), &format!("{shards} shards, {memory} peak memory"));
+        console::summary(&format!(
+            "finished in {}: {shards} shards, {memory} peak memory",
+            format_duration(self.clock.elapsed())
+        ));
     }
-}
-
-fn finished(elapsed: Duration, what: &str) {
-    console::summary(&format!("finished in {}: {what}", format_duration(elapsed)));
 }
 
 /// The live display: a bar with the step (or shard) and its place on the first line, the layer,

@@ -107,7 +107,6 @@ pub fn run(
             (report, watch)
         }
     };
-    log_finished(&report);
     watch.finish(&report);
     Ok(decimal(&report))
 }
@@ -191,17 +190,4 @@ pub fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + 
 
 fn decimal(report: &SweepReport) -> Vec<(usize, String)> {
     report.counts.iter().map(|(slot, count)| (*slot, count.to_string())).collect()
-}
-
-/// The sweep's figures for logs (the summary line says them to people).
-fn log_finished(report: &SweepReport) {
-    tracing::debug!(
-        step_seconds = report.step_seconds,
-        peak_states = report.peak_states,
-        peak_layer_bytes = report.peak_bytes,
-        states_processed = report.states_processed,
-        moduli = report.moduli.len(),
-        peak_rss = crate::memory::peak_rss_bytes().unwrap_or(0),
-        "sweep finished"
-    );
 }
