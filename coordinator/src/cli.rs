@@ -131,10 +131,13 @@ impl ResumeArgs {
     }
 }
 
+/// `leaper status` reads a job directory or asks a coordinator: one of the two, as its usage
+/// line says (`<--job-dir <DIR>|--coordinator <ADDR>>`).
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["job_dir", "coordinator"])))]
 pub struct StatusArgs {
     /// The job directory.
-    #[arg(long, value_name = "DIR", required_unless_present = "coordinator", conflicts_with = "coordinator")]
+    #[arg(long, value_name = "DIR")]
     pub job_dir: Option<PathBuf>,
 
     /// Ask the coordinator serving the job (its --listen address) instead. Needs --token-file.

@@ -22,7 +22,7 @@
 //! The first pass's profile is recorded in the checkpoint, so later passes (and `leaper status`)
 //! know their profile exactly. Seconds per state come from the steps so far (recent steps
 //! weighing more), and the ETA shown is
-//! smoothed: each new estimate of the finish time moves the shown one half way.
+//! smoothed: each new estimate of the finish time moves the shown one seven tenths of the way.
 
 use std::time::Duration;
 
@@ -32,8 +32,9 @@ const FIRST_ROW_DAMPING: f64 = 0.5;
 const GROWTH_DAMPING: f64 = 0.2;
 /// Weight of a step in the cost per state relative to the step after it.
 const COST_MEMORY: f64 = 0.9;
-/// How far each new estimate of the finish moves the shown one.
-const SMOOTHING: f64 = 0.5;
+/// How far each new estimate of the finish moves the shown one (most of the way: a late run
+/// of overestimates would otherwise linger).
+const SMOOTHING: f64 = 0.7;
 
 /// The shape of a sweep: steps per pass, passes, steps per row, and what the board's end
 /// does to the last rows' layers (the problem's `ProfileHint`).
@@ -169,7 +170,7 @@ impl EtaModel {
     }
 
     /// The ETA to show at `now` (seconds on the caller's clock) just after a step: the new
-    /// estimate of the finish moves the shown one half way.
+    /// estimate of the finish moves the shown one most of the way.
     pub fn update_shown(&mut self, now: f64) -> Option<Duration> {
         let finish = now + self.remaining_seconds()?;
         let shown = match self.shown_finish {

@@ -215,8 +215,9 @@ impl ShardWatch {
     pub fn finish(self, shards: usize) {
         let memory = bytes(crate::memory::peak_rss_bytes().unwrap_or(0));
         console::summary(&format!(
-            "finished in {}: {shards} shards, {memory} peak memory",
-            format_duration(self.clock.elapsed())
+            "finished in {}: {}, {memory} peak memory",
+            format_duration(self.clock.elapsed()),
+            counted(shards, "shard", "shards")
         ));
     }
 }
@@ -303,6 +304,11 @@ pub fn bytes(n: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// `1 pass`, `2 passes`: a number and its noun, singular for one.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `23,428,645`.
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -344,5 +350,6 @@ mod tests {
         assert_eq!(grouped(1_000), "1,000");
         assert_eq!(compact(950.0), "950");
         assert_eq!(compact(2_100_000.0), "2.1M");
+        assert_eq!((counted(1, "pass", "passes"), counted(2, "pass", "passes")), ("1 pass".into(), "2 passes".into()));
     }
 }

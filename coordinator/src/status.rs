@@ -16,7 +16,7 @@ use leaper_core::engine::{Job, OutputFormat, SweepJob};
 use serde::{Deserialize, Serialize};
 
 use crate::eta::{EtaModel, Shape};
-use crate::progress::{bytes, format_duration, grouped};
+use crate::progress::{bytes, counted, format_duration, grouped};
 use crate::request::JobRequest;
 
 /// The status of a sweep, as `--format json` prints it.
@@ -256,9 +256,12 @@ impl SweepStatus {
                 self.pass + 1,
                 self.passes
             )?,
-            _ if self.counts.is_some() => {
-                writeln!(out, "step      all {} steps of {} passes done", self.cells, self.passes)?
-            }
+            _ if self.counts.is_some() => writeln!(
+                out,
+                "step      all {} of {} done",
+                counted(self.cells, "step", "steps"),
+                counted(self.passes, "pass", "passes")
+            )?,
             _ => writeln!(out, "step      none committed yet in pass {}/{}", self.pass + 1, self.passes.max(1))?,
         }
         let per_state = if self.states > 0 { self.bytes as f64 / self.states as f64 } else { 0.0 };

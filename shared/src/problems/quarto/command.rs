@@ -118,6 +118,9 @@ impl Problem for QuartoProblem {
     ) -> Result<()> {
         let (quarto, job) = QuartoParams::read(params)?;
         let names = job.slots();
+        if quarto.table && format == OutputFormat::Text {
+            write_line(out, format_args!("{:<30} {:>15}    {}", "lines", "draws", "draws / 384, factorised"))?;
+        }
         for (slot, count) in counts {
             let value: u128 = count.parse().map_err(|e| Error::Bug(format!("a Quarto count {count:?}: {e}")))?;
             let line = QuartoLine {
@@ -167,7 +170,20 @@ pub fn factorize(mut n: u128) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::factorize;
+    use super::*;
+
+    #[test]
+    fn the_table_names_its_columns() {
+        let params = table(&QuartoParams { lines: "rows,cols".into(), table: true }).unwrap();
+        let mut out = Vec::new();
+        let counts = [(0, "1329371360640".to_string())];
+        QuartoProblem.print(&params, &counts, OutputFormat::Text, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "lines                                    draws    draws / 384, factorised\n\
+             rows+cols                        1329371360640    (3^2)(5)(76931213)\n"
+        );
+    }
 
     #[test]
     fn factorizations_read_as_in_the_document() {

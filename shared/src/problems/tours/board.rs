@@ -150,9 +150,20 @@ impl FromStr for MoveSet {
         let invalid = |reason: &str| Error::InvalidMoves { input: text.to_string(), reason: reason.to_string() };
         let mut pairs = Vec::new();
         for part in text.split('+') {
-            let (a, b) = part.trim().split_once(',').ok_or_else(|| invalid("expected A,B or A,B+C,D"))?;
-            let num =
-                |s: &str| s.trim().parse::<u32>().map_err(|_| invalid("leaps must be non-negative whole numbers"));
+            let part = part.trim();
+            let numbers: Vec<&str> = part.split(',').map(str::trim).collect();
+            let [a, b] = numbers[..] else {
+                let why = match numbers.len() {
+                    1 if part.is_empty() => "an empty leap: expected A,B or A,B+C,D".to_string(),
+                    1 => format!("the leap {part:?} has one number where two are needed (A,B)"),
+                    n => format!("the leap {part:?} has {n} numbers where two are needed (A,B)"),
+                };
+                return Err(invalid(&why));
+            };
+            let num = |s: &str| {
+                s.parse::<u32>()
+                    .map_err(|_| invalid(&format!("{s:?} in the leap {part:?} is not a non-negative whole number")))
+            };
             pairs.push((num(a)?, num(b)?));
         }
         MoveSet::leapers(&pairs).map_err(|e| match e {
@@ -219,6 +230,20 @@ mod tests {
         for bad in ["", "8", "8x", "x6", "0x5", "5x0", "-3x4", "ax4", "8x6x2", "99999999x2"] {
             assert!(bad.parse::<BoardSize>().is_err(), "{bad:?} should be rejected");
         }
+    }
+
+    #[test]
+    fn malformed_move_sets_are_named_exactly() {
+        let reason = |text: &str| match text.parse::<MoveSet>() {
+            Err(Error::InvalidMoves { reason, .. }) => reason,
+            other => panic!("{text:?} gave {other:?}"),
+        };
+        assert_eq!(reason("1,0+1,1,2"), "the leap \"1,1,2\" has 3 numbers where two are needed (A,B)");
+        assert_eq!(reason("1"), "the leap \"1\" has one number where two are needed (A,B)");
+        assert_eq!(reason("1,2+"), "an empty leap: expected A,B or A,B+C,D");
+        assert_eq!(reason("1,0+-1,1"), "\"-1\" in the leap \"-1,1\" is not a non-negative whole number");
+        assert_eq!(reason("1,x"), "\"x\" in the leap \"1,x\" is not a non-negative whole number");
+        assert_eq!(" 1 , 2 + 0,1 ".parse::<MoveSet>().unwrap().to_string(), "0,1+1,2", "spaces are allowed");
     }
 
     #[test]
