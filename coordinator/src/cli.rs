@@ -201,7 +201,11 @@ pub fn command() -> clap::Command {
                 sub = sub.subcommand(command.about(about.unwrap_or_default()));
             }
             let sub = RunArgs::augment_args(sub);
-            let sub = if problem.kinds().contains(&JobKind::Sweep) { SweepArgs::augment_args(sub) } else { sub };
+            let sub = if problem.kinds().contains(&JobKind::Sweep) {
+                SweepArgs::augment_args(sub)
+            } else {
+                searches_only(sub)
+            };
             // The option structs' docs must not replace the problem's own description.
             let sub = sub.about(about.unwrap_or_default());
             command = command.subcommand(match long_about {
@@ -211,6 +215,24 @@ pub fn command() -> clap::Command {
         }
     }
     command
+}
+
+/// The options of every job, told as a problem that only searches (Quarto, the tangram) has
+/// them: no layers, no buckets.
+fn searches_only(command: clap::Command) -> clap::Command {
+    command
+        .mut_arg("job_dir", |arg| {
+            arg.help(
+                "Run as a resumable job in DIR (created if missing; it must be empty): a ledger line per finished \
+                 shard. `leaper resume --job-dir DIR` runs only the shards not yet done",
+            )
+        })
+        .mut_arg("workers", |arg| {
+            arg.help(
+                "Lease the shards to these workers (`host:port,...`, each a running `leaper-worker`). Needs \
+                 --job-dir and --token-file",
+            )
+        })
 }
 
 /// A search given a sweep's options (`quarter 8 --by-start --buckets 64`) is refused, naming one:
@@ -285,5 +307,9 @@ mod tests {
         assert_eq!(SweepArgs::from_arg_matches(sub).unwrap().buckets, 7);
         let error = command().try_get_matches_from(["leaper", "quarto", "--buckets", "7"]).unwrap_err();
         assert_eq!(error.kind(), clap::error::ErrorKind::UnknownArgument, "a subtree job has no buckets");
+        let help = command().find_subcommand_mut("quarto").unwrap().render_long_help().to_string();
+        for sweep_only in ["bucket", "layer", "checkpoint", "sweep"] {
+            assert!(!help.contains(sweep_only), "quarto --help speaks of {sweep_only}: {help}");
+        }
     }
 }

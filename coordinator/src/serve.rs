@@ -196,7 +196,10 @@ pub fn show_remote(address: &str, args: &StatusArgs, out: &mut dyn Write) -> Res
             return print(&progress, args.format, out);
         }
         let mut stream = client.watch(StatusRequest {}).await.map_err(unreachable)?.into_inner();
-        let (mut finished, mut first) = (false, true);
+        // On a terminal each status replaces the one before; elsewhere (a file, a pipe) they
+        // follow one another, a blank line apart.
+        let redraw = args.format == OutputFormat::Text && std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let (mut finished, mut first, mut drawn) = (false, true, 0);
         loop {
             let progress = match stream.message().await {
                 Ok(Some(progress)) => progress,
@@ -205,11 +208,22 @@ pub fn show_remote(address: &str, args: &StatusArgs, out: &mut dyn Write) -> Res
                 Err(_) if finished => break,
                 Err(error) => return Err(unreachable(error)),
             };
-            if args.format == OutputFormat::Text && !first {
-                writeln!(out)?;
+            if redraw {
+                let mut block = Vec::new();
+                print(&progress, args.format, &mut block)?;
+                if drawn > 0 {
+                    // Up over the last block, then clear to the end of the screen.
+                    write!(out, "\x1b[{drawn}A\x1b[J")?;
+                }
+                drawn = block.iter().filter(|&&byte| byte == b'\n').count();
+                out.write_all(&block)?;
+            } else {
+                if args.format == OutputFormat::Text && !first {
+                    writeln!(out)?;
+                }
+                print(&progress, args.format, out)?;
             }
             first = false;
-            print(&progress, args.format, out)?;
             finished = progress.state == "finished";
             out.flush()?;
         }
