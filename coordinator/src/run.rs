@@ -9,7 +9,7 @@
 use anyhow::Result;
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::jobdir::JobDir;
-use leaper_core::engine::{Job, Problem};
+use leaper_core::engine::Job;
 
 use crate::cli::ResumeArgs;
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
@@ -38,8 +38,9 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     };
     let listener = serve::bind(&request.run.cluster)?;
     let spec = request.spec()?;
+    let results = ResultStream::new(problem, &request)?;
     let directory = JobDir::create(&dir, spec)?;
-    run_in(directory, problem, job, &request, listener, false)
+    run_in(directory, job, &request, listener, results, false)
 }
 
 /// `leaper resume --job-dir DIR`: the request the job recorded, with this run's overrides.
@@ -50,20 +51,21 @@ pub fn resume(args: ResumeArgs) -> Result<()> {
     let problem = request.problem()?;
     let job = problem.job(&request.params)?;
     let listener = serve::bind(&request.run.cluster)?;
-    run_in(directory, problem, job, &request, listener, true)
+    let results = ResultStream::new(problem, &request)?;
+    run_in(directory, job, &request, listener, results, true)
 }
 
 /// Runs (or, `resuming`, continues) a job in its directory to the end and prints its counts.
+/// Nothing here may fail before the match below: a new job's directory is removed there.
 fn run_in(
     directory: JobDir,
-    problem: &dyn Problem,
     job: Job,
     request: &JobRequest,
     listener: Option<serve::StatusListener>,
+    mut results: ResultStream,
     resuming: bool,
 ) -> Result<()> {
     let _span = tracing::info_span!("job", job = %directory.id()).entered();
-    let mut results = ResultStream::new(problem, request)?;
     let status = serve::start(listener, directory.path());
     let (counted, directory) = match (status, job) {
         (Err(error), _) => (Err(error), directory),
