@@ -94,8 +94,10 @@ fn run_in(
 
 /// Prints the counts as the problem prints them, and writes the b-file a sweep was asked for.
 fn report(problem: &dyn Problem, request: &JobRequest, counts: &[(usize, String)]) -> Result<()> {
+    let verified = request.sweep.as_ref().is_some_and(|s| s.verify);
+    let printing = leaper_core::engine::Printing { format: request.run.format, verified };
     let mut out = std::io::stdout().lock();
-    problem.print(&request.params, counts, request.run.format, &mut out)?;
+    problem.print(&request.params, counts, printing, &mut out)?;
     std::io::Write::flush(&mut out)?;
     if let Some(path) = request.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
         output::write_bfile(path, &problem.bfile_rows(&request.params, counts)?)?;

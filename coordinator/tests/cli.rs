@@ -29,7 +29,7 @@ fn json_lines_follow_the_output_contract() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(
         stdout(&output),
-        "{\"problem\":\"knight\",\"board\":\"8x6\",\"tours\":\"closed\",\"count\":\"55488142\"}\n"
+        "{\"problem\":\"knight\",\"board\":\"8x6\",\"tours\":\"closed\",\"count\":\"55488142\",\"verified\":true}\n"
     );
 }
 

@@ -40,6 +40,14 @@ pub enum OutputFormat {
     Json,
 }
 
+/// How results are to be printed: the format the user asked for, and whether the counts were
+/// checked against a spare modulus (`--verify`), which JSON lines of sweeps then say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Printing {
+    pub format: OutputFormat,
+    pub verified: bool,
+}
+
 /// A problem, as the command line, the job directory and the workers see it.
 pub trait Problem: Send + Sync {
     /// Its name in `job.toml`, in shard leases and in sweep preparations (`tours`, `quarto`).
@@ -91,13 +99,8 @@ pub trait Problem: Send + Sync {
     }
 
     /// Prints the exact counts, `(slot, decimal)`, as the user asked.
-    fn print(
-        &self,
-        params: &Params,
-        counts: &[(usize, String)],
-        format: OutputFormat,
-        out: &mut dyn Write,
-    ) -> Result<()>;
+    fn print(&self, params: &Params, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write)
+        -> Result<()>;
 }
 
 /// A command that reads and writes files and prints, start to end in one run: no job directory,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Quarto;
 use crate::engine::jobdir::JobKind;
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::engine::search::SubtreeProblem;
 use crate::error::{Error, Result};
 
@@ -113,7 +113,7 @@ impl Problem for QuartoProblem {
         &self,
         params: &Params,
         counts: &[(usize, String)],
-        format: OutputFormat,
+        printing: Printing,
         out: &mut dyn Write,
     ) -> Result<()> {
         let (quarto, job) = QuartoParams::read(params)?;
@@ -127,7 +127,7 @@ impl Problem for QuartoProblem {
                 per_symmetry: (value / SYMMETRY).to_string(),
                 factorization: factorize(value / SYMMETRY),
             };
-            match format {
+            match printing.format {
                 OutputFormat::Json => write_json_line(out, &line)?,
                 OutputFormat::Text if quarto.table => {
                     write_line(out, format_args!("{:<30} {:>15}    {}", line.lines, line.count, line.factorization))?

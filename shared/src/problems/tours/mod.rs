@@ -31,7 +31,7 @@ use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::jobdir::JobKind;
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::engine::Tool;
 use crate::error::{Error, Result};
 use board::{BoardSize, Geometry, MoveSet};
@@ -175,6 +175,9 @@ pub struct CountLine {
     pub directed: bool,
     /// Decimal digits: counts outgrow every JSON number type.
     pub count: String,
+    /// Present (true) when the count was checked against a spare modulus (`--verify`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub verified: bool,
 }
 
 impl Problem for Tours {
@@ -318,11 +321,11 @@ impl Problem for Tours {
         &self,
         params: &Params,
         counts: &[(usize, String)],
-        format: OutputFormat,
+        printing: Printing,
         out: &mut dyn Write,
     ) -> Result<()> {
         if is_enumeration(params) {
-            return EnumerateParams::print(params, counts, format, out);
+            return EnumerateParams::print(params, counts, printing, out);
         }
         let (tour, _, plan) = TourParams::read(params)?;
         let both = tour.tours == TourKind::Both;
@@ -334,8 +337,9 @@ impl Problem for Tours {
                 tours: kind_name(counted),
                 directed: tour.directed,
                 count: tour.shown(&plan, counted, count)?,
+                verified: printing.verified,
             };
-            match format {
+            match printing.format {
                 OutputFormat::Json => write_json_line(out, &line)?,
                 OutputFormat::Text if tour.sweep && both => {
                     write_line(out, format_args!("{} {} {}", line.board, line.tours, line.count))?
@@ -388,6 +392,7 @@ mod tests {
             tours: "closed",
             directed: false,
             count: "13267364410532".into(),
+            verified: false,
         };
         assert_eq!(
             serde_json::to_string(&line).unwrap(),
@@ -398,5 +403,38 @@ mod tests {
             serde_json::to_string(&line).unwrap(),
             r#"{"problem":"knight","board":"6x6","tours":"open","directed":true,"count":"6637920"}"#
         );
+        let line = CountLine { verified: true, ..line };
+        assert_eq!(
+            serde_json::to_string(&line).unwrap(),
+            r#"{"problem":"knight","board":"6x6","tours":"open","directed":true,"count":"6637920","verified":true}"#
+        );
+    }
+
+    #[test]
+    fn json_lines_carry_the_check_text_lines_do_not() {
+        let params = table(&TourParams {
+            piece: "camel".into(),
+            moves: "1,3".into(),
+            board: "4x4".into(),
+            sweep: true,
+            tours: TourKind::Both,
+            directed: false,
+        })
+        .unwrap();
+        let counts: Vec<(usize, String)> = (2..=9).map(|slot| (slot, "0".to_string())).collect();
+        let printed = |printing: Printing| {
+            let mut out = Vec::new();
+            Tours.print(&params, &counts, printing, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            printed(Printing { format: OutputFormat::Text, verified: true }),
+            "4x1 closed 0\n4x1 open 0\n4x2 closed 0\n4x2 open 0\n4x3 closed 0\n4x3 open 0\n4x4 closed 0\n4x4 open 0\n"
+        );
+        let json = printed(Printing { format: OutputFormat::Json, verified: true });
+        let last = json.lines().last().unwrap();
+        assert_eq!(last, r#"{"problem":"camel","board":"4x4","tours":"open","count":"0","verified":true}"#);
+        let unverified = printed(Printing { format: OutputFormat::Json, verified: false });
+        assert_eq!(unverified.matches("verified").count(), 0);
     }
 }
