@@ -34,7 +34,10 @@ fn other_leapers_count_open_tours() {
     let brute = leaper_core::problems::tours::brute::count_paths(5, 5, &"2,3".parse().unwrap()).paths;
     assert_eq!(
         zebra,
-        format!("{{\"problem\":\"zebra\",\"board\":\"5x5\",\"tours\":\"open\",\"count\":\"{brute}\"}}\n")
+        format!(
+            "{{\"problem\":\"zebra\",\"board\":\"5x5\",\"tours\":\"open\",\"count\":\"{brute}\",\"reason\":\"zebra 5x5: no \
+             open tour: the board's graph is disconnected (3 components; 1 square has no move)\"}}\n"
+        )
     );
 }
 

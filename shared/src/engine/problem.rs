@@ -92,6 +92,13 @@ pub trait Problem: Send + Sync {
         Ok(counts.to_vec())
     }
 
+    /// Per result slot, why its count is known to be 0 before anything is counted (a move set
+    /// whose graph on the board is disconnected: `camel 5x12: no closed tour: ...`), for the
+    /// slots these parameters report. Cheap: it must not count. By default, none.
+    fn reasons(&self, _params: &Params) -> Result<Vec<(usize, String)>> {
+        Ok(Vec::new())
+    }
+
     /// The tools under its command `command`: subcommands that work on files and print, without
     /// a job (`leaper tours dedupe`). Other subcommands a problem's command declares are jobs.
     fn tools(&self, _command: &str) -> Vec<&'static dyn Tool> {
