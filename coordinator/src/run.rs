@@ -99,8 +99,11 @@ fn report(problem: &dyn Problem, request: &JobRequest, counts: &[(usize, String)
     let mut out = std::io::stdout().lock();
     problem.print(&request.params, counts, printing, &mut out)?;
     std::io::Write::flush(&mut out)?;
-    if let Some(path) = request.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
-        output::write_bfile(path, &problem.bfile_rows(&request.params, counts)?)?;
+    if let Some(sweep) = request.sweep.as_ref() {
+        if let Some(path) = &sweep.bfile {
+            let command = problem.command_line(&request.params)?;
+            output::write_bfile(path, &command, sweep.indexing(), &problem.bfile_rows(&request.params, counts)?)?;
+        }
     }
     Ok(())
 }

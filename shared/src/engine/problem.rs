@@ -99,6 +99,16 @@ pub trait Problem: Send + Sync {
         Ok(Vec::new())
     }
 
+    /// The `n` of each row [`Problem::bfile_rows`] will make, known before counting (so that a
+    /// b-file numbering that keeps no row is refused before the count): by default the slots the
+    /// sweep reports, as the default rows are.
+    fn bfile_indices(&self, params: &Params) -> Result<Vec<usize>> {
+        Ok(match self.job(params)? {
+            Job::Sweep(job) => job.reported().collect(),
+            Job::Subtree(_) => Vec::new(),
+        })
+    }
+
     /// The tools under its command `command`: subcommands that work on files and print, without
     /// a job (`leaper tours dedupe`). Other subcommands a problem's command declares are jobs.
     fn tools(&self, _command: &str) -> Vec<&'static dyn Tool> {

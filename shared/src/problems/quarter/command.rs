@@ -320,6 +320,10 @@ impl Problem for QuarterProblem {
         Ok(vec![(quarter.half(), tally.total().to_string())])
     }
 
+    fn bfile_indices(&self, params: &Params) -> Result<Vec<usize>> {
+        Ok(vec![QuarterParams::read(params)?.half()])
+    }
+
     fn print(
         &self,
         params: &Params,
