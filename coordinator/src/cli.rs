@@ -59,8 +59,8 @@ pub enum Builtin {
 
 /// What the command line asks for.
 pub enum Action {
-    /// A new count.
-    Start(JobRequest),
+    /// A new count (boxed: a request is far larger than the other actions).
+    Start(Box<JobRequest>),
     Resume(ResumeArgs),
     Status(StatusArgs),
     /// `leaper worker ARGS`.
@@ -276,12 +276,12 @@ pub fn parse() -> Result<Invocation> {
                     None
                 }
             };
-            Action::Start(JobRequest {
+            Action::Start(Box::new(JobRequest {
                 problem: problem.name().to_string(),
                 params,
                 run: RunArgs::from_arg_matches(job_matches)?,
                 sweep,
-            })
+            }))
         }
         None => match Builtin::from_arg_matches(&matches)? {
             Builtin::Resume(args) => Action::Resume(args),

@@ -33,7 +33,7 @@ use cli::{Action, StatusArgs};
 /// Runs what the command line asked for.
 pub fn run(action: Action) -> Result<()> {
     match action {
-        Action::Start(request) => run::start(request),
+        Action::Start(request) => run::start(*request),
         Action::Resume(args) => run::resume(args),
         Action::Status(args) => show_status(args),
         Action::Worker(args) => exec_worker(args),

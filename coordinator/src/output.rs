@@ -1,21 +1,198 @@
-//! Results beyond what a problem prints: OEIS b-files (`n a(n)` per line) of a sweep's counts.
+//! Results beyond what a problem prints: OEIS b-files of a sweep's counts, in the sequence's own
+//! indexing, with a header saying what made them.
+//!
+//! `leaper knight 3x12 --sweep --bfile b.txt --stride 2` counts the closed tours of 3x1 ... 3x12
+//! and writes the sequence "closed tours of 3 x 2n": the even lengths 2, 4, ..., 12, as
+//! n = 1 ... 6 (`--offset 0` would number them 0 ... 5):
+//!
+//! ```text
+//! # leaper 0.2.0
+//! # command: leaper knight 3x12 --sweep --bfile b.txt --stride 2
+//! # date: 2025-11-24
+//! 1 0
+//! 2 0
+//! 3 0
+//! 4 0
+//! 5 16
+//! 6 176
+//! ```
 
 use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use leaper_core::engine::jobdir::replace_durably;
+use leaper_core::engine::problem::Params;
+use leaper_core::engine::Problem;
 
 /// Fails early, before a long count, if the b-file cannot be written.
 pub fn check_writable(path: &Path) -> Result<()> {
     Ok(leaper_core::engine::jobdir::check_writable(path, "b-file")?)
 }
 
-/// Writes `n a(n)` lines to `path` durably (a temporary file, synced, renamed into place), so an
-/// interrupted run never leaves a truncated b-file.
-pub fn write_bfile(path: &Path, rows: &[(usize, String)]) -> Result<()> {
-    let mut text = String::new();
+/// Which rows a b-file keeps and how it numbers them. The problem's rows are `(n, a(n))` with `n`
+/// its own (the board length for tours): `--stride S` keeps the rows whose `n` is a multiple of
+/// `S`, as `n / S`; `--offset K` numbers the first row kept `K`, the next `K + 1`, and so on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Indexing {
+    pub offset: Option<usize>,
+    pub stride: Option<usize>,
+}
+
+impl Indexing {
+    /// The rows kept, renumbered; an indexing that keeps none is refused.
+    pub fn apply(&self, rows: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
+        let stride = self.stride.unwrap_or(1);
+        if stride == 0 {
+            bail!("--stride 0 keeps no row: the stride must be at least 1");
+        }
+        let kept: Vec<(usize, String)> =
+            rows.iter().filter(|(n, _)| n % stride == 0).map(|(n, value)| (n / stride, value.clone())).collect();
+        if kept.is_empty() {
+            let given: Vec<String> = rows.iter().map(|(n, _)| n.to_string()).collect();
+            bail!(
+                "--stride {stride} keeps no row of this b-file: its rows are n = {}, none a multiple of {stride}",
+                match given.as_slice() {
+                    [] => "none".to_string(),
+                    [one] => one.clone(),
+                    [first, .., last] => format!("{first} ... {last}"),
+                }
+            );
+        }
+        let Some(offset) = self.offset else { return Ok(kept) };
+        if offset.checked_add(kept.len() - 1).is_none() {
+            bail!(
+                "--offset {offset} is too large: the b-file's {} rows would be numbered past {}",
+                kept.len(),
+                usize::MAX
+            );
+        }
+        Ok(kept.into_iter().enumerate().map(|(i, (_, value))| (offset + i, value)).collect())
+    }
+
+    /// The options as a command line gives them (` --offset 1 --stride 2`).
+    pub fn options(&self) -> String {
+        let mut text = String::new();
+        if let Some(offset) = self.offset {
+            text.push_str(&format!(" --offset {offset}"));
+        }
+        if let Some(stride) = self.stride {
+            text.push_str(&format!(" --stride {stride}"));
+        }
+        text
+    }
+}
+
+/// Refuses, before counting, an `--offset` or `--stride` that leaves the b-file of these
+/// parameters no row.
+pub fn check_indexing(problem: &dyn Problem, params: &Params, indexing: Indexing) -> Result<()> {
+    if indexing == Indexing::default() {
+        return Ok(());
+    }
+    let rows: Vec<(usize, String)> = problem.bfile_indices(params)?.into_iter().map(|n| (n, String::new())).collect();
+    indexing.apply(&rows)?;
+    Ok(())
+}
+
+/// Writes the b-file to `path` durably (a temporary file, synced, renamed into place), so an
+/// interrupted run never leaves a truncated b-file: the header, then `n a(n)` for each row the
+/// indexing keeps. `command` is the job's command line without `leaper` and the b-file options.
+pub fn write_bfile(path: &Path, command: &str, indexing: Indexing, rows: &[(usize, String)]) -> Result<()> {
+    let rows = indexing.apply(rows)?;
+    // The file's own name: the directory it was written in means nothing to a reader.
+    let name = path.file_name().map_or(path.as_os_str(), |name| name).to_string_lossy();
+    let mut text = format!(
+        "# leaper {}\n# command: leaper {command} --bfile {name}{}\n# date: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        indexing.options(),
+        today().context("cannot date the b-file")?
+    );
     for (n, value) in rows {
         text.push_str(&format!("{n} {value}\n"));
     }
     Ok(replace_durably(path, text.as_bytes(), "bfile")?)
+}
+
+/// Today's date in UTC, `YYYY-MM-DD`.
+pub fn today() -> Result<String> {
+    let seconds = SystemTime::now().duration_since(UNIX_EPOCH).context("the clock is set before 1970")?.as_secs();
+    let (year, month, day) = civil_date((seconds / 86_400) as i64);
+    Ok(format!("{year:04}-{month:02}-{day:02}"))
+}
+
+/// The Gregorian date `(year, month, day)` of the day `days` after 1970-01-01.
+///
+/// Counted from 0000-03-01 instead, a year ends with February, so its leap day is last: years
+/// run in 400-year eras of 146097 days, and inside an era the year and the day of the year
+/// follow from the day count alone; months from March are 153 days per five (31 30 31 30 31).
+/// (Howard Hinnant's `civil_from_days`.)
+pub fn civil_date(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468; // days from 0000-03-01
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 { month_from_march + 3 } else { month_from_march - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month as u32, day as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates_of_known_days() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(-1), (1969, 12, 31));
+        assert_eq!(civil_date(59), (1970, 3, 1));
+        assert_eq!(civil_date(10_957), (2000, 1, 1));
+        assert_eq!(civil_date(11_016), (2000, 2, 29), "2000 is a leap year: divisible by 400");
+        assert_eq!(civil_date(19_723), (2024, 1, 1));
+        assert_eq!(civil_date(20_088), (2024, 12, 31), "2024 has 366 days");
+        assert_eq!(civil_date(47_540), (2100, 2, 28));
+        assert_eq!(civil_date(47_541), (2100, 3, 1), "2100 is not a leap year");
+    }
+
+    fn rows(lengths: std::ops::RangeInclusive<usize>) -> Vec<(usize, String)> {
+        lengths.map(|n| (n, format!("a{n}"))).collect()
+    }
+
+    fn numbers(rows: &[(usize, String)]) -> Vec<(usize, &str)> {
+        rows.iter().map(|(n, value)| (*n, value.as_str())).collect()
+    }
+
+    #[test]
+    fn a_stride_keeps_multiples_and_an_offset_renumbers() {
+        let all = rows(1..=7);
+        let plain = Indexing::default().apply(&all).unwrap();
+        assert_eq!(plain, all);
+        let even = Indexing { offset: None, stride: Some(2) }.apply(&all).unwrap();
+        assert_eq!(numbers(&even), [(1, "a2"), (2, "a4"), (3, "a6")]);
+        let from_zero = Indexing { offset: Some(0), stride: Some(3) }.apply(&all).unwrap();
+        assert_eq!(numbers(&from_zero), [(0, "a3"), (1, "a6")]);
+        let shifted = Indexing { offset: Some(10), stride: None }.apply(&rows(4..=5)).unwrap();
+        assert_eq!(numbers(&shifted), [(10, "a4"), (11, "a5")]);
+        assert_eq!(Indexing { offset: Some(1), stride: Some(2) }.options(), " --offset 1 --stride 2");
+    }
+
+    #[test]
+    fn an_indexing_that_keeps_no_row_is_refused() {
+        let error = Indexing { offset: None, stride: Some(8) }.apply(&rows(1..=7)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--stride 8 keeps no row of this b-file: its rows are n = 1 ... 7, none a multiple of 8"
+        );
+        let error = Indexing { offset: None, stride: Some(4) }.apply(&rows(6..=6)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--stride 4 keeps no row of this b-file: its rows are n = 6, none a multiple of 4"
+        );
+        let error = Indexing { offset: None, stride: Some(0) }.apply(&rows(1..=7)).unwrap_err();
+        assert_eq!(error.to_string(), "--stride 0 keeps no row: the stride must be at least 1");
+        let error = Indexing { offset: Some(usize::MAX), stride: None }.apply(&rows(1..=2)).unwrap_err();
+        assert!(error.to_string().starts_with("--offset 18446744073709551615 is too large"), "{error}");
+    }
 }

@@ -21,6 +21,8 @@ use leaper_core::problems;
 use leaper_proto::client::Credentials;
 use serde::{Deserialize, Serialize};
 
+use crate::output::Indexing;
+
 /// A job, fully described.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobRequest {
@@ -63,10 +65,23 @@ pub struct RunArgs {
 /// Options of a transfer-matrix sweep.
 #[derive(Clone, Debug, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct SweepArgs {
-    /// Also write the results as an OEIS b-file (`n a(n)` per line).
+    /// Also write the results as an OEIS b-file: `#` lines (program, version, command, date),
+    /// then `n a(n)` per line, n the board length (the quartering: half the side) unless
+    /// --stride or --offset renumber them.
     #[arg(long, value_name = "FILE")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bfile: Option<PathBuf>,
+
+    /// Keep in the b-file only the rows whose n is a multiple of S, as n / S: the sequence
+    /// "closed tours of 5 x 2n" is `knight 5x20 --sweep --bfile F --stride 2`.
+    #[arg(long, value_name = "S", requires = "bfile", value_parser = parse_stride)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<usize>,
+
+    /// Number the b-file's first row K, the next K + 1, and so on (default: n = length / S).
+    #[arg(long, value_name = "K", requires = "bfile")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
 
     /// Count with one spare modulus and check that the exact result agrees with it.
     #[arg(long)]
@@ -87,6 +102,22 @@ pub struct SweepArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_limit: Option<u64>,
+}
+
+impl SweepArgs {
+    /// How the b-file numbers its rows (`--offset`, `--stride`).
+    pub fn indexing(&self) -> Indexing {
+        Indexing { offset: self.offset, stride: self.stride }
+    }
+}
+
+/// A b-file's stride: a whole number of at least 1.
+fn parse_stride(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("a stride of 0 keeps no length: it must be at least 1".into()),
+        Ok(stride) => Ok(stride),
+        Err(_) => Err(format!("{text:?} is not a whole number of at least 1")),
+    }
 }
 
 /// How a job uses the network: its workers and how to reach them, and the status service it
@@ -149,8 +180,12 @@ impl JobRequest {
             None => "the ledger of finished shards",
         };
         self.run.cluster.check(self.run.job_dir.as_deref(), records)?;
+        if let Some(sweep) = self.sweep.as_ref().filter(|s| s.bfile.is_some()) {
+            let problem = self.problem()?;
+            problem.check_bfile(&self.params)?;
+            crate::output::check_indexing(problem, &self.params, sweep.indexing())?;
+        }
         if let Some(path) = self.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
-            self.problem()?.check_bfile(&self.params)?;
             crate::output::check_writable(path)?;
         }
         Ok(())
@@ -276,7 +311,15 @@ mod tests {
             board = "6x8"
             sweep = true },
             run: RunArgs { format: OutputFormat::Json, threads: Some(3), ..RunArgs::default() },
-            sweep: Some(SweepArgs { bfile: None, verify: true, buckets: 7, moduli_per_pass: Some(1), mem_limit: None }),
+            sweep: Some(SweepArgs {
+                bfile: Some("b.txt".into()),
+                stride: Some(2),
+                offset: Some(1),
+                verify: true,
+                buckets: 7,
+                moduli_per_pass: Some(1),
+                mem_limit: None,
+            }),
         };
         let spec = request.spec().unwrap();
         assert_eq!(spec.header.command, "knight 6x8 --sweep");

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use leaper_core::engine::problem::Params;
-use leaper_core::engine::Problem;
+use leaper_core::engine::{Printing, Problem};
 
 use crate::console;
 use crate::request::JobRequest;
@@ -28,6 +28,16 @@ impl<'a> ResultStream<'a> {
 
     fn params(&self) -> &'a Params {
         &self.request.params
+    }
+
+    /// Says, before any counting, why counts the problem knows to be 0 are 0 (a move set whose
+    /// graph is disconnected on the board, colours that cannot alternate along a tour): on
+    /// stderr, and in the JSON result lines as `reason`.
+    pub fn say_why_zero(&self) -> Result<()> {
+        for (_, reason) in self.problem.reasons(self.params())? {
+            console::note(&reason);
+        }
+        Ok(())
     }
 
     /// Prints the counts of slots that became final, if the problem prints slot by slot.
@@ -58,8 +68,10 @@ impl<'a> ResultStream<'a> {
             self.print(if self.one_by_one { &rest } else { counts })?;
         }
         let sweep = self.request.sweep.as_ref();
-        if let Some(path) = sweep.and_then(|s| s.bfile.as_ref()) {
-            crate::output::write_bfile(path, &self.problem.bfile_rows(self.params(), counts)?)?;
+        if let Some((path, sweep)) = sweep.and_then(|s| Some((s.bfile.as_ref()?, s))) {
+            let command = self.problem.command_line(self.params())?;
+            let rows = self.problem.bfile_rows(self.params(), counts)?;
+            crate::output::write_bfile(path, &command, sweep.indexing(), &rows)?;
         }
         if sweep.is_some_and(|s| s.verify) {
             console::note("verified: every count was rebuilt from its moduli and agrees with one spare modulus");
@@ -68,6 +80,8 @@ impl<'a> ResultStream<'a> {
     }
 
     fn print(&self, counts: &[(usize, String)]) -> Result<()> {
-        console::results(|out| Ok(self.problem.print(self.params(), counts, self.request.run.format, out)?))
+        let verified = self.request.sweep.as_ref().is_some_and(|s| s.verify);
+        let printing = Printing { format: self.request.run.format, verified };
+        console::results(|out| Ok(self.problem.print(self.params(), counts, printing, out)?))
     }
 }

@@ -30,6 +30,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %problem.command_line(&request.params)?).entered();
         let mut results = ResultStream::new(problem, &request)?;
+        results.say_why_zero()?;
         let counts = match job {
             Job::Sweep(sweep) => sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results)?,
             Job::Subtree(search) => subtree::run(search, &request, None)?,
@@ -39,6 +40,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     let listener = serve::bind(&request.run.cluster)?;
     let spec = request.spec()?;
     let results = ResultStream::new(problem, &request)?;
+    results.say_why_zero()?;
     let directory = JobDir::create(&dir, spec)?;
     run_in(directory, job, &request, listener, results, false)
 }
@@ -52,6 +54,7 @@ pub fn resume(args: ResumeArgs) -> Result<()> {
     let job = problem.job(&request.params)?;
     let listener = serve::bind(&request.run.cluster)?;
     let results = ResultStream::new(problem, &request)?;
+    results.say_why_zero()?;
     run_in(directory, job, &request, listener, results, true)
 }
 

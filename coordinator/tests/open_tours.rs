@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{leaper, run, scratch, text};
+use common::{bfile_rows, leaper, run, scratch, text};
 
 #[test]
 fn open_tours_directed_tours_and_both_kinds() {
@@ -34,7 +34,10 @@ fn other_leapers_count_open_tours() {
     let brute = leaper_core::problems::tours::brute::count_paths(5, 5, &"2,3".parse().unwrap()).paths;
     assert_eq!(
         zebra,
-        format!("{{\"problem\":\"zebra\",\"board\":\"5x5\",\"tours\":\"open\",\"count\":\"{brute}\"}}\n")
+        format!(
+            "{{\"problem\":\"zebra\",\"board\":\"5x5\",\"tours\":\"open\",\"count\":\"{brute}\",\"reason\":\"zebra 5x5: no \
+             open tour: the board's graph is disconnected (3 components; 1 square has no move)\"}}\n"
+        )
     );
 }
 
@@ -46,11 +49,11 @@ fn json_and_bfiles_of_open_sweeps() {
     let printed = run(&["knight", "3x8", "--open", "--sweep", "--format", "json", "--bfile", bfile.to_str().unwrap()]);
     let last = printed.lines().last().unwrap();
     assert_eq!(last, r#"{"problem":"knight","board":"3x8","tours":"open","count":"396"}"#);
-    let bfile_text = std::fs::read_to_string(&bfile).unwrap();
+    let bfile_text = bfile_rows(&bfile);
     assert!(bfile_text.starts_with("1 0\n2 0\n3 0\n4 8\n") && bfile_text.ends_with("8 396\n"), "{bfile_text}");
 
     run(&["knight", "3x8", "--open", "--sweep", "--directed", "--format", "json", "--bfile", bfile.to_str().unwrap()]);
-    assert!(std::fs::read_to_string(&bfile).unwrap().ends_with("8 792\n"));
+    assert!(bfile_rows(&bfile).ends_with("8 792\n"));
 
     // One b-file, one sequence: both kinds are refused before counting, and nothing is written.
     let both = dir.join("both.txt");

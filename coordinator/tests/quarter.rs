@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 mod common;
 
-use common::{leaper, run, text};
+use common::{bfile_rows, leaper, run, text};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("quarter", name)
@@ -56,7 +56,7 @@ fn the_five_values_of_the_issue_and_the_published_sequences() {
     fs::create_dir_all(&dir).unwrap();
     let bfile = dir.join("b257952.txt");
     assert_eq!(run(&["quarter", "12", "--bfile", bfile.to_str().unwrap()]), "7695805\n");
-    assert_eq!(fs::read_to_string(&bfile).unwrap(), "6 7695805\n");
+    assert_eq!(bfile_rows(&bfile), "6 7695805\n");
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -24,6 +24,12 @@ pub fn run(args: &[&str]) -> String {
     text(&output.stdout)
 }
 
+/// The `n a(n)` lines of a b-file, without its `#` header.
+pub fn bfile_rows(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines().filter(|line| !line.starts_with('#')).map(|line| format!("{line}\n")).collect()
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

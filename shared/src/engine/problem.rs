@@ -40,6 +40,14 @@ pub enum OutputFormat {
     Json,
 }
 
+/// How results are to be printed: the format the user asked for, and whether the counts were
+/// checked against a spare modulus (`--verify`), which JSON lines of sweeps then say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Printing {
+    pub format: OutputFormat,
+    pub verified: bool,
+}
+
 /// A problem, as the command line, the job directory and the workers see it.
 pub trait Problem: Send + Sync {
     /// Its name in `job.toml`, in shard leases and in sweep preparations (`tours`, `quarto`).
@@ -84,6 +92,23 @@ pub trait Problem: Send + Sync {
         Ok(counts.to_vec())
     }
 
+    /// Per result slot, why its count is known to be 0 before anything is counted (a move set
+    /// whose graph on the board is disconnected: `camel 5x12: no closed tour: ...`), for the
+    /// slots these parameters report. Cheap: it must not count. By default, none.
+    fn reasons(&self, _params: &Params) -> Result<Vec<(usize, String)>> {
+        Ok(Vec::new())
+    }
+
+    /// The `n` of each row [`Problem::bfile_rows`] will make, known before counting (so that a
+    /// b-file numbering that keeps no row is refused before the count): by default the slots the
+    /// sweep reports, as the default rows are.
+    fn bfile_indices(&self, params: &Params) -> Result<Vec<usize>> {
+        Ok(match self.job(params)? {
+            Job::Sweep(job) => job.reported().collect(),
+            Job::Subtree(_) => Vec::new(),
+        })
+    }
+
     /// The tools under its command `command`: subcommands that work on files and print, without
     /// a job (`leaper tours dedupe`). Other subcommands a problem's command declares are jobs.
     fn tools(&self, _command: &str) -> Vec<&'static dyn Tool> {
@@ -98,13 +123,8 @@ pub trait Problem: Send + Sync {
     }
 
     /// Prints the exact counts, `(slot, decimal)`, as the user asked.
-    fn print(
-        &self,
-        params: &Params,
-        counts: &[(usize, String)],
-        format: OutputFormat,
-        out: &mut dyn Write,
-    ) -> Result<()>;
+    fn print(&self, params: &Params, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write)
+        -> Result<()>;
 }
 
 /// A command that reads and writes files and prints, start to end in one run: no job directory,

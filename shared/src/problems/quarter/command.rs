@@ -18,7 +18,7 @@ use super::paths::{capacity, FoldedSweep, Stage};
 use super::shards::{line_name, Enumeration, MAX_ENUMERATED};
 use super::{svg, Class};
 use crate::engine::jobdir::{check_writable, replace_durably, JobKind};
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::engine::transition::SweepJob;
 use crate::error::{Error, Result};
 
@@ -217,6 +217,9 @@ struct QuarterLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     halved: Option<String>,
     total: String,
+    /// Present (true) when the counts were checked against a spare modulus (`--verify`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    verified: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     starts: Vec<StartLine>,
 }
@@ -317,11 +320,15 @@ impl Problem for QuarterProblem {
         Ok(vec![(quarter.half(), tally.total().to_string())])
     }
 
+    fn bfile_indices(&self, params: &Params) -> Result<Vec<usize>> {
+        Ok(vec![QuarterParams::read(params)?.half()])
+    }
+
     fn print(
         &self,
         params: &Params,
         counts: &[(usize, String)],
-        format: OutputFormat,
+        printing: Printing,
         out: &mut dyn Write,
     ) -> Result<()> {
         let quarter = QuarterParams::read(params)?;
@@ -330,7 +337,7 @@ impl Problem for QuarterProblem {
             draw(&quarter, &tally, path)?;
         }
         let table = quarter.by_start || quarter.parkin;
-        match format {
+        match printing.format {
             OutputFormat::Json => {
                 let starts = if table {
                     tally
@@ -354,6 +361,7 @@ impl Problem for QuarterProblem {
                     rotational: tally.class(Class::Rotational).map(Integer::to_string),
                     halved: tally.class(Class::Halved).map(Integer::to_string),
                     total: tally.total().to_string(),
+                    verified: printing.verified,
                     starts,
                 };
                 write_json_line(out, &line)

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Quarto;
 use crate::engine::jobdir::JobKind;
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::engine::search::SubtreeProblem;
 use crate::error::{Error, Result};
 
@@ -113,12 +113,12 @@ impl Problem for QuartoProblem {
         &self,
         params: &Params,
         counts: &[(usize, String)],
-        format: OutputFormat,
+        printing: Printing,
         out: &mut dyn Write,
     ) -> Result<()> {
         let (quarto, job) = QuartoParams::read(params)?;
         let names = job.slots();
-        if quarto.table && format == OutputFormat::Text {
+        if quarto.table && printing.format == OutputFormat::Text {
             write_line(out, format_args!("{:<30} {:>15}    {}", "lines", "draws", "draws / 384, factorised"))?;
         }
         for (slot, count) in counts {
@@ -130,7 +130,7 @@ impl Problem for QuartoProblem {
                 per_symmetry: (value / SYMMETRY).to_string(),
                 factorization: factorize(value / SYMMETRY),
             };
-            match format {
+            match printing.format {
                 OutputFormat::Json => write_json_line(out, &line)?,
                 OutputFormat::Text if quarto.table => {
                     write_line(out, format_args!("{:<30} {:>15}    {}", line.lines, line.count, line.factorization))?
@@ -177,7 +177,9 @@ mod tests {
         let params = table(&QuartoParams { lines: "rows,cols".into(), table: true }).unwrap();
         let mut out = Vec::new();
         let counts = [(0, "1329371360640".to_string())];
-        QuartoProblem.print(&params, &counts, OutputFormat::Text, &mut out).unwrap();
+        QuartoProblem
+            .print(&params, &counts, Printing { format: OutputFormat::Text, verified: false }, &mut out)
+            .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "lines                                    draws    draws / 384, factorised\n\

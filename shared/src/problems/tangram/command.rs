@@ -17,7 +17,7 @@ use super::pieces::{KindLine, PieceSet};
 use super::shards::{area_slot, TangramJob};
 use super::svg;
 use crate::engine::jobdir::{check_writable, replace_durably, JobKind};
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::error::{Error, Result};
 
 /// The tangram programs, as the registry names them.
@@ -354,13 +354,13 @@ impl Problem for TangramProblem {
         &self,
         params: &Params,
         counts: &[(usize, String)],
-        format: OutputFormat,
+        printing: Printing,
         out: &mut dyn Write,
     ) -> Result<()> {
         let tangram = TangramParams::read(params)?;
         match tangram.action {
-            Action::Outlines => print_outlines(&tangram, counts, format, out),
-            Action::Solve | Action::Fit => print_dissections(&tangram, counts, format, out),
+            Action::Outlines => print_outlines(&tangram, counts, printing.format, out),
+            Action::Solve | Action::Fit => print_dissections(&tangram, counts, printing.format, out),
         }
     }
 }

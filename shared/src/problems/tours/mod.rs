@@ -8,6 +8,9 @@
 //!   closed tours, open tours or both; `ends`: the tour ends of open tours.
 //! * [`bound`]: upper bounds on the counts, which decide how many moduli make them exact.
 //! * [`brute`]: an independent brute-force counter for small boards, of cycles and of paths.
+//! * [`obstruction`]: why a board has no tour, known before counting (a disconnected graph, too
+//!   few moves, unequal colours, forced moves that contradict); [`forced`]: the moves a tour
+//!   must make, followed until they contradict.
 //!
 //! * [`files`]: knight's tour files, tour by tour (`leaper tours enumerate | generate | dedupe |
 //!   convert | show`).
@@ -22,7 +25,9 @@ pub mod bound;
 pub mod brute;
 mod ends;
 pub mod files;
+pub mod forced;
 pub mod frontier;
+pub mod obstruction;
 pub mod transfer;
 
 use std::io::Write;
@@ -31,11 +36,12 @@ use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::jobdir::JobKind;
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Problem};
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::engine::Tool;
 use crate::error::{Error, Result};
 use board::{BoardSize, Geometry, MoveSet};
 use files::command::{EnumerateArgs, EnumerateParams, ENUMERATE, TOOLS};
+use obstruction::{describe, obstructions, Colouring};
 use transfer::{SlotTour, TourKind};
 
 /// The tours of leapers, closed and open, as the registry names them.
@@ -126,6 +132,36 @@ impl TourParams {
             count.parse().map_err(|_| Error::Bug(format!("a count that is not a number: {count:?}")))?;
         Ok((undirected * 2u32).to_string())
     }
+
+    /// The mover as reasons name it: the piece, or `(1,0)+(1,1) leaper` for a move set.
+    fn mover(&self) -> String {
+        match self.piece.as_str() {
+            "tours" => {
+                let leapers: Vec<String> = self.moves.split('+').map(|leaper| format!("({leaper})")).collect();
+                format!("{} leaper", leapers.join("+"))
+            }
+            piece => piece.to_string(),
+        }
+    }
+
+    /// Per reported slot, why its count is 0 when the board's graph says so before counting.
+    fn reasons(&self, moves: &MoveSet, plan: &Plan) -> Vec<(usize, String)> {
+        let kinds: &[bool] = match self.tours {
+            TourKind::Closed => &[false],
+            TourKind::Open => &[true],
+            TourKind::Both => &[false, true],
+        };
+        let colouring = Colouring::of(moves);
+        let mut reasons = Vec::new();
+        for &open in kinds {
+            for (rows, obstruction) in obstructions(plan.width, plan.min_rows..=plan.rows, moves, open) {
+                let reason = describe(&self.mover(), &plan.label(rows), open, obstruction, colouring);
+                reasons.push((SlotTour { open, rows }.slot(self.tours), reason));
+            }
+        }
+        reasons.sort_unstable();
+        reasons
+    }
 }
 
 /// The sweep that answers a request: frontier width, rows, and which lengths are reported.
@@ -175,6 +211,12 @@ pub struct CountLine {
     pub directed: bool,
     /// Decimal digits: counts outgrow every JSON number type.
     pub count: String,
+    /// Present (true) when the count was checked against a spare modulus (`--verify`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub verified: bool,
+    /// Why the count is 0, when that is plain before counting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl Problem for Tours {
@@ -319,18 +361,30 @@ impl Problem for Tours {
         Ok(!is_enumeration(params))
     }
 
+    fn reasons(&self, params: &Params) -> Result<Vec<(usize, String)>> {
+        if is_enumeration(params) {
+            return Ok(Vec::new());
+        }
+        let (tour, moves, plan) = TourParams::read(params)?;
+        Ok(tour.reasons(&moves, &plan))
+    }
+
     fn print(
         &self,
         params: &Params,
         counts: &[(usize, String)],
-        format: OutputFormat,
+        printing: Printing,
         out: &mut dyn Write,
     ) -> Result<()> {
         if is_enumeration(params) {
-            return EnumerateParams::print(params, counts, format, out);
+            return EnumerateParams::print(params, counts, printing, out);
         }
-        let (tour, _, plan) = TourParams::read(params)?;
+        let (tour, moves, plan) = TourParams::read(params)?;
         let both = tour.tours == TourKind::Both;
+        let mut reasons: std::collections::HashMap<usize, String> = match printing.format {
+            OutputFormat::Json => tour.reasons(&moves, &plan).into_iter().collect(),
+            OutputFormat::Text => Default::default(),
+        };
         for (slot, count) in counts {
             let counted = SlotTour::of(*slot, tour.tours);
             let line = CountLine {
@@ -339,8 +393,13 @@ impl Problem for Tours {
                 tours: kind_name(counted),
                 directed: tour.directed,
                 count: tour.shown(&plan, counted, count)?,
+                verified: printing.verified,
+                reason: reasons.remove(slot),
             };
-            match format {
+            if let Some(reason) = line.reason.as_ref().filter(|_| count != "0") {
+                return Err(Error::Bug(format!("{reason}; yet {count} were counted")));
+            }
+            match printing.format {
                 OutputFormat::Json => write_json_line(out, &line)?,
                 OutputFormat::Text if tour.sweep && both => {
                     write_line(out, format_args!("{} {} {}", line.board, line.tours, line.count))?
@@ -393,6 +452,8 @@ mod tests {
             tours: "closed",
             directed: false,
             count: "13267364410532".into(),
+            verified: false,
+            reason: None,
         };
         assert_eq!(
             serde_json::to_string(&line).unwrap(),
@@ -403,5 +464,53 @@ mod tests {
             serde_json::to_string(&line).unwrap(),
             r#"{"problem":"knight","board":"6x6","tours":"open","directed":true,"count":"6637920"}"#
         );
+        let reason = "knight 5x5: no closed tour: ...";
+        let line = CountLine {
+            tours: "closed",
+            directed: false,
+            count: "0".into(),
+            board: "5x5".into(),
+            verified: true,
+            reason: Some(reason.into()),
+            ..line
+        };
+        assert_eq!(
+            serde_json::to_string(&line).unwrap(),
+            format!(
+                r#"{{"problem":"knight","board":"5x5","tours":"closed","count":"0","verified":true,"reason":"{reason}"}}"#
+            )
+        );
+    }
+
+    #[test]
+    fn json_lines_carry_the_reason_and_the_check_text_lines_neither() {
+        let params = table(&TourParams {
+            piece: "camel".into(),
+            moves: "1,3".into(),
+            board: "4x4".into(),
+            sweep: true,
+            tours: TourKind::Both,
+            directed: false,
+        })
+        .unwrap();
+        let counts: Vec<(usize, String)> = (2..=9).map(|slot| (slot, "0".to_string())).collect();
+        let printed = |printing: Printing| {
+            let mut out = Vec::new();
+            Tours.print(&params, &counts, printing, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            printed(Printing { format: OutputFormat::Text, verified: true }),
+            "4x1 closed 0\n4x1 open 0\n4x2 closed 0\n4x2 open 0\n4x3 closed 0\n4x3 open 0\n4x4 closed 0\n4x4 open 0\n"
+        );
+        let json = printed(Printing { format: OutputFormat::Json, verified: true });
+        let last = json.lines().last().unwrap();
+        assert_eq!(
+            last,
+            r#"{"problem":"camel","board":"4x4","tours":"open","count":"0","verified":true,"reason":"camel 4x4: no open tour: every camel move keeps the square's colour, so the board's graph is disconnected (6 components; 4 squares have no move)"}"#
+        );
+        assert_eq!(json.lines().filter(|line| line.contains(r#""reason":"camel 4x"#)).count(), 8);
+        let unverified = printed(Printing { format: OutputFormat::Json, verified: false });
+        assert_eq!(unverified.matches("verified").count(), 0);
     }
 }

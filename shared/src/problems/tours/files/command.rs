@@ -21,7 +21,9 @@ use super::tour::Tour;
 use super::warnsdorff::{TieBreak, Warnsdorff};
 use crate::engine::jobdir::{check_writable, file_error, write_durably_with as write_file};
 use crate::engine::limits::parse_size;
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Tool, ToolContext};
+use crate::engine::problem::{
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Tool, ToolContext,
+};
 use crate::engine::search::{ShardResult, SubtreeProblem};
 use crate::error::{Error, Result};
 use crate::problems::tours::board::BoardSize;
@@ -113,7 +115,7 @@ impl EnumerateParams {
 
     /// Prints the count and writes the tours to `--out`, tracing the shards again in order
     /// (every thread), and checks that the file holds as many tours as the shards counted.
-    pub fn print(params: &Params, counts: &[(usize, String)], format: OutputFormat, out: &mut dyn Write) -> Result<()> {
+    pub fn print(params: &Params, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
         let (enumerate, enumeration) = EnumerateParams::read(params)?;
         let count = counts.first().map(|(_, c)| c.clone()).unwrap_or_default();
         if let Some(path) = &enumerate.out {
@@ -132,7 +134,7 @@ impl EnumerateParams {
             file: Option<String>,
         }
         let file = enumerate.out.as_ref().map(|p| p.display().to_string());
-        match format {
+        match printing.format {
             OutputFormat::Json => write_json_line(
                 out,
                 &Line { problem: "knight", board: &enumerate.board, tours: enumerate.kind(), count: &count, file },
