@@ -250,14 +250,16 @@ mod tests {
     #[test]
     fn the_eta_tracks_the_time_left_of_knight_sweeps() {
         // Long sweeps (the layers settle, then fall at the end) are foretold closely; a short
-        // board, still growing when the end cuts it, less so. The wall-clock figures of real
+        // board, still growing when the end cuts it, less so. (An odd board has no closed tour:
+        // its layers empty early, which no profile foretells, so none is measured here.) The wall-clock figures of real
         // runs are in docs/PERFORMANCE.md.
         let mut all = Vec::new();
         for (job, passes, within) in [
             (knight(6, 12, true, TourKind::Closed), 1, 0.15),
             (knight(6, 12, true, TourKind::Closed), 2, 0.15),
             (knight(5, 12, true, TourKind::Open), 1, 0.5),
-            (knight(7, 7, false, TourKind::Closed), 1, 1.0),
+            (knight(7, 6, false, TourKind::Closed), 1, 0.5),
+            (knight(6, 8, false, TourKind::Closed), 1, 0.5),
         ] {
             let errors = errors(job.as_ref(), passes);
             let name = job.slot_name(*job.reported().end());
