@@ -29,12 +29,23 @@ fn check_tokens(file: &Path, tokens: &[String]) -> usize {
     let mut invocations = 0;
     let mut context: Option<String> = None;
     let mut pending_subcommand = false;
+    let mut in_message = false;
     for (i, raw) in tokens.iter().enumerate() {
         let token = raw.trim_matches(|c| c == '"' || c == '\'' || c == ';');
         let program = token.rsplit('/').next().unwrap_or(token);
-        // A flag's value (`--data-dir /var/lib/leaper`, `cargo -p leaper-worker`) is not a command.
+        // A flag's value (`--data-dir /var/lib/leaper`, `cargo -p leaper-worker`) is not a
+        // command, nor is a name looked up or tested (`command -v leaper-worker`, `[ -x FILE ]`)
+        // or a message's word.
         let previous = if i > 0 { tokens[i - 1].as_str() } else { "" };
-        if (previous.starts_with("--") || previous == "-p") && !token.starts_with('-') {
+        let names_a_file = ["-p", "-v", "-x", "-e", "-f", "-d"].contains(&previous);
+        if (previous.starts_with("--") || names_a_file) && !token.starts_with('-') {
+            continue;
+        }
+        if token == "echo" {
+            in_message = true;
+        }
+        if in_message {
+            in_message = !(raw.ends_with(';') || ["||", "&&", "|", ">&2"].contains(&token));
             continue;
         }
         if program == "leaper-worker" {
