@@ -19,7 +19,9 @@ fn scratch(name: &str) -> PathBuf {
 
 fn start(dir: &Path, fault: Option<&str>) -> Output {
     let mut args = BOARD.to_vec();
-    args.extend(["--job-dir", dir.to_str().unwrap()]);
+    // A small memory budget, so that successors go through spill files (merged in memory
+    // first, they would otherwise reach their bucket files directly).
+    args.extend(["--job-dir", dir.to_str().unwrap(), "--mem-limit", "4MiB"]);
     leaper(&args, fault)
 }
 

@@ -52,3 +52,50 @@ fn an_impossible_memory_limit_is_refused() {
     assert!(error.contains("--mem-limit"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Emits every key of `keys` with count 1, `copies` times over (each chunk of 256 keys again
+/// right after itself, as the successors of nearby states often are), into a fresh store of
+/// one bucket; returns what the step spilled and the layer it left, as `(key, count)`.
+fn emit_copies(
+    dir: &std::path::Path,
+    mem_limit: u64,
+    keys: std::ops::Range<u64>,
+    copies: u64,
+) -> (u64, Vec<(u64, u64)>) {
+    let mut store = disk_store(RecordLayout::new(1, 1), dir, 0, 1, Moduli::first(1).unwrap(), mem_limit, None).unwrap();
+    for chunk in keys.collect::<Vec<_>>().chunks(256) {
+        let records: Vec<u64> = chunk.iter().flat_map(|&key| [key, 1]).collect();
+        for _ in 0..copies {
+            store.emit(0, &records).unwrap();
+        }
+    }
+    let summary = store.finish_step().unwrap();
+    let mut layer = Vec::new();
+    store
+        .read_bucket(0, &mut |keys, residues| {
+            layer.extend(keys.iter().copied().zip(residues.iter().copied()));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(summary.states, layer.len() as u64);
+    (summary.spilled_bytes, layer)
+}
+
+#[test]
+fn successors_are_merged_before_they_reach_the_disk() {
+    // Room for every key: three copies of 1000 keys are merged in memory and go straight to
+    // the bucket file, without a spill.
+    let dir = scratch("premerged");
+    let (spilled, layer) = emit_copies(&dir, 64 << 20, 1..1001, 3);
+    assert_eq!(spilled, 0);
+    assert_eq!(layer, (1..1001).map(|key| (key, 3)).collect::<Vec<_>>());
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // Room for a fraction of them: the table is written to the spill when full (16 bytes a
+    // record), and what reaches the disk in several pieces is merged all the same.
+    let dir = scratch("premerged-small");
+    let (spilled, layer) = emit_copies(&dir, 5 << 20, 1..200_001, 2);
+    assert!((200_000 * 16..2 * 200_000 * 16).contains(&spilled), "{spilled} bytes spilled");
+    assert_eq!(layer, (1..200_001).map(|key| (key, 2)).collect::<Vec<_>>());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -186,6 +186,27 @@ impl<K: StateKey> AggregationTable<K> {
         self.len = 0;
     }
 
+    /// Passes each entry, as a record (key words, then residues), to `write`, in slot order, and
+    /// empties the table, keeping its allocation.
+    pub fn drain_each<E>(&mut self, mut write: impl FnMut(&[u64]) -> Result<(), E>) -> Result<(), E> {
+        let stride = Self::stride(self.width);
+        for entry in self.slots.chunks_exact_mut(stride) {
+            if K::from_words(entry) != K::VACANT {
+                write(entry)?;
+                entry[..K::WORDS].fill(u64::MAX);
+            }
+        }
+        self.len = 0;
+        Ok(())
+    }
+
+    /// The most entries a table of at most `bytes` bytes holds without growing past them.
+    pub fn entries_within(width: usize, bytes: usize) -> usize {
+        let slots = (bytes / (8 * Self::stride(width))).max(8);
+        let slots = 1usize << (usize::BITS - 1 - slots.leading_zeros());
+        slots * 4 / 5
+    }
+
     /// The aggregated states, keys in ascending order (sorted keys compress well on disk and make
     /// runs reproducible).
     pub fn into_sorted_batch(self) -> StateBatch {

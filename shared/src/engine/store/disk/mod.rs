@@ -2,9 +2,12 @@
 //! within a budget however large a layer grows.
 //!
 //! A step streams each bucket file of layer `h` (memory-mapped, block by block) through the
-//! engine; successors are appended, unsorted, to one spill file per bucket of layer `h + 1`.
-//! `finish_step` then aggregates each spill: in one hash table when the bucket fits its share of
-//! the budget, otherwise in sorted runs (each aggregated in a table that fits) merged k ways.
+//! engine; successors are merged in a table per bucket of layer `h + 1` (the tables share half
+//! the budget), and a table that fills up is appended, unsorted, to the bucket's spill file: the
+//! copies of a key emitted close together reach the disk once. In `finish_step` a bucket whose
+//! table never filled goes straight to its file (no spill at all); the others flush their
+//! tables and aggregate their spills: in one hash table when the bucket fits its share of the
+//! budget, otherwise in sorted runs (each aggregated in a table that fits) merged k ways.
 //! The result is a sorted, compressed, checksummed [`bucket file`](bucket_file), fsynced before
 //! the files of layer `h` are deleted.
 
@@ -14,7 +17,6 @@ mod spill;
 pub use bucket_file::{write_bucket_file, BucketFile, BucketInfo, BucketWriter, BUCKET_FORMAT};
 
 use std::fs;
-use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -24,7 +26,7 @@ use crate::engine::jobdir::durable::remove_folder;
 use crate::engine::jobdir::{file_error, sync_dir, JobFile};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{
-    check_layout, unsupported_key, DurableLayer, LayerFile, LayerSummary, StateStore, StateVisitor,
+    check_layout, unsupported_key, AggregationTable, DurableLayer, LayerFile, LayerSummary, StateStore, StateVisitor,
 };
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
@@ -62,8 +64,37 @@ pub struct DiskStore<K: StateKey> {
     layer: u64,
     /// Bucket files of the current layer (`None`: the bucket is empty).
     current: Vec<Option<(PathBuf, BucketInfo)>>,
-    spills: Vec<Mutex<Option<SpillWriter>>>,
-    key: PhantomData<K>,
+    /// The next layer's successors on their way to the spill files.
+    pending: Vec<Mutex<Pending<K>>>,
+    /// Entries a bucket's table holds before it is written to the spill.
+    pending_entries: usize,
+}
+
+/// The successors of one bucket of the next layer not yet on disk, merged, and its spill file.
+struct Pending<K: StateKey> {
+    table: AggregationTable<K>,
+    spill: Option<SpillWriter>,
+}
+
+impl<K: StateKey> Pending<K> {
+    fn new(width: usize) -> Self {
+        Pending { table: AggregationTable::new(width), spill: None }
+    }
+
+    /// Appends the table to the spill file (created at `path` on first use).
+    fn flush(&mut self, path: impl FnOnce() -> PathBuf) -> Result<()> {
+        if self.table.is_empty() {
+            return Ok(());
+        }
+        if self.spill.is_none() {
+            let path = path();
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(|e| file_error(parent, "create the directory", e))?;
+            }
+            self.spill = Some(SpillWriter::create(&path)?);
+        }
+        self.spill.as_mut().expect("just created").append_table(&mut self.table)
+    }
 }
 
 impl<K: StateKey> DiskStore<K> {
@@ -76,8 +107,13 @@ impl<K: StateKey> DiskStore<K> {
         let threads = rayon::current_num_threads().max(1);
         let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
         let fixed = buckets * SPILL_BUFFER_BYTES + threads * buckets * 256 * record_bytes;
-        let budget = (mem_limit as usize).saturating_sub(fixed) / threads;
-        let minimum = 1 << 20;
+        let width = moduli.len();
+        let shared = (mem_limit as usize).saturating_sub(fixed);
+        // The tables of the next layer's buckets share half the budget (the other half is the
+        // reading side's during a step, the threads' spill aggregations after it).
+        let budget = shared / 2 / threads;
+        let pending_entries = AggregationTable::<K>::entries_within(width, shared / 2 / buckets.max(1));
+        let minimum = 1 << 19;
         if budget < minimum {
             return Err(Error::InvalidRequest(format!(
                 "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for aggregation after \
@@ -91,8 +127,8 @@ impl<K: StateKey> DiskStore<K> {
             aggregation_budget: budget,
             layer: 0,
             current: vec![None; buckets],
-            spills: (0..buckets).map(|_| Mutex::new(None)).collect(),
-            key: PhantomData,
+            pending: (0..buckets).map(|_| Mutex::new(Pending::new(width))).collect(),
+            pending_entries,
         })
     }
 
@@ -185,40 +221,51 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
-        let mut slot = self.spills[bucket].lock().expect("spill lock");
-        if slot.is_none() {
-            let path = self.spill_path(bucket);
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent).map_err(|e| file_error(parent, "create the directory", e))?;
-            }
-            *slot = Some(SpillWriter::create(&path)?);
+        let mut pending = self.pending[bucket].lock().expect("pending lock");
+        let incoming = records.len() / self.layout().stride();
+        if pending.table.len() + incoming > self.pending_entries {
+            pending.flush(|| self.spill_path(bucket))?;
         }
-        slot.as_mut().expect("just created").append(records)
+        pending.table.add_records(records, &self.moduli);
+        Ok(())
     }
 
     fn finish_step(&mut self) -> Result<LayerSummary> {
         let next_dir = self.layer_dir(self.layer + 1);
         fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
-        let spills: Vec<Option<PathBuf>> = self
-            .spills
+        let width = self.moduli.len();
+        let pending: Vec<Pending<K>> = self
+            .pending
             .iter_mut()
-            .map(|slot| slot.get_mut().expect("spill lock").take().map(SpillWriter::finish).transpose())
-            .collect::<Result<_>>()?;
-        let spilled_bytes = spills.iter().flatten().map(|path| fs::metadata(path).map_or(0, |m| m.len())).sum();
+            .map(|slot| std::mem::replace(slot.get_mut().expect("pending lock"), Pending::new(width)))
+            .collect();
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
-        let written: Vec<Option<(PathBuf, BucketInfo)>> = spills
+        let merged: Vec<(Option<(PathBuf, BucketInfo)>, u64)> = pending
             .into_par_iter()
             .enumerate()
-            .map(|(bucket, spill)| -> Result<Option<(PathBuf, BucketInfo)>> {
-                let Some(spill) = spill else { return Ok(None) };
+            .map(|(bucket, mut pending)| -> Result<(Option<(PathBuf, BucketInfo)>, u64)> {
                 let out = self.path(JobFile::Bucket { pass: self.pass, layer: self.layer + 1, bucket });
-                let info = aggregate_spill::<K>(&spill, &out, moduli, budget)?;
-                fs::remove_file(&spill).map_err(|e| file_error(&spill, "remove", e))?;
+                let (info, spilled) = match pending.spill.take() {
+                    // The whole bucket stayed in its table: it goes to its file without a spill.
+                    None if pending.table.is_empty() => return Ok((None, 0)),
+                    None => (super::write_bucket_file::<K>(&out, &pending.table.into_sorted_batch())?, 0),
+                    Some(mut spill) => {
+                        spill.append_table(&mut pending.table)?;
+                        drop(pending);
+                        let spill = spill.finish()?;
+                        let spilled = fs::metadata(&spill).map_or(0, |m| m.len());
+                        let info = aggregate_spill::<K>(&spill, &out, moduli, budget)?;
+                        fs::remove_file(&spill).map_err(|e| file_error(&spill, "remove", e))?;
+                        (info, spilled)
+                    }
+                };
                 crate::engine::fault::point("bucket").map_err(|e| file_error(&out, "write", e))?;
-                Ok(Some((out, info)))
+                Ok((Some((out, info)), spilled))
             })
             .collect::<Result<_>>()?;
+        let spilled_bytes = merged.iter().map(|(_, spilled)| spilled).sum();
+        let written = merged.into_iter().map(|(file, _)| file).collect();
         sync_dir(&next_dir)?;
         sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
         crate::engine::fault::point("layer").map_err(|e| file_error(&next_dir, "write", e))?;

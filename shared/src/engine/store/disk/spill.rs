@@ -31,12 +31,17 @@ impl SpillWriter {
 
     /// Appends records (key words, then residues, per state).
     pub fn append(&mut self, records: &[u64]) -> Result<()> {
-        let mut bytes = Vec::with_capacity(records.len() * 8);
-        for word in records {
-            bytes.extend_from_slice(&word.to_le_bytes());
-        }
+        let out = &mut self.out;
         crate::engine::fault::point("spill")
-            .and_then(|()| self.out.write_all(&bytes))
+            .and_then(|()| records.iter().try_for_each(|word| out.write_all(&word.to_le_bytes())))
+            .map_err(|e| file_error(&self.path, "write", e))
+    }
+
+    /// Appends the entries of `table` and empties it.
+    pub fn append_table<K: StateKey>(&mut self, table: &mut AggregationTable<K>) -> Result<()> {
+        let out = &mut self.out;
+        crate::engine::fault::point("spill")
+            .and_then(|()| table.drain_each(|record| record.iter().try_for_each(|w| out.write_all(&w.to_le_bytes()))))
             .map_err(|e| file_error(&self.path, "write", e))
     }
 
