@@ -123,6 +123,15 @@ pub fn note(text: &str) {
     }
 }
 
+/// Something the person running the command must know even when quiet (a directory the run
+/// made on its own): a `warning:` line on stderr, an event in JSON logs.
+pub fn warn(text: &str) {
+    match mode() {
+        Mode::Lines if json_logs() => tracing::warn!(warning = text, "warning"),
+        _ => around_display(|| eprintln!("warning: {text}")),
+    }
+}
+
 /// The one line that ends a finished run: on the terminal as it is, in logs as an event (a
 /// sweep logs its own, with its figures as fields).
 pub fn summary(text: &str) {

@@ -8,6 +8,10 @@ use std::process::ExitCode;
 use leaper_coordinator::{cli, console, run};
 
 fn main() -> ExitCode {
+    if let Err(message) = leaper_core::cpu::check() {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
     let invocation = match cli::parse() {
         Ok(invocation) => invocation,
         Err(error) => {

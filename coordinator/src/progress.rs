@@ -136,6 +136,7 @@ fn log_step(step: &StepReport, rate: f64, eta: Option<Duration>, rss: u64) {
     if console::json_logs() {
         tracing::info!(
             states_in = step.states_in,
+            states_emitted = step.states_emitted,
             states_out = step.layer.states,
             layer_bytes = step.layer.bytes,
             spilled_bytes = step.layer.spilled_bytes,
@@ -148,6 +149,7 @@ fn log_step(step: &StepReport, rate: f64, eta: Option<Duration>, rss: u64) {
     } else {
         tracing::info!(
             states_in = step.states_in,
+            states_emitted = step.states_emitted,
             states_out = step.layer.states,
             layer = %bytes(step.layer.bytes),
             spilled = %bytes(step.layer.spilled_bytes),

@@ -6,7 +6,9 @@
 //!                                    └─► Job::Subtree(search) ──► subtree::run ──┴─► ResultStream
 //! ```
 
-use anyhow::Result;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::jobdir::JobDir;
 use leaper_core::engine::Job;
@@ -15,7 +17,7 @@ use crate::cli::ResumeArgs;
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
 use crate::results::ResultStream;
 use crate::sweep::Layers;
-use crate::{serve, subtree, sweep};
+use crate::{console, serve, subtree, sweep};
 
 /// A new count: in memory, or in a new job directory.
 pub fn start(mut request: JobRequest) -> Result<()> {
@@ -32,7 +34,13 @@ pub fn start(mut request: JobRequest) -> Result<()> {
         let mut results = ResultStream::new(problem, &request)?;
         results.say_why_zero()?;
         let counts = match job {
-            Job::Sweep(sweep) => sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results)?,
+            Job::Sweep(sweep) => match sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results) {
+                Err(error) if outgrew_memory(&error) => {
+                    drop(_span);
+                    return go_out_of_core(Job::Sweep(sweep), &request, results, &error);
+                }
+                counted => counted?,
+            },
             Job::Subtree(search) => subtree::run(search, &request, None)?,
         };
         return results.finish(&counts);
@@ -43,6 +51,44 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     results.say_why_zero()?;
     let directory = JobDir::create(&dir, spec)?;
     run_in(directory, job, &request, listener, results, false)
+}
+
+/// Whether an in-memory count stopped because its layers outgrew the memory limit.
+fn outgrew_memory(error: &anyhow::Error) -> bool {
+    matches!(error.downcast_ref::<leaper_core::Error>(), Some(leaper_core::Error::MemoryLimit { .. }))
+}
+
+/// A count without a job directory whose layers outgrew memory starts again out of core on its
+/// own, with the same memory budget, in a new job directory named after it in the working
+/// directory (`leaper-knight-8x8`, or `-2`, `-3`, ... when taken), and says so: if this run is
+/// interrupted, `leaper resume` goes on from its last step. Counts already printed are not
+/// printed again. The directory exists only for that resume: a finished count removes it.
+fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, cause: &anyhow::Error) -> Result<()> {
+    let problem = request.problem()?;
+    let stem = format!("leaper-{}", problem.id_stem(&request.params)?);
+    let dir = (1..)
+        .map(|n| if n == 1 { PathBuf::from(&stem) } else { PathBuf::from(format!("{stem}-{n}")) })
+        .find(|dir| !dir.exists())
+        .expect("some name is free");
+    let mut request = request.clone();
+    request.run.job_dir = Some(dir.clone());
+    if let Some(sweep) = &mut request.sweep {
+        // The in-memory budget, not the out-of-core default: the machine's memory is the limit.
+        sweep.mem_limit.get_or_insert_with(crate::memory::default_in_memory_limit);
+    }
+    let spec = request.spec()?;
+    let directory = JobDir::create(&dir, spec)?;
+    console::warn(&format!(
+        "{}; counting again out of core in the job directory {} (if this run stops, `leaper resume \
+         --job-dir {}` goes on from its last step; a finished count removes the directory)",
+        cause.root_cause().to_string().split(';').next().unwrap_or("the layers outgrew memory"),
+        dir.display(),
+        dir.display()
+    ));
+    let listener = serve::bind(&request.run.cluster)?;
+    run_in(directory, job, &request, listener, results, false)?;
+    std::fs::remove_dir_all(&dir)
+        .with_context(|| format!("{}: the count is done but its job directory was not removed", dir.display()))
 }
 
 /// `leaper resume --job-dir DIR`: the request the job recorded, with this run's overrides.

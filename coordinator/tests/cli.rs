@@ -117,10 +117,55 @@ fn out_of_core_runs_match_and_refuse_bad_settings() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A fresh, empty working directory for a run that may make job directories of its own.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("leaper-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn leaper_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .current_dir(dir)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("leaper runs")
+}
+
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
 #[test]
-fn an_in_memory_count_over_its_limit_stops_with_advice() {
-    let output = leaper(&["knight", "7x8", "--mem-limit", "16MiB"]);
+fn an_in_memory_count_over_its_limit_goes_on_out_of_core_and_cleans_up() {
+    let dir = scratch("fallback");
+    // A directory of the name the fallback would take is someone else's: it is left alone.
+    std::fs::create_dir(dir.join("leaper-knight-6x8-sweep")).unwrap();
+    std::fs::write(dir.join("leaper-knight-6x8-sweep/keep"), "mine").unwrap();
+    let args = ["knight", "6x8", "--sweep", "--mem-limit", "8MiB", "--buckets", "16"];
+    let output = leaper_in(&dir, &args);
+    let (out, err) = (stdout(&output), stderr(&output));
+    assert!(output.status.success(), "{err}");
+    // Every length once, although the in-memory attempt had printed the short ones already.
+    assert_eq!(out, "6x1 0\n6x2 0\n6x3 0\n6x4 0\n6x5 8\n6x6 9862\n6x7 1067638\n6x8 55488142\n");
+    assert!(err.contains("over the memory limit of 8388608 bytes"), "{err}");
+    assert!(err.contains("counting again out of core in the job directory leaper-knight-6x8-sweep-2"), "{err}");
+    assert!(err.contains("leaper resume --job-dir leaper-knight-6x8-sweep-2"), "{err}");
+    // The finished count removed its own directory and nothing else.
+    assert_eq!(entries(&dir), ["leaper-knight-6x8-sweep"]);
+    assert_eq!(std::fs::read_to_string(dir.join("leaper-knight-6x8-sweep/keep")).unwrap(), "mine");
+
+    // A budget too small even out of core: a clear error, and no directory left behind.
+    std::fs::remove_dir_all(dir.join("leaper-knight-6x8-sweep")).unwrap();
+    let output = leaper_in(&dir, &["knight", "6x8", "--mem-limit", "1MiB"]);
     assert!(!output.status.success());
-    assert!(stderr(&output).contains("--job-dir"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("raise --mem-limit"), "{}", stderr(&output));
     assert!(stdout(&output).is_empty());
+    assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -327,7 +327,8 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
         .find(|event| event["message"] == "step done")
         .expect("a step event");
     // Numbers are JSON numbers, sizes in bytes and times in seconds, as collectors want them.
-    for field in ["states_in", "states_out", "layer_bytes", "spilled_bytes", "rate", "peak_rss_bytes"] {
+    for field in ["states_in", "states_emitted", "states_out", "layer_bytes", "spilled_bytes", "rate", "peak_rss_bytes"]
+    {
         assert!(step[field].is_u64(), "no {field} number in {step}");
     }
     assert!(step["seconds"].is_f64() && step.get("eta_seconds").is_none_or(|eta| eta.is_f64()), "{step}");

@@ -5,7 +5,9 @@
 //!   seam between a problem and the command line.
 //! * [`problems`]: one folder per problem (closed tours of leapers, Quarto draws), each behind
 //!   the engine's seams, and the registry that names them.
+//! * [`cpu`]: the instruction set the build assumes, checked when a binary starts.
 
+pub mod cpu;
 pub mod engine;
 pub mod error;
 pub mod problems;

@@ -5,6 +5,7 @@ use leaper_worker::WorkerConfig;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    leaper_core::cpu::check().map_err(anyhow::Error::msg)?;
     let config = WorkerConfig::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
