@@ -106,7 +106,7 @@ impl<K: StateKey> DiskStore<K> {
         fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
         let threads = rayon::current_num_threads().max(1);
         let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
-        let fixed = buckets * SPILL_BUFFER_BYTES + threads * buckets * 256 * record_bytes;
+        let fixed = buckets * SPILL_BUFFER_BYTES + threads * buckets * crate::engine::sweep::STAGE * record_bytes;
         let width = moduli.len();
         let shared = (mem_limit as usize).saturating_sub(fixed);
         // The tables of the next layer's buckets share half the budget (the other half is the
