@@ -80,6 +80,12 @@ impl EtaModel {
         EtaModel { shape, profile, pass, next_cell, next_states, timed: Vec::new(), shown_finish: None }
     }
 
+    /// The sweep turned out to run `passes` passes (the exact pass saturated: residue passes
+    /// follow it).
+    pub fn set_passes(&mut self, passes: usize) {
+        self.shape.passes = passes;
+    }
+
     /// Learns a finished step: `cell` of `pass` read `states_in` states in `seconds` and left a
     /// layer of `states_out`.
     pub fn step(&mut self, pass: usize, cell: usize, states_in: u64, states_out: u64, seconds: f64) {

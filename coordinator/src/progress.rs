@@ -31,6 +31,7 @@ pub struct SweepWatch<'r, 'a> {
     /// directory sound (a damaged one is refused with nothing printed).
     earlier: Vec<(usize, String)>,
     steps: usize,
+    passes: usize,
     /// States read and seconds spent in this run's steps, for the rate.
     states: u64,
     seconds: f64,
@@ -59,6 +60,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             results,
             earlier: start.settled.clone(),
             steps: job.steps(),
+            passes,
             states: 0,
             seconds: 0.0,
             out_of_core,
@@ -69,6 +71,13 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
     pub fn step(&mut self, step: &StepReport) {
         if !self.earlier.is_empty() {
             self.results.settled(&std::mem::take(&mut self.earlier));
+        }
+        if step.passes != self.passes {
+            self.passes = step.passes;
+            self.model.set_passes(step.passes);
+            if let Some(display) = &self.display {
+                display.bar.set_length((self.steps * step.passes) as u64);
+            }
         }
         let seconds = step.elapsed.as_secs_f64();
         (self.states, self.seconds) = (self.states + step.states_in, self.seconds + seconds);

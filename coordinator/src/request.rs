@@ -16,6 +16,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
+use leaper_core::engine::sweep::CountRoute;
 use leaper_core::engine::{OutputFormat, Problem};
 use leaper_core::problems;
 use leaper_proto::client::Credentials;
@@ -88,6 +89,13 @@ pub struct SweepArgs {
     #[serde(default)]
     pub verify: bool,
 
+    /// How counts are carried: `exact`, one pass of exact 64-bit counts (8 bytes per state)
+    /// where the bound asks for more, counting again with residues only if a count reaches
+    /// 2^64 - 1; `residues`, residues from the start, for counts known to pass 2^64.
+    #[arg(long, value_enum, default_value_t = Counts::Exact)]
+    #[serde(default = "Counts::recorded_before_exact")]
+    pub counts: Counts,
+
     /// Hash buckets per layer.
     #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub buckets: u32,
@@ -102,6 +110,28 @@ pub struct SweepArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_limit: Option<u64>,
+}
+
+/// `--counts`: how a sweep carries its counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Counts {
+    Exact,
+    Residues,
+}
+
+impl Counts {
+    /// Jobs recorded before the exact pass existed counted with residues, and resume so.
+    fn recorded_before_exact() -> Self {
+        Counts::Residues
+    }
+
+    pub fn route(self) -> CountRoute {
+        match self {
+            Counts::Exact => CountRoute::ExactFirst,
+            Counts::Residues => CountRoute::Residues,
+        }
+    }
 }
 
 impl SweepArgs {
@@ -316,6 +346,7 @@ mod tests {
                 stride: Some(2),
                 offset: Some(1),
                 verify: true,
+                counts: Counts::Exact,
                 buckets: 7,
                 moduli_per_pass: Some(1),
                 mem_limit: None,

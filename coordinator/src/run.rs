@@ -35,9 +35,10 @@ pub fn start(mut request: JobRequest) -> Result<()> {
         results.say_why_zero()?;
         let counts = match job {
             Job::Sweep(sweep) => match sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results) {
-                Err(error) if outgrew_memory(&error) => {
+                Err(error) if outgrew_memory(&error).is_some() => {
                     drop(_span);
-                    return go_out_of_core(Job::Sweep(sweep), &request, results, &error);
+                    let (held, limit) = outgrew_memory(&error).expect("checked by the guard");
+                    return go_out_of_core(Job::Sweep(sweep), &request, results, held, limit);
                 }
                 counted => counted?,
             },
@@ -53,9 +54,13 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     run_in(directory, job, &request, listener, results, false)
 }
 
-/// Whether an in-memory count stopped because its layers outgrew the memory limit.
-fn outgrew_memory(error: &anyhow::Error) -> bool {
-    matches!(error.downcast_ref::<leaper_core::Error>(), Some(leaper_core::Error::MemoryLimit { .. }))
+/// The bytes held and the limit, if an in-memory count stopped because its layers outgrew the
+/// memory limit.
+fn outgrew_memory(error: &anyhow::Error) -> Option<(u64, u64)> {
+    match error.downcast_ref::<leaper_core::Error>() {
+        Some(&leaper_core::Error::MemoryLimit { held, limit }) => Some((held, limit)),
+        _ => None,
+    }
 }
 
 /// A count without a job directory whose layers outgrew memory starts again out of core on its
@@ -63,7 +68,7 @@ fn outgrew_memory(error: &anyhow::Error) -> bool {
 /// directory (`leaper-knight-8x8`, or `-2`, `-3`, ... when taken), and says so: if this run is
 /// interrupted, `leaper resume` goes on from its last step. Counts already printed are not
 /// printed again. The directory exists only for that resume: a finished count removes it.
-fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, cause: &anyhow::Error) -> Result<()> {
+fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u64, limit: u64) -> Result<()> {
     let problem = request.problem()?;
     let stem = format!("leaper-{}", problem.id_stem(&request.params)?);
     let dir = (1..)
@@ -79,9 +84,11 @@ fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, cause: 
     let spec = request.spec()?;
     let directory = JobDir::create(&dir, spec)?;
     console::warn(&format!(
-        "{}; counting again out of core in the job directory {} (if this run stops, `leaper resume \
-         --job-dir {}` goes on from its last step; a finished count removes the directory)",
-        cause.root_cause().to_string().split(';').next().unwrap_or("the layers outgrew memory"),
+        "the layers held in memory reached {} bytes, over the memory limit of {} bytes; counting again \
+         out of core in the job directory {} (if this run stops, `leaper resume --job-dir {}` goes on \
+         from its last step; a finished count removes the directory)",
+        held,
+        limit,
         dir.display(),
         dir.display()
     ));

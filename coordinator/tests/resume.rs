@@ -109,6 +109,32 @@ fn a_job_of_several_passes_resumes_in_any_pass() {
 }
 
 #[test]
+fn a_job_whose_exact_pass_saturates_resumes_in_either_pass() {
+    // King tours of 3 x n pass 2^64 at about n = 25: the exact 64-bit pass (180 steps) saturates
+    // and the residue pass follows it.
+    let board = ["tours", "--moves", "1,0+1,1", "3x60", "--sweep", "--buckets", "7"];
+    let expected = text(&leaper(&board, None).stdout);
+    assert!(expected.ends_with("3x60 432250127596360169729677265572035855937427261342\n"), "{expected}");
+    // In the exact pass, before a count passed 2^64 (one pass known) and after; at its end (the
+    // first manifest, 180 step commits, the pass commit); in the residue pass.
+    for (fault, passes) in
+        [("crash@layer:30", 1), ("crash@layer:120", 2), ("crash@manifest:182", 2), ("crash@layer:250", 2)]
+    {
+        let dir = scratch(&format!("exact-{}", fault.replace(['@', ':'], "-")));
+        let mut args = board.to_vec();
+        args.extend(["--job-dir", dir.to_str().unwrap()]);
+        let crashed = leaper(&args, Some(fault));
+        assert!(!crashed.status.success(), "{fault}");
+        assert!(expected.starts_with(&text(&crashed.stdout)), "{fault}: {}", text(&crashed.stdout));
+        let stopped = status(&dir);
+        assert_eq!(stopped["passes"], passes, "{fault}: {stopped}");
+        let output = resume(&dir, None);
+        assert_eq!(text(&output.stdout), expected, "{fault}: {}", text(&output.stderr));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
 fn a_resume_that_crashes_too_is_resumed_again() {
     let expected = reference();
     let dir = crashed_job("twice", "crash@layer:10");

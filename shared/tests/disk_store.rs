@@ -12,7 +12,7 @@ type NewStore<'a> = dyn FnMut(RecordLayout, &Moduli) -> leaper_core::Result<Box<
 
 fn sweep(width: usize, rows: usize, new_store: &mut NewStore) -> SweepReport {
     let job = closed_tours(Geometry::new(width, rows, MoveSet::knight()), 1).unwrap();
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
     sweep_in_process(job.as_ref(), &options, &mut StoreFactory(new_store), SweepProgress::default()).expect("sweep")
 }
 

@@ -36,7 +36,7 @@ fn piece_params(piece: &str, moves: &str, board: &str, kind: TourKind) -> Params
 /// The counts of `kind` tours of every length `1..=rows` at width `width`, by slot.
 fn counts(width: usize, rows: usize, moves: &MoveSet, kind: TourKind) -> HashMap<usize, Integer> {
     let job = tours(Geometry::new(width, rows, moves.clone()), 1, kind).expect("a board the keys hold");
-    let options = SweepOptions { spare_moduli: 0, moduli_per_pass: None };
+    let options = SweepOptions { spare_moduli: 0, moduli_per_pass: None, ..SweepOptions::default() };
     let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 7, m.clone(), u64::MAX);
     let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
         .expect("sweep");

@@ -18,7 +18,7 @@ fn job(width: usize, rows: usize, min_rows: usize, moves: &MoveSet) -> Box<dyn S
 
 /// Counts of lengths `min_rows..=rows`, verified with a spare modulus.
 fn counts(job: &dyn SweepJob, new_store: &mut NewStore) -> Vec<Integer> {
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
     let report =
         sweep_in_process(job, &options, &mut StoreFactory(new_store), SweepProgress::default()).expect("sweep");
     report.counts.into_iter().map(|(_, count)| count).collect()

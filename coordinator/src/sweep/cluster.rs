@@ -41,7 +41,6 @@ pub struct ClusterPlan {
     pub slots: usize,
     pub buckets: usize,
     pub mem_limit: u64,
-    pub passes: usize,
 }
 
 pub struct ClusterHost<'a> {
@@ -378,8 +377,7 @@ impl SweepHost for ClusterHost<'_> {
         Ok(())
     }
 
-    fn end_pass(&mut self) -> Result<()> {
-        let job_finished = self.pass + 1 == self.plan.passes;
+    fn end_pass(&mut self, job_finished: bool) -> Result<()> {
         let requests =
             (0..self.addresses.len()).map(|_| EndPassRequest { job_id: self.job_id(), job_finished }).collect();
         self.call_all(requests, |mut client, request| async move { client.end_pass(request).await })?;

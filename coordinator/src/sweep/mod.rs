@@ -36,6 +36,7 @@ fn options(request: &JobRequest) -> Result<(&SweepArgs, SweepOptions)> {
     let options = SweepOptions {
         spare_moduli: usize::from(args.verify),
         moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
+        counts: args.counts.route(),
     };
     Ok((args, options))
 }
@@ -60,13 +61,13 @@ pub fn run(
     let buckets = args.buckets as usize;
     let threads = request.run.threads;
     let label = request.problem()?.command_line(&request.params)?;
-    let (_, passes) = plan_moduli(job, &options)?;
+    let plan = plan_moduli(job, &options)?;
     let (report, watch) = match layers {
         Layers::InMemory => {
             let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
             let mut stores = InMemory { buckets, mem_limit };
             let start = SweepProgress::default();
-            let mut watch = SweepWatch::new(job, passes.len(), &start, &label, results, false);
+            let mut watch = SweepWatch::new(job, plan.passes_to_run(job, &start), &start, &label, results, false);
             let report = with_threads(threads, || {
                 let mut host = LocalSteps::new(job, &mut stores);
                 run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
@@ -78,9 +79,10 @@ pub fn run(
                 tracing::info!(job = %checkpoints.job().id(), "the job had finished; printing its counts");
                 return Ok(counts);
             }
-            checkpoints.plan(passes.len(), job.steps())?;
             let start = checkpoints.start();
-            let mut watch = SweepWatch::new(job, passes.len(), &start, &label, results, true);
+            let passes = plan.passes_to_run(job, &start);
+            checkpoints.plan(passes, job.steps())?;
+            let mut watch = SweepWatch::new(job, passes, &start, &label, results, true);
             let report = if request.run.cluster.workers.is_empty() {
                 with_threads(threads, || {
                     let mut host = LocalSteps::new(job, &mut *checkpoints);
@@ -88,10 +90,10 @@ pub fn run(
                 })??
             } else {
                 let credentials = request.run.cluster.credentials()?;
-                let plan = cluster_plan(request, args, job, passes.len())?;
+                let cluster = cluster_plan(request, args, job)?;
                 let workers = &request.run.cluster.workers;
-                let finished_before = start.pass >= passes.len();
-                let mut host = ClusterHost::connect(workers, &credentials, checkpoints, plan, WORKER_PATIENCE)?;
+                let finished_before = start.pass >= passes;
+                let mut host = ClusterHost::connect(workers, &credentials, checkpoints, cluster, WORKER_PATIENCE)?;
                 let counted = run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start);
                 if counted.is_err() {
                     // A start that committed nothing must not leave the workers claimed.
@@ -112,7 +114,7 @@ pub fn run(
 }
 
 /// What the workers of a cluster sweep are told, besides each step.
-fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob, passes: usize) -> Result<ClusterPlan> {
+fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob) -> Result<ClusterPlan> {
     Ok(ClusterPlan {
         problem: request.problem.clone(),
         params: toml::to_string(&request.params).context("cannot send the job's parameters")?,
@@ -120,7 +122,6 @@ fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob, pass
         slots: job.slots(),
         buckets: args.buckets as usize,
         mem_limit: args.mem_limit.unwrap_or(crate::request::OUT_OF_CORE_MEM_LIMIT),
-        passes,
     })
 }
 
@@ -164,8 +165,8 @@ impl SweepHost for Watched<'_, '_, '_, '_> {
         self.inner.commit(progress)
     }
 
-    fn end_pass(&mut self) -> leaper_core::Result<()> {
-        self.inner.end_pass()
+    fn end_pass(&mut self, last: bool) -> leaper_core::Result<()> {
+        self.inner.end_pass(last)
     }
 
     fn observe(&mut self, step: &StepReport) {

@@ -14,6 +14,18 @@
 //!
 //! `--verify` adds one spare modulus: the count reconstructed from the others must agree with
 //! the spare residue, which catches a wrong bound, an arithmetic bug or a flipped bit.
+//!
+//! # Exact 64-bit counts first
+//!
+//! Bounds are loose: the 8x8 knight's bound is about `2^118`, so it takes two moduli (16 bytes
+//! per state), while its count, 13267364410532, and every count on the way fit in 64 bits. So a
+//! sweep whose bound needs more than one modulus first counts with one *saturating* lane
+//! ([`SATURATING`]): exact 64-bit integers, where a sum that would reach `2^64 - 1` stays there.
+//! Saturation is sticky, since counts are only ever added: `2^64 - 1` plus anything is
+//! `2^64 - 1`. So a final count below `2^64 - 1` was never touched by a saturated state and is
+//! exact; a count stuck at `2^64 - 1` is unknown, and the sweep counts again modulo the moduli the
+//! bound asks for (the residue route). Example with 4-bit lanes (saturating at 15): 9 + 5 = 14 is
+//! exact; 9 + 7 = 15 is stuck, and so is 15 + 0 later on, whatever the true sum.
 
 use rug::Integer;
 
@@ -23,7 +35,12 @@ use crate::error::{Error, Result};
 /// is refused before any work (planning it would take longer than counting anything real).
 pub const MAX_MODULI: usize = 1024;
 
-/// A set of pairwise coprime moduli: `2^64` (stored as 0) followed by primes below `2^64`.
+/// The stored value of the saturating lane: exact counts below `2^64 - 1`, and `2^64 - 1` for
+/// "at least that" (see the module's docs). It is no modulus: it stands alone in its pass.
+pub const SATURATING: u64 = u64::MAX;
+
+/// A set of pairwise coprime moduli: `2^64` (stored as 0) followed by primes below `2^64`; or,
+/// for the exact 64-bit pass, the one [`SATURATING`] lane.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Moduli {
     values: Vec<u64>,
@@ -105,6 +122,16 @@ impl Moduli {
         Self::first(count + spare)
     }
 
+    /// The one lane of exact 64-bit counts, saturating at `2^64 - 1`.
+    pub fn saturating() -> Self {
+        Moduli { values: vec![SATURATING] }
+    }
+
+    /// Whether this is the exact 64-bit lane rather than residues.
+    pub fn is_saturating(&self) -> bool {
+        self.values == [SATURATING]
+    }
+
     pub fn from_values(values: Vec<u64>) -> Self {
         Moduli { values }
     }
@@ -172,11 +199,18 @@ impl Moduli {
     }
 }
 
-/// `(a + b) mod m`, where `m = 0` stands for `2^64`.
+/// `(a + b) mod m`, where `m = 0` stands for `2^64`; for `m` = [`SATURATING`], `a + b` capped
+/// at `2^64 - 1`.
 #[inline(always)]
 pub fn add_mod(a: u64, b: u64, m: u64) -> u64 {
     let (sum, carry) = a.overflowing_add(b);
-    if m != 0 && (carry || sum >= m) {
+    if m == SATURATING {
+        if carry {
+            SATURATING
+        } else {
+            sum
+        }
+    } else if m != 0 && (carry || sum >= m) {
         sum.wrapping_sub(m)
     } else {
         sum
@@ -184,7 +218,33 @@ pub fn add_mod(a: u64, b: u64, m: u64) -> u64 {
 }
 
 /// An exact count reconstructed from residues, checked against the spare moduli when present.
+///
+/// `moduli` are those of the passes that ran, `residues` their values in order. A leading
+/// [`SATURATING`] lane gives the count when it is below `2^64 - 1`; when residues follow it (the
+/// sweep fell back to them for another count), they must agree with it.
 pub fn exact_count(moduli: &Moduli, residues: &[u64], spare: usize, board: &str) -> Result<Integer> {
+    if moduli.values().first() == Some(&SATURATING) {
+        let rest = Moduli::from_values(moduli.values()[1..].to_vec());
+        if residues[0] == SATURATING {
+            if rest.is_empty() {
+                return Err(Error::Bug(format!(
+                    "{board}: the exact 64-bit count saturated and no residues were counted"
+                )));
+            }
+            return exact_count(&rest, &residues[1..], spare, board);
+        }
+        let exact = Integer::from(residues[0]);
+        if !rest.is_empty() {
+            let crt = exact_count(&rest, &residues[1..], spare, board)?;
+            if crt != exact {
+                return Err(Error::Bug(format!(
+                    "{board}: the exact 64-bit count {exact} and the residues' {crt} disagree; this is a bug or a \
+                     hardware fault, do not publish this count"
+                )));
+            }
+        }
+        return Ok(exact);
+    }
     let used = moduli.len() - spare;
     let primary = Moduli::from_values(moduli.values()[..used].to_vec());
     let value = primary.reconstruct(&residues[..used]);
@@ -249,6 +309,32 @@ mod tests {
         assert_eq!(add_mod(p - 1, 1, p), 0);
         assert_eq!(add_mod(p - 1, p - 1, p), p - 2);
         assert_eq!(add_mod(u64::MAX, 2, 0), 1);
+        assert_eq!(add_mod(u64::MAX - 2, 1, SATURATING), u64::MAX - 1);
+        assert_eq!(add_mod(u64::MAX - 2, 2, SATURATING), SATURATING);
+        assert_eq!(add_mod(u64::MAX - 2, 3, SATURATING), SATURATING);
+        assert_eq!(add_mod(SATURATING, 0, SATURATING), SATURATING);
+        assert_eq!(add_mod(SATURATING, SATURATING, SATURATING), SATURATING);
+    }
+
+    #[test]
+    fn the_saturating_lane_gives_exact_counts_below_its_cap_and_defers_to_residues_above() {
+        let residues = Moduli::first(3).unwrap();
+        let mut lanes = vec![SATURATING];
+        lanes.extend(residues.values());
+        let lanes = Moduli::from_values(lanes);
+        let small = Integer::from(13267364410532u64);
+        let big: Integer = Integer::from(1) << 100;
+        let of = |value: &Integer, lane: u64| -> Vec<u64> {
+            std::iter::once(lane).chain((0..3).map(|i| residues.residue_of(value, i))).collect()
+        };
+        // Alone, or checked against residues that agree.
+        assert_eq!(exact_count(&Moduli::saturating(), &[12345], 0, "t").unwrap(), 12345);
+        assert_eq!(exact_count(&lanes, &of(&small, 13267364410532), 0, "t").unwrap(), small);
+        // Saturated: the residues decide; saturated with none counted is a bug, not a count.
+        assert_eq!(exact_count(&lanes, &of(&big, SATURATING), 0, "t").unwrap(), big);
+        assert!(exact_count(&Moduli::saturating(), &[SATURATING], 0, "t").is_err());
+        // A lane that disagrees with the residues is caught.
+        assert!(exact_count(&lanes, &of(&small, 13267364410531), 0, "t").is_err());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use rug::Integer;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::arith::{exact_count, Moduli};
+use crate::engine::arith::{exact_count, Moduli, SATURATING};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
 use crate::engine::transition::{StepPosition, SweepJob, Transition};
@@ -33,6 +33,59 @@ pub struct SweepOptions {
     pub spare_moduli: usize,
     /// Moduli per pass; fewer per pass means less memory per state and more passes.
     pub moduli_per_pass: Option<usize>,
+    pub counts: CountRoute,
+}
+
+/// How a sweep carries its counts (see [`crate::engine::arith`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CountRoute {
+    /// One pass of exact 64-bit counts (8 bytes per state) where the bound asks for more than
+    /// one modulus; the residue passes follow only if a count reaches `2^64 - 1`.
+    #[default]
+    ExactFirst,
+    /// Residues modulo the moduli the bound asks for, from the start: for counts known to be
+    /// past `2^64`, where an exact pass would be wasted.
+    Residues,
+}
+
+/// The passes of a sweep: their lanes, and whether the first is the exact 64-bit pass that
+/// makes the others unnecessary unless one of its counts saturates.
+#[derive(Clone, Debug)]
+pub struct SweepPlan {
+    /// Every pass's lanes, in order.
+    pub passes: Vec<Moduli>,
+    exact_first: bool,
+}
+
+impl SweepPlan {
+    /// How many passes the sweep runs, as far as `progress` shows: the exact pass alone until
+    /// one of its reported counts saturates, then every pass.
+    pub fn passes_to_run(&self, job: &dyn SweepJob, progress: &SweepProgress) -> usize {
+        let saturated = |lanes: &Vec<Vec<u64>>| {
+            job.reported().any(|slot| lanes.get(slot).and_then(|lane| lane.first()) == Some(&SATURATING))
+        };
+        let exact_pass_saturated = if progress.pass == 0 {
+            progress.next_cell > 0 && saturated(&progress.totals)
+        } else {
+            saturated(&progress.finished)
+        };
+        if self.exact_first && !exact_pass_saturated {
+            1
+        } else {
+            self.passes.len()
+        }
+    }
+
+    /// The lanes of the first `passes` passes, in the order their counts are kept.
+    pub fn lanes(&self, passes: usize) -> Moduli {
+        Moduli::from_values(self.passes[..passes].iter().flat_map(|pass| pass.values().iter().copied()).collect())
+    }
+
+    /// Whether pass `pass` is the exact 64-bit pass.
+    fn is_exact_pass(&self, pass: usize) -> bool {
+        self.exact_first && pass == 0
+    }
 }
 
 /// Progress of one step, for logs and benchmarks.
@@ -66,6 +119,10 @@ pub struct SweepReport {
     pub profile: Vec<u64>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// Where a sweep stands between two steps. Together with the store's current layer it is all a
 /// sweep needs to go on after a crash; checkpoints record it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -81,6 +138,10 @@ pub struct SweepProgress {
     pub states_processed: u64,
     pub peak_states: u64,
     pub peak_bytes: u64,
+    /// Passes the sweep runs, as far as known ([`SweepPlan::passes_to_run`]); 0 in checkpoints
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub passes: usize,
     /// Microseconds spent in steps, over every run (an integer: checkpoints hold no floats, so
     /// their checksums survive a round trip).
     pub step_micros: u64,
@@ -121,8 +182,8 @@ pub trait SweepHost {
     /// Makes `progress` durable together with the current layer; older layers may go after.
     fn commit(&mut self, progress: &SweepProgress) -> Result<()>;
 
-    /// The pass is over and committed: its last layer may go.
-    fn end_pass(&mut self) -> Result<()>;
+    /// The pass is over and committed: its last layer may go; `last`, no pass follows.
+    fn end_pass(&mut self, last: bool) -> Result<()>;
 
     /// Sees every finished step.
     fn observe(&mut self, _step: &StepReport) {}
@@ -200,7 +261,7 @@ impl SweepHost for LocalSteps<'_> {
         store.release_older_layers()
     }
 
-    fn end_pass(&mut self) -> Result<()> {
+    fn end_pass(&mut self, _last: bool) -> Result<()> {
         if let Some(mut store) = self.store.take() {
             store.discard()?;
         }
@@ -212,11 +273,19 @@ impl SweepHost for LocalSteps<'_> {
     }
 }
 
-/// The moduli a sweep of `job` counts with, and their split into passes.
-pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<(Moduli, Vec<Moduli>)> {
+/// The passes a sweep of `job` counts with. The exact 64-bit pass comes first where it can
+/// save work: the bound asks for more than one modulus and no spare modulus is to check the
+/// residues (`--verify` is the residue route's own check).
+pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPlan> {
     let moduli = Moduli::covering(job.bound_bits(), options.spare_moduli)?;
-    let passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
-    Ok((moduli, passes))
+    let residue_passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
+    let exact_first = options.counts == CountRoute::ExactFirst && options.spare_moduli == 0 && moduli.len() > 1;
+    let passes = if exact_first {
+        std::iter::once(Moduli::saturating()).chain(residue_passes).collect()
+    } else {
+        residue_passes
+    };
+    Ok(SweepPlan { passes, exact_first })
 }
 
 /// Runs the sweep of `job` in this process on the stores `host` supplies, starting from `start`
@@ -238,13 +307,15 @@ pub fn run_sweep(
     host: &mut dyn SweepHost,
     start: SweepProgress,
 ) -> Result<SweepReport> {
-    let (moduli, passes) = plan_moduli(job, options)?;
+    let plan = plan_moduli(job, options)?;
+    let passes = &plan.passes;
     let (slots, steps) = (job.slots(), job.steps());
     tracing::info!(
         steps,
         key_bits = 64 * job.key_words(),
-        moduli = moduli.len(),
+        moduli = plan.lanes(passes.len()).len() - usize::from(plan.exact_first),
         passes = passes.len(),
+        exact_first = plan.exact_first,
         "sweep planned"
     );
 
@@ -252,28 +323,39 @@ pub fn run_sweep(
     if progress == SweepProgress::default() {
         progress.finished = vec![Vec::new(); slots];
     }
-    check_progress(&progress, &passes, slots, steps)?;
+    check_progress(&progress, passes, slots, steps)?;
     if progress.pass > 0 || progress.next_cell > 0 {
         tracing::info!(pass = progress.pass + 1, steps_done = progress.next_cell, "resuming from the checkpoint");
     }
-    while progress.pass < passes.len() {
+    while progress.pass < plan.passes_to_run(job, &progress) {
         let pass_moduli = &passes[progress.pass];
         if progress.next_cell == 0 {
             progress.totals = vec![vec![0; pass_moduli.len()]; slots];
         }
         host.begin_pass(pass_moduli, &progress)?;
-        let last_pass = progress.pass + 1 == passes.len();
-        let settle = last_pass.then_some(Settle { moduli: &moduli, spare: options.spare_moduli });
-        run_pass(job, pass_moduli, passes.len(), settle, host, &mut progress)?;
+        // Counts are final when their slot is done in the exact pass (if below its cap) or in
+        // the last residue pass.
+        let settle = (plan.is_exact_pass(progress.pass) || progress.pass + 1 == passes.len())
+            .then(|| Settle { moduli: plan.lanes(progress.pass + 1), spare: options.spare_moduli });
+        run_pass(job, &plan, settle, host, &mut progress)?;
         for (finished, totals) in progress.finished.iter_mut().zip(std::mem::take(&mut progress.totals)) {
             finished.extend(totals);
         }
         progress.pass += 1;
         progress.next_cell = 0;
+        let to_run = plan.passes_to_run(job, &progress);
+        if plan.is_exact_pass(progress.pass - 1) && to_run > 1 {
+            tracing::warn!(
+                passes = to_run - 1,
+                "a count reached 2^64 - 1 in the exact 64-bit pass; counting again modulo primes"
+            );
+        }
+        progress.passes = to_run;
         host.commit(&progress)?;
-        host.end_pass()?;
+        host.end_pass(progress.pass >= to_run)?;
     }
 
+    let moduli = plan.lanes(progress.pass);
     let counts = job
         .reported()
         .map(|slot| {
@@ -325,15 +407,14 @@ fn check_progress(progress: &SweepProgress, passes: &[Moduli], slots: usize, ste
     }
 }
 
-/// In the last pass, what reconstructs a count the moment its slot is final: every modulus
-/// (the finished passes' and this one's) and how many of them are spare.
-#[derive(Clone, Copy)]
-struct Settle<'a> {
-    moduli: &'a Moduli,
+/// In the exact pass and the last pass, what reconstructs a count the moment its slot is final:
+/// every lane (the finished passes' and this one's) and how many of them are spare.
+struct Settle {
+    moduli: Moduli,
     spare: usize,
 }
 
-impl Settle<'_> {
+impl Settle {
     /// The reported slots final after `cell` (every one once the layer is empty) that
     /// `progress` does not hold yet, reconstructed and recorded in it.
     fn after(
@@ -350,7 +431,10 @@ impl Settle<'_> {
                 continue;
             }
             let residues: Vec<u64> = progress.finished[slot].iter().chain(&progress.totals[slot]).copied().collect();
-            let count = exact_count(self.moduli, &residues, self.spare, &job.slot_name(slot))?;
+            if self.moduli.is_saturating() && residues[0] == SATURATING {
+                continue; // Unknown until the residue passes.
+            }
+            let count = exact_count(&self.moduli, &residues, self.spare, &job.slot_name(slot))?;
             settled.push((slot, count.to_string()));
         }
         progress.settled.extend(settled.iter().cloned());
@@ -361,12 +445,12 @@ impl Settle<'_> {
 /// The rest of one pass over the board with one set of moduli, from `progress.next_cell`.
 fn run_pass(
     job: &dyn SweepJob,
-    moduli: &Moduli,
-    passes: usize,
+    plan: &SweepPlan,
     settle: Option<Settle>,
     host: &mut dyn SweepHost,
     progress: &mut SweepProgress,
 ) -> Result<()> {
+    let moduli = &plan.passes[progress.pass];
     let steps = job.steps();
     if progress.next_cell == 0 {
         host.seed(&job.start_record(moduli))?;
@@ -394,14 +478,15 @@ fn run_pass(
         if progress.pass == 0 {
             progress.profile.push(states_in);
         }
-        let settled = match settle {
+        let settled = match &settle {
             Some(settle) => settle.after(job, cell, layer.states == 0, progress)?,
             None => Vec::new(),
         };
+        progress.passes = plan.passes_to_run(job, progress);
         host.commit(progress)?;
         host.observe(&StepReport {
             pass: progress.pass,
-            passes,
+            passes: progress.passes,
             step: cell,
             steps,
             position,

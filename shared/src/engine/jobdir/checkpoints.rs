@@ -142,7 +142,7 @@ impl SweepCheckpoints {
         Manifest {
             format: MANIFEST_FORMAT,
             job: self.job.id().to_string(),
-            passes: self.passes,
+            passes: if progress.passes > 0 { progress.passes } else { self.passes },
             cells: self.steps,
             progress: progress.clone(),
             layer,

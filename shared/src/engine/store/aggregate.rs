@@ -168,22 +168,19 @@ impl<K: StateKey> AggregationTable<K> {
     /// Moves the entries into `batch` (cleared first, its allocation reused) in slot order and
     /// empties the table, keeping its allocation unless it is far larger than what it held.
     pub fn drain_into(&mut self, batch: &mut StateBatch) {
-        let stride = Self::stride(self.width);
+        let held = self.len;
         batch.clear();
         batch.layout = self.layout();
-        batch.keys.reserve(self.len * K::WORDS);
-        batch.residues.reserve(self.len * self.width);
-        for entry in self.slots.chunks_exact_mut(stride) {
-            let key = K::from_words(entry);
-            if key != K::VACANT {
-                batch.push(key, &entry[K::WORDS..]);
-                entry[..K::WORDS].fill(u64::MAX);
-            }
+        batch.keys.reserve(held * K::WORDS);
+        batch.residues.reserve(held * self.width);
+        let drained = self.drain_each(|entry| {
+            batch.push(K::from_words(entry), &entry[K::WORDS..]);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let Ok(()) = drained;
+        if self.mask + 1 > 4 * Self::slots_for(held) {
+            *self = Self::with_capacity(self.width, held);
         }
-        if self.mask + 1 > 4 * Self::slots_for(self.len) {
-            *self = Self::with_capacity(self.width, self.len);
-        }
-        self.len = 0;
     }
 
     /// Passes each entry, as a record (key words, then residues), to `write`, in slot order, and

@@ -68,17 +68,6 @@ impl StateBatch {
         &self.residues[i * width..(i + 1) * width]
     }
 
-    /// The states as records (key words, then residues, per state).
-    pub fn records(&self) -> Vec<u64> {
-        let (key_words, width) = (self.layout.key_words, self.layout.residues);
-        let mut records = Vec::with_capacity(self.keys.len() + self.residues.len());
-        for i in 0..self.len() {
-            records.extend_from_slice(&self.keys[i * key_words..(i + 1) * key_words]);
-            records.extend_from_slice(&self.residues[i * width..(i + 1) * width]);
-        }
-        records
-    }
-
     /// Bytes of payload (keys and residues).
     pub fn bytes(&self) -> usize {
         8 * (self.keys.len() + self.residues.len())

@@ -29,25 +29,27 @@ impl SpillWriter {
         Ok(SpillWriter { path: path.to_path_buf(), out: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file) })
     }
 
-    /// Appends records (key words, then residues, per state).
-    pub fn append(&mut self, records: &[u64]) -> Result<()> {
+    /// Runs `write` on the buffered file behind one "spill" fault point, naming the file in
+    /// any error.
+    fn write_with(&mut self, write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>) -> Result<()> {
         let out = &mut self.out;
-        crate::engine::fault::point("spill")
-            .and_then(|()| records.iter().try_for_each(|word| out.write_all(&word.to_le_bytes())))
-            .map_err(|e| file_error(&self.path, "write", e))
+        crate::engine::fault::point("spill").and_then(|()| write(out)).map_err(|e| file_error(&self.path, "write", e))
     }
 
     /// Appends the entries of `table` and empties it.
     pub fn append_table<K: StateKey>(&mut self, table: &mut AggregationTable<K>) -> Result<()> {
-        let out = &mut self.out;
-        crate::engine::fault::point("spill")
-            .and_then(|()| table.drain_each(|record| record.iter().try_for_each(|w| out.write_all(&w.to_le_bytes()))))
-            .map_err(|e| file_error(&self.path, "write", e))
+        self.write_with(|out| table.drain_each(|record| put_words(out, record)))
     }
 
     /// Appends a batch, interleaving keys and residues into records.
     pub fn append_batch(&mut self, batch: &StateBatch) -> Result<()> {
-        self.append(&batch.records())
+        let words = batch.layout.key_words;
+        self.write_with(|out| {
+            (0..batch.len()).try_for_each(|i| {
+                put_words(out, &batch.keys[i * words..(i + 1) * words])?;
+                put_words(out, batch.residues_of(i))
+            })
+        })
     }
 
     /// Flushes and closes; spills are scratch (rebuilt by rerunning the step), so no fsync.
@@ -55,6 +57,11 @@ impl SpillWriter {
         self.out.into_inner().map_err(|e| file_error(&self.path, "write", e.into_error()))?;
         Ok(self.path)
     }
+}
+
+/// Writes `words` as little-endian u64s.
+fn put_words(out: &mut impl Write, words: &[u64]) -> std::io::Result<()> {
+    words.iter().try_for_each(|word| out.write_all(&word.to_le_bytes()))
 }
 
 /// Reads records back in chunks of at most `limit` states.
