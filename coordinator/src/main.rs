@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         eprintln!("error: {message}");
         return ExitCode::FAILURE;
     }
+    leaper_core::heap::return_large_frees();
     let invocation = match cli::parse() {
         Ok(invocation) => invocation,
         Err(error) => {

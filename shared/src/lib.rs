@@ -6,10 +6,12 @@
 //! * [`problems`]: one folder per problem (closed tours of leapers, Quarto draws), each behind
 //!   the engine's seams, and the registry that names them.
 //! * [`cpu`]: the instruction set the build assumes, checked when a binary starts.
+//! * [`heap`]: large frees returned to the OS, and the resident size the memory limit checks.
 
 pub mod cpu;
 pub mod engine;
 pub mod error;
+pub mod heap;
 pub mod problems;
 
 pub use error::{Disposition, Error, Result};

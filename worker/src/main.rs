@@ -6,6 +6,7 @@ use leaper_worker::WorkerConfig;
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     leaper_core::cpu::check().map_err(anyhow::Error::msg)?;
+    leaper_core::heap::return_large_frees();
     let config = WorkerConfig::parse();
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -24,6 +24,8 @@ pub struct MemoryStore<K: StateKey> {
     /// Bytes held by the batches of the current layer (and their spares).
     batch_bytes: u64,
     mem_limit: u64,
+    /// Bytes resident when the store was made: what the process held before any layer.
+    resident_before: u64,
 }
 
 impl<K: StateKey> MemoryStore<K> {
@@ -39,12 +41,16 @@ impl<K: StateKey> MemoryStore<K> {
             table_bytes: AtomicU64::new(table_bytes),
             batch_bytes: 0,
             mem_limit,
+            resident_before: crate::heap::resident_bytes().unwrap_or(0),
             moduli,
         }
     }
 
+    /// What the layers hold by their own accounting, or what the process gained in resident
+    /// memory since the store was made if that is more (freed memory the allocator kept).
     fn check_limit(&self, table_bytes: u64) -> Result<()> {
-        let held = table_bytes + self.batch_bytes;
+        let gained = crate::heap::resident_bytes().map_or(0, |now| now.saturating_sub(self.resident_before));
+        let held = (table_bytes + self.batch_bytes).max(gained);
         if held > self.mem_limit {
             return Err(Error::MemoryLimit { held, limit: self.mem_limit });
         }
