@@ -84,7 +84,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         self.model.step(step.pass, step.step, step.states_in, step.layer.states, seconds);
         let eta = self.model.update_shown(self.clock.elapsed().as_secs_f64());
         let rate = self.states as f64 / self.seconds.max(1e-9);
-        let rss = crate::memory::peak_rss_bytes().unwrap_or(0);
+        let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
         log_step(step, rate, eta, rss);
         if let Some(display) = &self.display {
             let position = (step.pass * self.steps + step.step + 1) as u64;
@@ -110,7 +110,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
 
     /// The summary line of a finished sweep; in JSON logs, with its figures as fields.
     pub fn finish(self, report: &SweepReport) {
-        let rss = crate::memory::peak_rss_bytes().unwrap_or(0);
+        let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
         let place = if self.out_of_core {
             format!("{} peak layer on disk", bytes(report.peak_bytes))
         } else {
@@ -224,7 +224,7 @@ impl ShardWatch {
 
     /// The summary line of a finished subtree job.
     pub fn finish(self, shards: usize) {
-        let memory = bytes(crate::memory::peak_rss_bytes().unwrap_or(0));
+        let memory = bytes(leaper_core::heap::peak_resident_bytes().unwrap_or(0));
         console::summary(&format!(
             "finished in {}: {}, {memory} peak memory",
             format_duration(self.clock.elapsed()),

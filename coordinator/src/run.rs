@@ -35,12 +35,12 @@ pub fn start(mut request: JobRequest) -> Result<()> {
         results.say_why_zero()?;
         let counts = match job {
             Job::Sweep(sweep) => match sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results) {
-                Err(error) if outgrew_memory(&error).is_some() => {
+                Ok(counts) => counts,
+                Err(error) => {
+                    let Some((held, limit)) = outgrew_memory(&error) else { return Err(error) };
                     drop(_span);
-                    let (held, limit) = outgrew_memory(&error).expect("checked by the guard");
                     return go_out_of_core(Job::Sweep(sweep), &request, results, held, limit);
                 }
-                counted => counted?,
             },
             Job::Subtree(search) => subtree::run(search, &request, None)?,
         };

@@ -18,9 +18,31 @@ pub fn return_large_frees() {
     }
 }
 
-/// Bytes resident in RAM (Linux: `/proc/self/statm`), or `None` where the OS does not say.
+/// Bytes resident in RAM now (VmRSS), or `None` where the OS does not say.
 pub fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    status_bytes("VmRSS:")
+}
+
+/// The high-water mark of resident memory (VmHWM) in bytes, or `None` where the OS does not say.
+pub fn peak_resident_bytes() -> Option<u64> {
+    status_bytes("VmHWM:")
+}
+
+/// A `kB` field of `/proc/self/status` (Linux), in bytes.
+fn status_bytes(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with(field))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_resident_size_is_read_and_below_its_peak() {
+        let now = super::resident_bytes().expect("Linux reports VmRSS");
+        let peak = super::peak_resident_bytes().expect("Linux reports VmHWM");
+        assert!(now > 0 && now <= peak, "{now} {peak}");
+    }
 }
