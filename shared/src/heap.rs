@@ -18,6 +18,30 @@ pub fn return_large_frees() {
     }
 }
 
+/// Asks for 2 MiB pages behind `memory` (Linux, transparent huge pages in `madvise` mode), to be
+/// called before its pages are first touched. Why: a table of the next layer is probed at random
+/// over gigabytes, and with 4 KiB pages nearly every probe also misses the TLB and walks the page
+/// tables; a 2 MiB page covers 512 times as much. A hint: where the kernel declines, nothing
+/// changes.
+pub fn advise_huge_pages(memory: &mut [u64]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = memory.as_mut_ptr() as usize;
+        let end = start + std::mem::size_of_val(memory);
+        let (first, last) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if last > first {
+            // SAFETY: the range lies inside `memory`, which this process owns; MADV_HUGEPAGE
+            // changes how its pages are backed, never their contents.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = memory;
+}
+
 /// Bytes resident in RAM now (VmRSS), or `None` where the OS does not say.
 pub fn resident_bytes() -> Option<u64> {
     status_bytes("VmRSS:")

@@ -22,13 +22,27 @@ fn slot_hash<K: StateKey>(key: K) -> u64 {
 
 /// Keys and residue vectors interleaved, one record per slot (see [`RecordLayout`]), so that one
 /// probe touches one cache line. An unused slot holds [`StateKey::VACANT`].
+///
+/// A table's capacity is `base << k` slots, `base` one of [`BASES`] fixed per table, and a key's
+/// home slot is its hash scaled to the capacity (a multiply, not a mask). Why: the buckets of a
+/// layer are equal in size, so tables of power-of-two sizes all double at the same moment and
+/// the whole layer swings between 40% and 80% load together (16 bytes a record become 20 to 40
+/// bytes a state). Tables of staggered bases double at different moments: example, with bases
+/// 16 and 24 and 110 entries per table, the first holds 256 slots (43% full) while the second
+/// holds 192 (57% full); over [`BASES`] the layer stays over half full, whatever its size
+/// (test below), where power-of-two tables fall to 40%.
 pub struct AggregationTable<K: StateKey> {
     slots: Vec<u64>,
     width: usize,
     len: usize,
-    mask: usize,
+    /// Slots: a base in `BASES` times a power of two.
+    capacity: usize,
     key: PhantomData<K>,
 }
+
+/// The capacity bases a table may take; [`AggregationTable::staggered`] spreads them over the
+/// buckets. 16 to 31 slots: capacities a sixteenth of an octave apart.
+const BASES: std::ops::Range<usize> = 16..32;
 
 /// How far ahead a batch insert prefetches: enough to overlap several cache misses.
 const PREFETCH_AHEAD: usize = 16;
@@ -43,18 +57,35 @@ impl<K: StateKey> AggregationTable<K> {
         Self::with_capacity(width, 0)
     }
 
-    /// A table that holds `states` entries without growing.
-    pub fn with_capacity(width: usize, states: usize) -> Self {
-        let capacity = Self::slots_for(states);
-        AggregationTable { slots: Self::vacant(capacity, width), width, len: 0, mask: capacity - 1, key: PhantomData }
+    /// A table whose capacities are those of the `index`-th base: tables made for the buckets
+    /// `0, 1, 2, ...` of a layer grow at different moments (see the type's comment).
+    pub fn staggered(width: usize, index: usize) -> Self {
+        let base = BASES.start + index % BASES.len();
+        Self::sized(width, base)
     }
 
-    fn slots_for(states: usize) -> usize {
-        (states.max(8) * 5 / 4).next_power_of_two()
+    /// A table that holds `states` entries without growing.
+    pub fn with_capacity(width: usize, states: usize) -> Self {
+        Self::sized(width, Self::slots_for(BASES.start, states))
+    }
+
+    fn sized(width: usize, capacity: usize) -> Self {
+        AggregationTable { slots: Self::vacant(capacity, width), width, len: 0, capacity, key: PhantomData }
+    }
+
+    /// The least capacity of base `base` that holds `states` entries at most 80% full.
+    fn slots_for(base: usize, states: usize) -> usize {
+        let wanted = states * 5 / 4;
+        let mut slots = base;
+        while slots < wanted {
+            slots *= 2;
+        }
+        slots
     }
 
     fn vacant(capacity: usize, width: usize) -> Vec<u64> {
         let mut slots = vec![0u64; capacity * Self::stride(width)];
+        crate::heap::advise_huge_pages(&mut slots);
         for slot in slots.chunks_exact_mut(Self::stride(width)) {
             slot[..K::WORDS].fill(u64::MAX);
         }
@@ -79,9 +110,9 @@ impl<K: StateKey> AggregationTable<K> {
         self.slots.len() * 8
     }
 
-    /// Bytes a table for `states` entries of `width` residues will hold.
+    /// Bytes a table for `states` entries of `width` residues will hold (the first base).
     pub fn bytes_for(width: usize, states: usize) -> usize {
-        Self::slots_for(states) * 8 * Self::stride(width)
+        Self::slots_for(BASES.start, states) * 8 * Self::stride(width)
     }
 
     /// The layout of the records the table holds.
@@ -91,14 +122,23 @@ impl<K: StateKey> AggregationTable<K> {
 
     #[inline]
     fn home(&self, key: K) -> usize {
-        slot_hash(key) as usize & self.mask
+        ((slot_hash(key) as u128 * self.capacity as u128) >> 64) as usize
+    }
+
+    #[inline(always)]
+    fn after(&self, slot: usize) -> usize {
+        if slot + 1 == self.capacity {
+            0
+        } else {
+            slot + 1
+        }
     }
 
     /// Adds `residues` to the entry of `key`, creating it at zero if absent.
     #[inline]
     pub fn add(&mut self, key: K, residues: &[u64], moduli: &Moduli) {
         debug_assert_ne!(key, K::VACANT);
-        if (self.len + 1) * 5 > (self.mask + 1) * 4 {
+        if (self.len + 1) * 5 > self.capacity * 4 {
             self.grow();
         }
         let stride = Self::stride(self.width);
@@ -116,7 +156,7 @@ impl<K: StateKey> AggregationTable<K> {
                 self.len += 1;
                 return;
             }
-            slot = (slot + 1) & self.mask;
+            slot = self.after(slot);
         }
     }
 
@@ -147,11 +187,13 @@ impl<K: StateKey> AggregationTable<K> {
         let _ = key;
     }
 
+    /// Doubles the capacity. Homes are hashes scaled to the capacity, so the entries come out
+    /// of the old table nearly in the order of their new homes and fill the new one front to back.
     fn grow(&mut self) {
         let stride = Self::stride(self.width);
-        let capacity = (self.mask + 1) * 2;
+        let capacity = self.capacity * 2;
         let old = std::mem::replace(&mut self.slots, Self::vacant(capacity, self.width));
-        self.mask = capacity - 1;
+        self.capacity = capacity;
         for entry in old.chunks_exact(stride) {
             let key = K::from_words(entry);
             if key == K::VACANT {
@@ -159,7 +201,7 @@ impl<K: StateKey> AggregationTable<K> {
             }
             let mut slot = self.home(key);
             while self.key_at(slot) != K::VACANT {
-                slot = (slot + 1) & self.mask;
+                slot = self.after(slot);
             }
             self.slots[slot * stride..(slot + 1) * stride].copy_from_slice(entry);
         }
@@ -180,9 +222,25 @@ impl<K: StateKey> AggregationTable<K> {
             Ok::<(), std::convert::Infallible>(())
         });
         let Ok(()) = drained;
-        if self.mask + 1 > 4 * Self::slots_for(held) {
-            *self = Self::with_capacity(self.width, held);
+        let mut fitted = self.capacity;
+        while fitted / 2 >= BASES.start && fitted / 2 >= held * 5 / 4 {
+            fitted /= 2;
         }
+        if self.capacity > 4 * fitted {
+            *self = Self::sized(self.width, fitted);
+        }
+    }
+
+    /// The entries as a batch of exactly their number, in slot order; the table is freed.
+    pub fn into_batch(self) -> StateBatch {
+        let mut batch = StateBatch::with_capacity(self.layout(), self.len);
+        for entry in self.slots.chunks_exact(Self::stride(self.width)) {
+            let key = K::from_words(entry);
+            if key != K::VACANT {
+                batch.push(key, &entry[K::WORDS..]);
+            }
+        }
+        batch
     }
 
     /// Passes each entry, as a record (key words, then residues), to `write`, in slot order, and
@@ -201,8 +259,11 @@ impl<K: StateKey> AggregationTable<K> {
 
     /// The most entries a table of at most `bytes` bytes holds without growing past them.
     pub fn entries_within(width: usize, bytes: usize) -> usize {
-        let slots = (bytes / (8 * Self::stride(width))).max(8);
-        let slots = 1usize << (usize::BITS - 1 - slots.leading_zeros());
+        let fit = bytes / (8 * Self::stride(width));
+        let mut slots = BASES.start;
+        while slots * 2 <= fit {
+            slots *= 2;
+        }
         slots * 4 / 5
     }
 
@@ -244,6 +305,39 @@ mod tests {
             // One more entry grows it past them.
             table.add(u64::MAX - 1, &[1], &moduli);
             assert!(table.bytes() > bytes, "{bytes}: {}", table.bytes());
+        }
+    }
+
+    /// Slots per entry over `tables` tables of `entries` entries each.
+    fn slots_per_entry(tables: &[AggregationTable<u64>], entries: usize) -> f64 {
+        tables.iter().map(|t| t.capacity).sum::<usize>() as f64 / (tables.len() * entries) as f64
+    }
+
+    #[test]
+    fn staggered_tables_of_equal_size_do_not_double_together() {
+        let moduli = Moduli::saturating();
+        let mut staggered: Vec<_> = (0..32).map(|b| AggregationTable::<u64>::staggered(1, b)).collect();
+        let mut alike: Vec<_> = (0..32).map(|_| AggregationTable::<u64>::new(1)).collect();
+        let (mut worst_staggered, mut worst_alike) = (0f64, 0f64);
+        for entries in 1..=5000u64 {
+            for (b, (s, a)) in staggered.iter_mut().zip(&mut alike).enumerate() {
+                let key = entries << 8 | b as u64;
+                s.add(key, &[1], &moduli);
+                a.add(key, &[1], &moduli);
+            }
+            if entries >= 100 {
+                worst_staggered = worst_staggered.max(slots_per_entry(&staggered, entries as usize));
+                worst_alike = worst_alike.max(slots_per_entry(&alike, entries as usize));
+            }
+        }
+        // Power-of-two tables that fill together are all 40% full just after they double.
+        assert!(worst_alike > 2.4, "{worst_alike}");
+        // Staggered, the layer as a whole stays over half full (52% at worst).
+        assert!(worst_staggered < 2.0, "{worst_staggered}");
+        for table in staggered {
+            let batch = table.into_batch();
+            assert_eq!(batch.len(), 5000);
+            assert!(batch.residues.iter().all(|&count| count == 1));
         }
     }
 

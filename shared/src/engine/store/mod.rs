@@ -72,6 +72,11 @@ impl StateBatch {
     pub fn bytes(&self) -> usize {
         8 * (self.keys.len() + self.residues.len())
     }
+
+    /// Bytes allocated (payload and spare capacity).
+    pub fn capacity_bytes(&self) -> u64 {
+        8 * (self.keys.capacity() + self.residues.capacity()) as u64
+    }
 }
 
 /// What a finished step left behind.
