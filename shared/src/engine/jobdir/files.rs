@@ -44,7 +44,16 @@ pub enum JobFile {
         layer: u64,
         bucket: usize,
     },
+    /// The spill runs of one bucket of a layer being made (scratch, gone when the layer is).
     Spill {
+        pass: usize,
+        layer: u64,
+        bucket: usize,
+    },
+    /// Spill files of older releases (raw records, and their aggregated runs): recognised so
+    /// that a job directory an older release stopped in mid-step resumes, its half-made layer
+    /// removed.
+    RawSpill {
         pass: usize,
         layer: u64,
         bucket: usize,
@@ -84,6 +93,9 @@ impl JobFile {
                 JobFile::Layer { pass, layer }.path().join(format!("b{bucket:04}.lpb"))
             }
             JobFile::Spill { pass, layer, bucket } => {
+                JobFile::Layer { pass, layer }.path().join(format!("spill-{bucket:04}.runs"))
+            }
+            JobFile::RawSpill { pass, layer, bucket } => {
                 JobFile::Layer { pass, layer }.path().join(format!("spill-{bucket:04}.raw"))
             }
             JobFile::Run { pass, layer, bucket, run } => {
@@ -121,8 +133,10 @@ impl JobFile {
                 let (pass, layer) = (number(pass, "pass-", "")? as usize, number(layer, "layer-", "")?);
                 if let Some(bucket) = number(name, "b", ".lpb") {
                     JobFile::Bucket { pass, layer, bucket: bucket as usize }
-                } else if let Some(bucket) = number(name, "spill-", ".raw") {
+                } else if let Some(bucket) = number(name, "spill-", ".runs") {
                     JobFile::Spill { pass, layer, bucket: bucket as usize }
+                } else if let Some(bucket) = number(name, "spill-", ".raw") {
+                    JobFile::RawSpill { pass, layer, bucket: bucket as usize }
                 } else {
                     let (stem, run) = name.split_once(".run")?;
                     let bucket = number(stem, "spill-", "")? as usize;
@@ -186,6 +200,7 @@ mod tests {
             JobFile::Bucket { pass: 1, layer: 2, bucket: 502 },
             JobFile::Bucket { pass: 1, layer: 2, bucket: 12345 },
             JobFile::Spill { pass: 0, layer: 9, bucket: 7 },
+            JobFile::RawSpill { pass: 0, layer: 9, bucket: 7 },
             JobFile::Run { pass: 0, layer: 9, bucket: 7, run: 11 },
         ];
         for file in files {

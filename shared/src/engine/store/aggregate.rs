@@ -2,8 +2,8 @@
 //!
 //! An open-addressing table with linear probing, keys and residues in two flat arrays (no
 //! per-entry allocation, no pointer chasing). It is the merge step of every store: the in-memory
-//! store keeps one per bucket for the whole step; the out-of-core store fills one per bucket from
-//! its spill file when the bucket fits the memory budget.
+//! store keeps one per bucket for the whole step; the out-of-core store keeps one per bucket
+//! within its budget and writes it out, sorted, each time it fills.
 
 use std::marker::PhantomData;
 
@@ -35,8 +35,10 @@ pub struct AggregationTable<K: StateKey> {
     slots: Vec<u64>,
     width: usize,
     len: usize,
-    /// Slots: a base in `BASES` times a power of two.
+    /// Slots: a base in `BASES` times a power of two (or `max_capacity`).
     capacity: usize,
+    /// The most slots the table may grow to ([`bounded`](Self::bounded) tables).
+    max_capacity: usize,
     key: PhantomData<K>,
 }
 
@@ -70,7 +72,27 @@ impl<K: StateKey> AggregationTable<K> {
     }
 
     fn sized(width: usize, capacity: usize) -> Self {
-        AggregationTable { slots: Self::vacant(capacity, width), width, len: 0, capacity, key: PhantomData }
+        AggregationTable {
+            slots: Self::vacant(capacity, width),
+            width,
+            len: 0,
+            capacity,
+            max_capacity: usize::MAX,
+            key: PhantomData,
+        }
+    }
+
+    /// A table that starts small and grows to at most `bytes` bytes (its last growth to exactly
+    /// what fits, not a power of two): the caller asks [`room`](Self::room) before adding.
+    pub fn bounded(width: usize, bytes: usize) -> Self {
+        let mut table = Self::new(width);
+        table.max_capacity = (bytes / (8 * Self::stride(width))).max(table.capacity);
+        table
+    }
+
+    /// How many more entries a bounded table takes without growing past its bytes.
+    pub fn room(&self) -> usize {
+        (self.max_capacity.saturating_mul(4) / 5).saturating_sub(self.len)
     }
 
     /// The least capacity of base `base` that holds `states` entries at most 80% full.
@@ -191,7 +213,7 @@ impl<K: StateKey> AggregationTable<K> {
     /// of the old table nearly in the order of their new homes and fill the new one front to back.
     fn grow(&mut self) {
         let stride = Self::stride(self.width);
-        let capacity = self.capacity * 2;
+        let capacity = (self.capacity * 2).min(self.max_capacity).max(self.capacity + 1);
         let old = std::mem::replace(&mut self.slots, Self::vacant(capacity, self.width));
         self.capacity = capacity;
         for entry in old.chunks_exact(stride) {
@@ -245,7 +267,7 @@ impl<K: StateKey> AggregationTable<K> {
 
     /// Passes each entry, as a record (key words, then residues), to `write`, in slot order, and
     /// empties the table, keeping its allocation.
-    pub fn drain_each<E>(&mut self, mut write: impl FnMut(&[u64]) -> Result<(), E>) -> Result<(), E> {
+    fn drain_each<E>(&mut self, mut write: impl FnMut(&[u64]) -> Result<(), E>) -> Result<(), E> {
         let stride = Self::stride(self.width);
         for entry in self.slots.chunks_exact_mut(stride) {
             if K::from_words(entry) != K::VACANT {
@@ -257,19 +279,8 @@ impl<K: StateKey> AggregationTable<K> {
         Ok(())
     }
 
-    /// The most entries a table of at most `bytes` bytes holds without growing past them.
-    pub fn entries_within(width: usize, bytes: usize) -> usize {
-        let fit = bytes / (8 * Self::stride(width));
-        let mut slots = BASES.start;
-        while slots * 2 <= fit {
-            slots *= 2;
-        }
-        slots * 4 / 5
-    }
-
-    /// The aggregated states, keys in ascending order (sorted keys compress well on disk and make
-    /// runs reproducible).
-    pub fn into_sorted_batch(self) -> StateBatch {
+    /// The slots that hold entries, with their keys, in ascending key order.
+    fn sorted_slots(&self) -> Vec<(K, u32)> {
         let stride = Self::stride(self.width);
         let mut order: Vec<(K, u32)> = Vec::with_capacity(self.len);
         for (slot, entry) in self.slots.chunks_exact(stride).enumerate() {
@@ -279,12 +290,39 @@ impl<K: StateKey> AggregationTable<K> {
             }
         }
         order.sort_unstable_by_key(|&(key, _)| key);
-        let mut sorted = StateBatch::with_capacity(self.layout(), order.len());
-        for (key, slot) in order {
+        order
+    }
+
+    /// The aggregated states, keys in ascending order (what [`drain_sorted`](Self::drain_sorted)
+    /// writes, as a batch for the tests).
+    #[cfg(test)]
+    pub fn into_sorted_batch(self) -> StateBatch {
+        let stride = Self::stride(self.width);
+        let mut sorted = StateBatch::with_capacity(self.layout(), self.len);
+        for (key, slot) in self.sorted_slots() {
             let slot = slot as usize;
             sorted.push(key, &self.slots[slot * stride + K::WORDS..(slot + 1) * stride]);
         }
         sorted
+    }
+
+    /// Passes each entry (key, residues) to `write` in ascending key order, then empties the
+    /// table, keeping its allocation.
+    pub fn drain_sorted<E>(&mut self, mut write: impl FnMut(K, &[u64]) -> Result<(), E>) -> Result<(), E> {
+        let stride = Self::stride(self.width);
+        for (key, slot) in self.sorted_slots() {
+            let slot = slot as usize;
+            write(key, &self.slots[slot * stride + K::WORDS..(slot + 1) * stride])?;
+        }
+        self.clear();
+        Ok(())
+    }
+
+    /// Empties the table, keeping its allocation.
+    pub fn clear(&mut self) {
+        // Every word MAX: every key VACANT (residues of vacant slots are never read).
+        self.slots.fill(u64::MAX);
+        self.len = 0;
     }
 }
 
@@ -293,18 +331,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_table_grown_to_its_entries_stays_within_its_bytes() {
+    fn a_bounded_table_filled_to_its_room_stays_within_its_bytes() {
         let moduli = Moduli::first(1).unwrap();
-        for bytes in [0, 100, 4096, 1 << 20, 3 << 20] {
-            let entries = AggregationTable::<u64>::entries_within(1, bytes);
-            let mut table = AggregationTable::<u64>::new(1);
-            for key in 0..entries as u64 {
+        for bytes in [0, 100, 4096, 1 << 20, 3 << 20, 3_000_000] {
+            let mut table = AggregationTable::<u64>::bounded(1, bytes);
+            let room = table.room();
+            for key in 0..room as u64 {
                 table.add(key, &[1], &moduli);
             }
+            assert_eq!(table.room(), 0);
             assert!(table.bytes() <= bytes.max(AggregationTable::<u64>::bytes_for(1, 0)), "{bytes}: {}", table.bytes());
-            // One more entry grows it past them.
-            table.add(u64::MAX - 1, &[1], &moduli);
-            assert!(table.bytes() > bytes, "{bytes}: {}", table.bytes());
+            // It uses its bytes: the last growth lands on what fits, not on a power of two.
+            assert!(table.bytes() * 9 / 10 <= bytes.max(AggregationTable::<u64>::bytes_for(1, 0)), "{bytes}");
+            assert!(table.bytes() * 10 / 9 >= bytes, "{bytes}: {}", table.bytes());
+            let counts: u64 = table.into_sorted_batch().residues.iter().sum();
+            assert_eq!(counts, room as u64);
         }
     }
 

@@ -15,7 +15,7 @@ pub(crate) mod disk;
 mod memory;
 
 pub use aggregate::AggregationTable;
-pub use disk::{disk_store, write_bucket_file, BucketFile, BucketInfo, BucketWriter, DiskStore, BUCKET_FORMAT};
+pub use disk::{disk_store, BucketFile, BucketInfo, BucketWriter, DiskStore, BUCKET_FORMAT};
 pub use memory::MemoryStore;
 
 use crate::engine::key::{fold_words, RecordLayout, StateKey};

@@ -43,7 +43,7 @@ const fn index_entry_bytes(key_words: usize) -> usize {
     16 + 8 * key_words
 }
 /// States per compressed block: large enough to compress well, small enough to decode in cache.
-const BLOCK_STATES: usize = 16 * 1024;
+pub(super) const BLOCK_STATES: usize = 16 * 1024;
 const ZSTD_LEVEL: i32 = 1;
 
 fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
@@ -61,22 +61,12 @@ pub struct BucketInfo {
     pub crc32: u32,
 }
 
-/// Writes `batch` (keys of type `K`, ascending) to `path`, fsynced.
-pub fn write_bucket_file<K: StateKey>(path: &Path, batch: &StateBatch) -> Result<BucketInfo> {
-    let mut writer = BucketWriter::<K>::create(path, batch.layout.residues)?;
-    for i in 0..batch.len() {
-        writer.push(batch.key::<K>(i), batch.residues_of(i))?;
-    }
-    writer.finish()
-}
-
 /// Streams states (keys strictly ascending) into a bucket file, one compressed block at a time.
 pub struct BucketWriter<K: StateKey> {
     path: PathBuf,
     file: std::io::BufWriter<File>,
     crc: crc32fast::Hasher,
     written: u64,
-    width: usize,
     states: u64,
     index: Vec<u8>,
     block: StateBatch,
@@ -92,7 +82,6 @@ impl<K: StateKey> BucketWriter<K> {
             file: std::io::BufWriter::with_capacity(1 << 20, file),
             crc: crc32fast::Hasher::new(),
             written: 0,
-            width,
             states: 0,
             index: Vec::new(),
             block: StateBatch::with_capacity(RecordLayout::of::<K>(width), BLOCK_STATES),
@@ -130,23 +119,10 @@ impl<K: StateKey> BucketWriter<K> {
         if self.block.is_empty() {
             return Ok(());
         }
-        let states = self.block.len();
-        let mut raw = Vec::with_capacity(4 + states * (3 + 8 * self.width));
-        raw.extend_from_slice(&(states as u32).to_le_bytes());
-        let mut previous = K::from_u64(0);
-        for i in 0..states {
-            let key = self.block.key::<K>(i);
-            key.wrapping_sub(previous).write_varint(&mut raw);
-            previous = key;
-        }
-        for residue in &self.block.residues {
-            raw.extend_from_slice(&residue.to_le_bytes());
-        }
-        let compressed =
-            zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(|e| file_error(&self.path, "compress a block", e))?;
+        let compressed = encode_block::<K>(&self.block).map_err(|e| file_error(&self.path, "compress a block", e))?;
         self.index.extend_from_slice(&self.written.to_le_bytes());
         self.index.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
-        self.index.extend_from_slice(&(states as u32).to_le_bytes());
+        self.index.extend_from_slice(&(self.block.len() as u32).to_le_bytes());
         for word in &self.block.keys[..K::WORDS] {
             self.index.extend_from_slice(&word.to_le_bytes());
         }
@@ -265,39 +241,68 @@ impl<K: StateKey> BucketFile<K> {
     /// Decodes the blocks in order and passes each to `visit`.
     pub fn visit(&self, visit: &mut StateVisitor) -> Result<()> {
         let mut batch = StateBatch::with_capacity(RecordLayout::of::<K>(self.width), BLOCK_STATES);
-        for (i, &(offset, length, count)) in self.blocks.iter().enumerate() {
-            // The most a block can hold: every key delta a varint of full length.
-            let longest_varint = (K::BITS as usize).div_ceil(7);
-            let capacity = 4 + count * (longest_varint + 8 * self.width);
-            let raw = zstd::bulk::decompress(&self.map[offset..offset + length], capacity)
-                .map_err(|e| damaged(&self.path, format!("block {i} does not decompress: {e}")))?;
-            self.decode_block(&raw, count, &mut batch)
-                .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))?;
+        for i in 0..self.blocks.len() {
+            self.read_block(i, &mut batch)?;
             visit(&batch.keys, &batch.residues)?;
         }
         Ok(())
     }
 
-    fn decode_block(&self, raw: &[u8], count: usize, batch: &mut StateBatch) -> std::result::Result<(), String> {
-        batch.clear();
-        if raw.len() < 4 || u32_at(raw, 0) as usize != count {
-            return Err("state count disagrees with the index".into());
-        }
-        let mut at = 4;
-        let mut key = K::from_u64(0);
-        for _ in 0..count {
-            let (delta, used) = K::read_varint(&raw[at..]).ok_or("key data truncated")?;
-            at += used;
-            key = key.checked_add(delta).ok_or("key overflow")?;
-            key.push_words(&mut batch.keys);
-        }
-        let residue_bytes = count * self.width * 8;
-        if raw.len() != at + residue_bytes {
-            return Err("residue data has the wrong length".into());
-        }
-        batch.residues.extend(raw[at..].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
-        Ok(())
+    /// Decodes block `i` into `batch` (cleared first).
+    fn read_block(&self, i: usize, batch: &mut StateBatch) -> Result<()> {
+        let (offset, length, count) = self.blocks[i];
+        decode_block::<K>(&self.map[offset..offset + length], count, self.width, batch)
+            .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))
     }
+}
+
+/// One compressed block of `block` (keys ascending): its state count, the keys (the first
+/// absolute, then deltas, LEB128), the residues (u64 LE), all through zstd.
+fn encode_block<K: StateKey>(block: &StateBatch) -> std::io::Result<Vec<u8>> {
+    let states = block.len();
+    let mut raw = Vec::with_capacity(4 + states * (3 + 8 * block.layout.residues));
+    raw.extend_from_slice(&(states as u32).to_le_bytes());
+    let mut previous = K::from_u64(0);
+    for i in 0..states {
+        let key = block.key::<K>(i);
+        key.wrapping_sub(previous).write_varint(&mut raw);
+        previous = key;
+    }
+    for residue in &block.residues {
+        raw.extend_from_slice(&residue.to_le_bytes());
+    }
+    zstd::bulk::compress(&raw, ZSTD_LEVEL)
+}
+
+/// Decodes a block [`encode_block`] made of `count` states with `width` residues each into
+/// `batch` (cleared first); the error says what is wrong with it.
+fn decode_block<K: StateKey>(
+    compressed: &[u8],
+    count: usize,
+    width: usize,
+    batch: &mut StateBatch,
+) -> std::result::Result<(), String> {
+    // The most a block can hold: every key delta a varint of full length.
+    let longest_varint = (K::BITS as usize).div_ceil(7);
+    let capacity = 4 + count * (longest_varint + 8 * width);
+    let raw = zstd::bulk::decompress(compressed, capacity).map_err(|e| format!("does not decompress: {e}"))?;
+    batch.clear();
+    if raw.len() < 4 || u32_at(&raw, 0) as usize != count {
+        return Err("state count disagrees with the index".into());
+    }
+    let mut at = 4;
+    let mut key = K::from_u64(0);
+    for _ in 0..count {
+        let (delta, used) = K::read_varint(&raw[at..]).ok_or("key data truncated")?;
+        at += used;
+        key = key.checked_add(delta).ok_or("key overflow")?;
+        key.push_words(&mut batch.keys);
+    }
+    if raw.len() != at + count * width * 8 {
+        return Err("residue data has the wrong length".into());
+    }
+    batch.residues.extend(raw[at..].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
+    Ok(())
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -311,6 +316,15 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes `batch` (keys of type `K`, ascending) to `path`, fsynced.
+    fn write_bucket_file<K: StateKey>(path: &Path, batch: &StateBatch) -> Result<BucketInfo> {
+        let mut writer = BucketWriter::<K>::create(path, batch.layout.residues)?;
+        for i in 0..batch.len() {
+            writer.push(batch.key::<K>(i), batch.residues_of(i))?;
+        }
+        writer.finish()
+    }
 
     fn sample(states: usize, width: usize) -> StateBatch {
         let mut batch = StateBatch::with_capacity(RecordLayout::of::<u64>(width), states);

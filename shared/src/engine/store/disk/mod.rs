@@ -2,19 +2,19 @@
 //! within a budget however large a layer grows.
 //!
 //! A step streams each bucket file of layer `h` (memory-mapped, block by block) through the
-//! engine; successors are merged in a table per bucket of layer `h + 1` (the tables share half
-//! the budget), and a table that fills up is appended, unsorted, to the bucket's spill file: the
-//! copies of a key emitted close together reach the disk once. In `finish_step` a bucket whose
-//! table never filled goes straight to its file (no spill at all); the others flush their
-//! tables and aggregate their spills: in one hash table when the bucket fits its share of the
-//! budget, otherwise in sorted runs (each aggregated in a table that fits) merged k ways.
-//! The result is a sorted, compressed, checksummed [`bucket file`](bucket_file), fsynced before
-//! the files of layer `h` are deleted.
+//! engine; successors are merged in a table per bucket of layer `h + 1` (the tables share three
+//! quarters of the budget, and keep their allocations from step to step), and a table that
+//! fills up is written out sorted, as a spill run of its bucket (see [`spill`]): the copies of a
+//! key that meet in a table reach the disk once.
+//! In `finish_step` a bucket whose table never filled goes straight to its file (no spill at
+//! all); the others merge their runs and their table's last entries k ways. The result is a
+//! sorted, compressed, checksummed [`bucket file`](bucket_file), fsynced before the files of
+//! layer `h` are deleted.
 
 mod bucket_file;
 mod spill;
 
-pub use bucket_file::{write_bucket_file, BucketFile, BucketInfo, BucketWriter, BUCKET_FORMAT};
+pub use bucket_file::{BucketFile, BucketInfo, BucketWriter, BUCKET_FORMAT};
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ use crate::engine::store::{
 };
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
-use spill::{aggregate_spill, SpillWriter, SPILL_BUFFER_BYTES};
+use spill::SpillRuns;
 
 /// An out-of-core store for states of `layout` under `root` (a job or data directory), for
 /// pass `pass`: empty, or holding `resume` (a layer a checkpoint recorded). See [`DiskStore`].
@@ -59,41 +59,27 @@ pub struct DiskStore<K: StateKey> {
     root: PathBuf,
     pass: usize,
     moduli: Moduli,
-    /// Bytes one bucket aggregation may use (the budget shared by the threads).
+    /// Bytes one bucket's merge of its spill runs may use (the budget shared by the threads).
     aggregation_budget: usize,
     layer: u64,
     /// Bucket files of the current layer (`None`: the bucket is empty).
     current: Vec<Option<(PathBuf, BucketInfo)>>,
-    /// The next layer's successors on their way to the spill files.
+    /// The next layer's successors on their way to the bucket files.
     pending: Vec<Mutex<Pending<K>>>,
-    /// Entries a bucket's table holds before it is written to the spill.
-    pending_entries: usize,
 }
 
-/// The successors of one bucket of the next layer not yet on disk, merged, and its spill file.
+/// A bucket of the new layer: its file (none when empty) and the bytes its spill took.
+type MergedBucket = (Option<(PathBuf, BucketInfo)>, u64);
+
+/// The successors of one bucket of the next layer not yet on disk, merged, and its spill runs.
 struct Pending<K: StateKey> {
     table: AggregationTable<K>,
-    spill: Option<SpillWriter>,
+    spill: SpillRuns<K>,
 }
 
 impl<K: StateKey> Pending<K> {
-    fn new(width: usize) -> Self {
-        Pending { table: AggregationTable::new(width), spill: None }
-    }
-
-    /// Appends the table to the spill file (created at `path` on first use).
-    fn flush(&mut self, path: impl FnOnce() -> PathBuf) -> Result<()> {
-        if self.table.is_empty() {
-            return Ok(());
-        }
-        if self.spill.is_none() {
-            let path = path();
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent).map_err(|e| file_error(parent, "create the directory", e))?;
-            }
-            self.spill = Some(SpillWriter::create(&path)?);
-        }
-        self.spill.as_mut().expect("just created").append_table(&mut self.table)
+    fn new(width: usize, table_bytes: usize) -> Self {
+        Pending { table: AggregationTable::bounded(width, table_bytes), spill: SpillRuns::new() }
     }
 }
 
@@ -106,18 +92,20 @@ impl<K: StateKey> DiskStore<K> {
         fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
         let threads = rayon::current_num_threads().max(1);
         let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
-        let fixed = buckets * SPILL_BUFFER_BYTES + threads * buckets * crate::engine::sweep::STAGE * record_bytes;
+        let fixed = threads * buckets * crate::engine::sweep::STAGE * record_bytes;
         let width = moduli.len();
         let shared = (mem_limit as usize).saturating_sub(fixed);
-        // The tables of the next layer's buckets share half the budget (the other half is the
-        // reading side's during a step, the threads' spill aggregations after it).
-        let budget = shared / 2 / threads;
-        let pending_entries = AggregationTable::<K>::entries_within(width, shared / 2 / buckets.max(1));
-        let minimum = 1 << 19;
+        // The tables of the next layer's buckets share three quarters of the budget: the more
+        // they hold, the fewer copies of a key reach the disk. The last quarter is the reading
+        // side's and the sorting of full tables during a step, the threads' merges of spill runs
+        // (a decoded block per run) after it.
+        let budget = shared / 4 / threads;
+        let table_bytes = shared / 4 * 3 / buckets.max(1);
+        let minimum = 1 << 18;
         if budget < minimum {
             return Err(Error::InvalidRequest(format!(
                 "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for aggregation after \
-                 the spill buffers of {buckets} buckets; raise --mem-limit or lower --buckets"
+                 the staging buffers of {buckets} buckets; raise --mem-limit or lower --buckets"
             )));
         }
         Ok(DiskStore {
@@ -127,8 +115,7 @@ impl<K: StateKey> DiskStore<K> {
             aggregation_budget: budget,
             layer: 0,
             current: vec![None; buckets],
-            pending: (0..buckets).map(|_| Mutex::new(Pending::new(width))).collect(),
-            pending_entries,
+            pending: (0..buckets).map(|_| Mutex::new(Pending::new(width, table_bytes))).collect(),
         })
     }
 
@@ -193,8 +180,16 @@ impl<K: StateKey> DiskStore<K> {
         self.path(JobFile::Layer { pass: self.pass, layer })
     }
 
+    /// The spill file of `bucket` of the next layer.
     fn spill_path(&self, bucket: usize) -> PathBuf {
         self.path(JobFile::Spill { pass: self.pass, layer: self.layer + 1, bucket })
+    }
+
+    /// Makes the next layer's folder.
+    fn make_next_dir(&self) -> Result<PathBuf> {
+        let next_dir = self.layer_dir(self.layer + 1);
+        fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
+        Ok(next_dir)
     }
 
     /// Removes a layer's folder: its bucket files, spills and runs (never a file leaper did not
@@ -223,47 +218,56 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
         let mut pending = self.pending[bucket].lock().expect("pending lock");
         let incoming = records.len() / self.layout().stride();
-        if pending.table.len() + incoming > self.pending_entries {
-            pending.flush(|| self.spill_path(bucket))?;
+        if incoming > pending.table.room() {
+            if pending.spill.is_empty() {
+                self.make_next_dir()?;
+            }
+            let Pending { table, spill } = &mut *pending;
+            spill.append(table, || self.spill_path(bucket))?;
         }
         pending.table.add_records(records, &self.moduli);
         Ok(())
     }
 
     fn finish_step(&mut self) -> Result<LayerSummary> {
-        let next_dir = self.layer_dir(self.layer + 1);
-        fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
+        let next_dir = self.make_next_dir()?;
         let width = self.moduli.len();
-        let pending: Vec<Pending<K>> = self
-            .pending
-            .iter_mut()
-            .map(|slot| std::mem::replace(slot.get_mut().expect("pending lock"), Pending::new(width)))
-            .collect();
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
-        let merged: Vec<(Option<(PathBuf, BucketInfo)>, u64)> = pending
-            .into_par_iter()
+        let (root, pass, layer) = (&self.root, self.pass, self.layer);
+        // The tables stay, emptied, for the next step: allocated once, not regrown every step
+        // (regrowing fragments the heap, and the resident size outgrows the budget).
+        let merged: Result<Vec<MergedBucket>> = self
+            .pending
+            .par_iter_mut()
             .enumerate()
-            .map(|(bucket, mut pending)| -> Result<(Option<(PathBuf, BucketInfo)>, u64)> {
-                let out = self.path(JobFile::Bucket { pass: self.pass, layer: self.layer + 1, bucket });
-                let (info, spilled) = match pending.spill.take() {
+            .map(|(bucket, slot)| -> Result<MergedBucket> {
+                let pending = slot.get_mut().expect("pending lock");
+                let spill = std::mem::replace(&mut pending.spill, SpillRuns::new());
+                let out = root.join(JobFile::Bucket { pass, layer: layer + 1, bucket }.path());
+                let (info, spilled) = if spill.is_empty() {
                     // The whole bucket stayed in its table: it goes to its file without a spill.
-                    None if pending.table.is_empty() => return Ok((None, 0)),
-                    None => (super::write_bucket_file::<K>(&out, &pending.table.into_sorted_batch())?, 0),
-                    Some(mut spill) => {
-                        spill.append_table(&mut pending.table)?;
-                        drop(pending);
-                        let spill = spill.finish()?;
-                        let spilled = fs::metadata(&spill).map_or(0, |m| m.len());
-                        let info = aggregate_spill::<K>(&spill, &out, moduli, budget)?;
-                        fs::remove_file(&spill).map_err(|e| file_error(&spill, "remove", e))?;
-                        (info, spilled)
+                    if pending.table.is_empty() {
+                        return Ok((None, 0));
                     }
+                    let mut writer = BucketWriter::<K>::create(&out, width)?;
+                    pending.table.drain_sorted(|key, residues| writer.push(key, residues))?;
+                    (writer.finish()?, 0)
+                } else {
+                    spill.merge_into(&mut pending.table, &out, moduli, budget)?
                 };
                 crate::engine::fault::point("bucket").map_err(|e| file_error(&out, "write", e))?;
                 Ok((Some((out, info)), spilled))
             })
-            .collect::<Result<_>>()?;
+            .collect();
+        let merged = merged.inspect_err(|_| {
+            // Whatever a failed merge left is not part of any layer.
+            for slot in &mut self.pending {
+                let pending = slot.get_mut().expect("pending lock");
+                pending.table.clear();
+                pending.spill = SpillRuns::new();
+            }
+        })?;
         let spilled_bytes = merged.iter().map(|(_, spilled)| spilled).sum();
         let written = merged.into_iter().map(|(file, _)| file).collect();
         sync_dir(&next_dir)?;

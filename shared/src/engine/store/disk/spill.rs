@@ -1,219 +1,369 @@
-//! Spill files: the raw, unsorted successors of one bucket, and their aggregation into a
-//! bucket file within a memory budget.
+//! Spill runs: a bucket's table, written out sorted whenever it fills up during a step, and
+//! the merge of a bucket's runs into its file at the end of the step.
+//!
+//! ```text
+//! during the step   table full ──► sort ──► a run, appended to spill-BBBB.runs: blocks of
+//!                                           LEB128 key deltas and LEB128 residues
+//! finish_step       run 0, run 1, ..., and the table's last entries (sorted in memory)
+//!                     ──► k-way merge, residues of equal keys added ──► bBBBB.lpb
+//! ```
+//!
+//! Example: a bucket's table holds 3 entries and receives keys 7, 2, 9, 2, 5, 7, 8 (count 1
+//! each). After 7, 2, 9 it is full: run 0 = [2:1, 7:1, 9:1]. Then 2, 5, 7 fill it again: run 1
+//! = [2:1, 5:1, 7:1]. The step ends with [8:1] in the table; the merge reads 2 from both runs
+//! (2:2), then 5:1, 7:2, 8:1, 9:1.
+//!
+//! Why sorted runs and not raw records: a run costs about what a bucket file costs per state
+//! (the keys of a sorted run are close together, and most counts are small), where a raw record
+//! costs 16 bytes, so a step spills about the size of a layer or two rather than the size of its
+//! successors; and the merge reads each run once, in order, with no hash table. Runs are not
+//! compressed further: zstd would take a tenth of the run time off the disk for a few percent of
+//! its bytes. The runs of a bucket share one file (a file per
+//! run would cost the file system more than the writing: thousands of small files a step), and
+//! where each run's blocks lie is kept in memory: the file is scratch, read back at the end of
+//! the step and deleted, and a crash reruns the step. The merge holds one decoded block per run;
+//! when a bucket has more runs than its share of the memory budget has blocks for, runs are
+//! merged in groups into longer runs (appended to the same file) first.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
 
 use crate::engine::jobdir::file_error;
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::disk::bucket_file::{BucketInfo, BucketWriter};
+use crate::engine::store::disk::bucket_file::{BucketInfo, BucketWriter, BLOCK_STATES};
 use crate::engine::store::{AggregationTable, StateBatch};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
 
-/// Write buffer per spill file.
-pub const SPILL_BUFFER_BYTES: usize = 64 * 1024;
+/// Write buffer of a spill file.
+pub const SPILL_BUFFER_BYTES: usize = 1 << 16;
 
-/// Appends records (key words, then residues; little-endian u64s) to a spill file.
-pub struct SpillWriter {
+/// Where one block of a run lies in the spill file: offset, compressed bytes, states.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    offset: usize,
+    length: usize,
+    states: usize,
+}
+
+/// The spill runs of one bucket of the layer being made, in one file.
+pub struct SpillRuns<K: StateKey> {
+    /// The file, made by the first run.
+    file: Option<SpillFile>,
+    /// Bytes written to the file.
+    written: usize,
+    /// The blocks of each run not yet merged away, oldest run first.
+    runs: Vec<Vec<Block>>,
+    key: PhantomData<K>,
+}
+
+struct SpillFile {
     path: PathBuf,
     out: BufWriter<File>,
 }
 
-impl SpillWriter {
-    pub fn create(path: &Path) -> Result<Self> {
-        let file = File::create(path).map_err(|e| file_error(path, "create", e))?;
-        Ok(SpillWriter { path: path.to_path_buf(), out: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file) })
+impl<K: StateKey> SpillRuns<K> {
+    pub fn new() -> Self {
+        SpillRuns { file: None, written: 0, runs: Vec::new(), key: PhantomData }
     }
 
-    /// Runs `write` on the buffered file behind one "spill" fault point, naming the file in
-    /// any error.
-    fn write_with(&mut self, write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>) -> Result<()> {
-        let out = &mut self.out;
-        crate::engine::fault::point("spill").and_then(|()| write(out)).map_err(|e| file_error(&self.path, "write", e))
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
     }
 
-    /// Appends the entries of `table` and empties it.
-    pub fn append_table<K: StateKey>(&mut self, table: &mut AggregationTable<K>) -> Result<()> {
-        self.write_with(|out| table.drain_each(|record| put_words(out, record)))
-    }
-
-    /// Appends a batch, interleaving keys and residues into records.
-    pub fn append_batch(&mut self, batch: &StateBatch) -> Result<()> {
-        let words = batch.layout.key_words;
-        self.write_with(|out| {
-            (0..batch.len()).try_for_each(|i| {
-                put_words(out, &batch.keys[i * words..(i + 1) * words])?;
-                put_words(out, batch.residues_of(i))
-            })
-        })
-    }
-
-    /// Flushes and closes; spills are scratch (rebuilt by rerunning the step), so no fsync.
-    pub fn finish(self) -> Result<PathBuf> {
-        self.out.into_inner().map_err(|e| file_error(&self.path, "write", e.into_error()))?;
-        Ok(self.path)
-    }
-}
-
-/// Writes `words` as little-endian u64s.
-fn put_words(out: &mut impl Write, words: &[u64]) -> std::io::Result<()> {
-    words.iter().try_for_each(|word| out.write_all(&word.to_le_bytes()))
-}
-
-/// Reads records back in chunks of at most `limit` states.
-struct RecordReader {
-    path: PathBuf,
-    input: BufReader<File>,
-    layout: RecordLayout,
-    bytes: Vec<u8>,
-}
-
-impl RecordReader {
-    fn open(path: &Path, layout: RecordLayout) -> Result<(Self, u64)> {
-        let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
-        let length = file.metadata().map_err(|e| file_error(path, "stat", e))?.len();
-        let record = layout.record_bytes() as u64;
-        if length % record != 0 {
-            return Err(Error::File {
-                path: path.to_path_buf(),
-                message: format!("spill file of {length} bytes is not whole records; rerun the step"),
-            });
+    /// Writes the entries of `table` as a sorted run and empties the table; the first run makes
+    /// the file at `path()` (its folder must exist).
+    pub fn append(&mut self, table: &mut AggregationTable<K>, path: impl FnOnce() -> PathBuf) -> Result<()> {
+        if self.file.is_none() {
+            let path = path();
+            // Read too: the merge maps it.
+            let file = File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(|e| file_error(&path, "create", e))?;
+            self.file = Some(SpillFile { path, out: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file) });
         }
-        let reader = RecordReader {
-            path: path.to_path_buf(),
-            input: BufReader::with_capacity(1 << 20, file),
-            layout,
-            bytes: Vec::new(),
-        };
-        Ok((reader, length / record))
+        crate::engine::fault::point("spill").map_err(|e| file_error(self.path(), "write", e))?;
+        let mut run = RunWriter::new(table.layout());
+        table.drain_sorted(|key, residues| run.push(key, residues, self))?;
+        run.finish(self)
     }
 
-    /// Fills `records` with the next `count` records.
-    fn read(&mut self, count: usize, records: &mut Vec<u64>) -> Result<()> {
-        self.bytes.resize(count * self.layout.record_bytes(), 0);
-        self.input.read_exact(&mut self.bytes).map_err(|e| file_error(&self.path, "read", e))?;
-        records.clear();
-        records.extend(self.bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
+    fn path(&self) -> &Path {
+        &self.file.as_ref().expect("a spill with runs has a file").path
+    }
+
+    /// Appends one compressed block of `block` to the file.
+    fn write_block(&mut self, block: &StateBatch) -> Result<Block> {
+        let file = self.file.as_mut().expect("a spill with runs has a file");
+        let compressed = encode_block::<K>(block);
+        file.out.write_all(&compressed).map_err(|e| file_error(&file.path, "write", e))?;
+        let placed = Block { offset: self.written, length: compressed.len(), states: block.len() };
+        self.written += compressed.len();
+        Ok(placed)
+    }
+
+    /// The file as written so far, mapped for reading.
+    fn map(&mut self) -> Result<Mmap> {
+        let file = self.file.as_mut().expect("a spill with runs has a file");
+        file.out.flush().map_err(|e| file_error(&file.path, "write", e))?;
+        // SAFETY: the spill file is this store's scratch; nothing truncates it while mapped, and
+        // what is appended later lies past the mapped length.
+        unsafe { Mmap::map(file.out.get_ref()) }.map_err(|e| file_error(&file.path, "memory-map", e))
+    }
+
+    /// Merges the runs and `last` (the bucket's table at the end of the step, emptied) into the
+    /// bucket file `out`, using about `budget` bytes for decoded blocks, and removes the spill
+    /// file.
+    /// Returns what the bucket file holds and the bytes the spill took (merged runs included).
+    pub fn merge_into(
+        mut self,
+        last: &mut AggregationTable<K>,
+        out: &Path,
+        moduli: &Moduli,
+        budget: usize,
+    ) -> Result<(BucketInfo, u64)> {
+        let layout = RecordLayout::of::<K>(moduli.len());
+        // A decoded block and its compressed bytes, per run being read.
+        let block_bytes = 2 * BLOCK_STATES * layout.record_bytes();
+        let fan_in = (budget / block_bytes).max(2);
+        // One place of the last merge is the table's: merge the oldest runs until the rest fit.
+        let path = self.path().to_path_buf();
+        while self.runs.len() >= fan_in {
+            let group: Vec<Vec<Block>> = self.runs.drain(..fan_in).collect();
+            let map = self.map()?;
+            let cursors: Vec<Cursor<K>> =
+                group.iter().map(|blocks| Cursor::of_run(&map, blocks, &path, moduli.len())).collect::<Result<_>>()?;
+            let mut run = RunWriter::new(layout);
+            merge(cursors, moduli, |key, residues| run.push(key, residues, &mut self))?;
+            // The merged run goes last, so each round merges runs of one generation first.
+            run.finish(&mut self)?;
+        }
+        let map = self.map()?;
+        let mut cursors: Vec<Cursor<K>> =
+            self.runs.iter().map(|blocks| Cursor::of_run(&map, blocks, &path, moduli.len())).collect::<Result<_>>()?;
+        let mut tail = StateBatch::with_capacity(layout, last.len());
+        last.drain_sorted(|key, residues| {
+            tail.push(key, residues);
+            Ok::<(), Error>(())
+        })?;
+        cursors.push(Cursor::of_batch(tail));
+        let mut writer = BucketWriter::<K>::create(out, moduli.len())?;
+        merge(cursors, moduli, |key, residues| writer.push(key, residues))?;
+        let info = writer.finish()?;
+        drop(map);
+        drop(self.file.take());
+        fs::remove_file(&path).map_err(|e| file_error(&path, "remove", e))?;
+        Ok((info, self.written as u64))
+    }
+}
+
+/// A block of a run: per state, the key's distance from the one before (the first: from 0)
+/// and the residues, each in LEB128.
+fn encode_block<K: StateKey>(block: &StateBatch) -> Vec<u8> {
+    let width = block.layout.residues;
+    let mut bytes = Vec::with_capacity(block.len() * (6 + 2 * width));
+    let mut previous = K::from_u64(0);
+    for i in 0..block.len() {
+        let key = block.key::<K>(i);
+        key.wrapping_sub(previous).write_varint(&mut bytes);
+        previous = key;
+        block.residues_of(i).iter().for_each(|&residue| residue.write_varint(&mut bytes));
+    }
+    bytes
+}
+
+/// Decodes a block [`encode_block`] made of `states` states into `batch` (cleared first).
+fn decode_block<K: StateKey>(bytes: &[u8], states: usize, batch: &mut StateBatch) -> std::result::Result<(), String> {
+    batch.clear();
+    let width = batch.layout.residues;
+    let mut at = 0;
+    let mut key = K::from_u64(0);
+    for _ in 0..states {
+        let (delta, used) = K::read_varint(&bytes[at..]).ok_or("key data truncated")?;
+        at += used;
+        key = key.checked_add(delta).ok_or("key overflow")?;
+        key.push_words(&mut batch.keys);
+        for _ in 0..width {
+            let (residue, used) = u64::read_varint(&bytes[at..]).ok_or("residue data truncated")?;
+            at += used;
+            batch.residues.push(residue);
+        }
+    }
+    if at != bytes.len() {
+        return Err("longer than its states".into());
+    }
+    Ok(())
+}
+
+/// A run being written: states gathered into blocks.
+struct RunWriter {
+    block: StateBatch,
+    blocks: Vec<Block>,
+}
+
+impl RunWriter {
+    fn new(layout: RecordLayout) -> Self {
+        RunWriter { block: StateBatch::with_capacity(layout, BLOCK_STATES), blocks: Vec::new() }
+    }
+
+    fn push<K: StateKey>(&mut self, key: K, residues: &[u64], spill: &mut SpillRuns<K>) -> Result<()> {
+        self.block.push(key, residues);
+        if self.block.len() == BLOCK_STATES {
+            self.blocks.push(spill.write_block(&self.block)?);
+            self.block.clear();
+        }
+        Ok(())
+    }
+
+    fn finish<K: StateKey>(mut self, spill: &mut SpillRuns<K>) -> Result<()> {
+        if !self.block.is_empty() {
+            self.blocks.push(spill.write_block(&self.block)?);
+        }
+        spill.runs.push(self.blocks);
         Ok(())
     }
 }
 
-/// Merges equal keys of the spill at `spill` into the sorted bucket file `out`, using at most
-/// about `budget` bytes.
-pub fn aggregate_spill<K: StateKey>(spill: &Path, out: &Path, moduli: &Moduli, budget: usize) -> Result<BucketInfo> {
-    let layout = RecordLayout::of::<K>(moduli.len());
-    let (mut reader, records) = RecordReader::open(spill, layout)?;
-    // A table entry, its sorted copy and the read buffer, per state.
-    let per_state = AggregationTable::<K>::bytes_for(layout.residues, 1 << 20) / (1 << 20) + 3 * layout.record_bytes();
-    let chunk = (budget / per_state).max(1024);
-    let mut buffer = Vec::new();
-    if records as usize <= chunk {
-        let sorted = read_aggregated::<K>(&mut reader, records as usize, &mut buffer, moduli)?;
-        drop(buffer);
-        return super::write_bucket_file::<K>(out, &sorted);
-    }
-
-    // Too big for one table: aggregated, sorted runs, then a k-way merge.
-    let mut runs = Vec::new();
-    let mut remaining = records as usize;
-    while remaining > 0 {
-        let take = remaining.min(chunk);
-        let sorted = read_aggregated::<K>(&mut reader, take, &mut buffer, moduli)?;
-        remaining -= take;
-        let run = spill.with_extension(format!("run{}", runs.len()));
-        let mut writer = SpillWriter::create(&run)?;
-        writer.append_batch(&sorted)?;
-        runs.push(writer.finish()?);
-    }
-    let summary = merge_runs::<K>(&runs, out, moduli)?;
-    for run in &runs {
-        std::fs::remove_file(run).map_err(|e| file_error(run, "remove", e))?;
-    }
-    Ok(summary)
+/// Sorted states being merged: a run read one block at a time, or a batch in memory.
+struct Cursor<'a, K: StateKey> {
+    map: &'a [u8],
+    blocks: &'a [Block],
+    path: &'a Path,
+    /// The next block to decode.
+    next_block: usize,
+    batch: StateBatch,
+    at: usize,
+    key: PhantomData<K>,
 }
 
-/// The next `count` records of `reader`, equal keys merged, sorted by key.
-fn read_aggregated<K: StateKey>(
-    reader: &mut RecordReader,
-    count: usize,
-    buffer: &mut Vec<u64>,
+impl<'a, K: StateKey> Cursor<'a, K> {
+    fn of_run(map: &'a Mmap, blocks: &'a [Block], path: &'a Path, width: usize) -> Result<Self> {
+        let batch = StateBatch::with_capacity(RecordLayout::of::<K>(width), BLOCK_STATES);
+        let mut cursor = Cursor { map, blocks, path, next_block: 0, batch, at: 0, key: PhantomData };
+        cursor.load()?;
+        Ok(cursor)
+    }
+
+    fn of_batch(batch: StateBatch) -> Self {
+        Cursor { map: &[], blocks: &[], path: Path::new(""), next_block: 0, batch, at: 0, key: PhantomData }
+    }
+
+    /// Decodes the next block, if any (an empty batch: the run has ended).
+    fn load(&mut self) -> Result<()> {
+        self.at = 0;
+        self.batch.clear();
+        if let Some(block) = self.blocks.get(self.next_block) {
+            let bytes = &self.map[block.offset..block.offset + block.length];
+            decode_block::<K>(bytes, block.states, &mut self.batch).map_err(|what| Error::File {
+                path: self.path.to_path_buf(),
+                message: format!("spill block {}: {what}", self.next_block),
+            })?;
+            self.next_block += 1;
+        }
+        Ok(())
+    }
+
+    fn key(&self) -> Option<K> {
+        (self.at < self.batch.len()).then(|| self.batch.key(self.at))
+    }
+
+    fn residues(&self) -> &[u64] {
+        self.batch.residues_of(self.at)
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        self.at += 1;
+        if self.at == self.batch.len() {
+            self.load()?;
+        }
+        Ok(())
+    }
+}
+
+/// Merges the sorted `cursors` (no key twice within one), passing each key once to `write` with
+/// the sum of its residues.
+fn merge<K: StateKey>(
+    mut cursors: Vec<Cursor<'_, K>>,
     moduli: &Moduli,
-) -> Result<StateBatch> {
-    reader.read(count, buffer)?;
-    let mut table = AggregationTable::<K>::with_capacity(moduli.len(), count);
-    table.add_records(buffer, moduli);
-    Ok(table.into_sorted_batch())
-}
-
-fn merge_runs<K: StateKey>(runs: &[PathBuf], out: &Path, moduli: &Moduli) -> Result<BucketInfo> {
-    const READ_AHEAD: usize = 4096;
-    let layout = RecordLayout::of::<K>(moduli.len());
-    let stride = layout.stride();
-    /// One run being merged: a window of its records and how many remain on disk.
-    struct Cursor {
-        reader: RecordReader,
-        left: usize,
-        records: Vec<u64>,
-        at: usize,
-    }
-    impl Cursor {
-        fn record(&self, stride: usize) -> &[u64] {
-            &self.records[self.at * stride..(self.at + 1) * stride]
-        }
-
-        fn refill(&mut self, stride: usize) -> Result<bool> {
-            if self.at * stride < self.records.len() {
-                return Ok(true);
-            }
-            if self.left == 0 {
-                return Ok(false);
-            }
-            let take = self.left.min(READ_AHEAD);
-            self.reader.read(take, &mut self.records)?;
-            self.left -= take;
-            self.at = 0;
-            Ok(true)
-        }
-    }
-    let mut cursors = Vec::with_capacity(runs.len());
-    let mut heap = BinaryHeap::new();
-    for (i, run) in runs.iter().enumerate() {
-        let (reader, left) = RecordReader::open(run, layout)?;
-        let mut cursor = Cursor { reader, left: left as usize, records: Vec::new(), at: 0 };
-        if cursor.refill(stride)? {
-            heap.push(Reverse((K::from_words(cursor.record(stride)), i)));
-        }
-        cursors.push(cursor);
-    }
-    let mut writer = BucketWriter::<K>::create(out, layout.residues)?;
-    let mut states = 0u64;
-    let mut pending: Option<(K, Vec<u64>)> = None;
+    mut write: impl FnMut(K, &[u64]) -> Result<()>,
+) -> Result<()> {
+    let mut heap: BinaryHeap<Reverse<(K, usize)>> =
+        cursors.iter().enumerate().filter_map(|(i, cursor)| cursor.key().map(|key| Reverse((key, i)))).collect();
+    let mut current: Option<K> = None;
+    let mut sum = vec![0u64; moduli.len()];
     while let Some(Reverse((key, i))) = heap.pop() {
         let cursor = &mut cursors[i];
-        let residues = &cursor.record(stride)[K::WORDS..];
-        match &mut pending {
-            Some((pending_key, sum)) if *pending_key == key => moduli.add_assign(sum, residues),
-            _ => {
-                if let Some((done_key, sum)) = pending.replace((key, residues.to_vec())) {
-                    writer.push(done_key, &sum)?;
-                    states += 1;
-                }
+        if current == Some(key) {
+            moduli.add_assign(&mut sum, cursor.residues());
+        } else {
+            if let Some(done) = current {
+                write(done, &sum)?;
             }
+            current = Some(key);
+            sum.copy_from_slice(cursor.residues());
         }
-        cursor.at += 1;
-        if cursor.refill(stride)? {
-            heap.push(Reverse((K::from_words(cursor.record(stride)), i)));
+        cursor.advance()?;
+        if let Some(next) = cursor.key() {
+            heap.push(Reverse((next, i)));
         }
     }
-    if let Some((key, sum)) = pending {
-        writer.push(key, &sum)?;
-        states += 1;
+    if let Some(done) = current {
+        write(done, &sum)?;
     }
-    let info = writer.finish()?;
-    debug_assert_eq!(info.states, states);
-    Ok(info)
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::store::disk::bucket_file::BucketFile;
+
+    /// The worked example of the module's comment, with a table of room for 3 entries, and
+    /// then again with a budget so small that runs are merged in groups of two first.
+    #[test]
+    fn runs_and_the_last_table_merge_into_one_sorted_bucket() {
+        let dir = std::env::temp_dir().join(format!("leaper-spill-runs-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let moduli = Moduli::first(1).unwrap();
+        for budget in [1 << 30, 0] {
+            let mut runs = SpillRuns::<u64>::new();
+            let mut table = AggregationTable::<u64>::new(1);
+            for (i, key) in [7u64, 2, 9, 2, 5, 7, 8, 5, 1].into_iter().enumerate() {
+                if table.len() == 3 {
+                    runs.append(&mut table, || dir.join("spill-0000.runs")).unwrap();
+                }
+                table.add(key, &[1 + i as u64 % 2], &moduli);
+            }
+            assert_eq!(runs.runs.len(), 2);
+            let out = dir.join("b0000.lpb");
+            let (info, spilled) = runs.merge_into(&mut table, &out, &moduli, budget).unwrap();
+            assert!(table.is_empty());
+            let mut merged = Vec::new();
+            BucketFile::<u64>::open(&out, 1)
+                .unwrap()
+                .visit(&mut |keys, residues| {
+                    merged.extend(keys.iter().copied().zip(residues.iter().copied()));
+                    Ok(())
+                })
+                .unwrap();
+            // Counts 1, 2, 1, 2, ... by position: 2 at positions 1 and 3, 7 at 0 and 5, 5 at 4 and 7.
+            assert_eq!(merged, [(1, 1), (2, 4), (5, 3), (7, 3), (8, 1), (9, 1)]);
+            assert_eq!(info.states, 6);
+            assert!(spilled > 0);
+            let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(left, ["b0000.lpb"], "the spill is removed once merged");
+            fs::remove_file(&out).unwrap();
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }
