@@ -92,7 +92,11 @@ impl<K: StateKey> DiskStore<K> {
         fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
         let threads = rayon::current_num_threads().max(1);
         let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
-        let fixed = threads * buckets * crate::engine::sweep::STAGE * record_bytes;
+        // The staging buffers of the threads, and the process itself (code, allocator, stacks,
+        // the pages of the mapped files: about 13 MiB before anything is counted), so that the
+        // resident size stays within the limit, not only the store's own accounts.
+        let process = (mem_limit as usize / 16).min(32 << 20);
+        let fixed = threads * buckets * crate::engine::sweep::STAGE * record_bytes + process;
         let width = moduli.len();
         let shared = (mem_limit as usize).saturating_sub(fixed);
         // The tables of the next layer's buckets share three quarters of the budget: the more
