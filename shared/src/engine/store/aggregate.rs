@@ -213,7 +213,12 @@ impl<K: StateKey> AggregationTable<K> {
     /// of the old table nearly in the order of their new homes and fill the new one front to back.
     fn grow(&mut self) {
         let stride = Self::stride(self.width);
-        let capacity = (self.capacity * 2).min(self.max_capacity).max(self.capacity + 1);
+        // A bounded table stops at its bound; past it (a batch bigger than its room) it doubles.
+        let capacity = if self.capacity < self.max_capacity {
+            (self.capacity * 2).min(self.max_capacity)
+        } else {
+            self.capacity * 2
+        };
         let old = std::mem::replace(&mut self.slots, Self::vacant(capacity, self.width));
         self.capacity = capacity;
         for entry in old.chunks_exact(stride) {
@@ -340,6 +345,12 @@ mod tests {
                 table.add(key, &[1], &moduli);
             }
             assert_eq!(table.room(), 0);
+            // Past its room (a batch bigger than the room), it doubles rather than creep.
+            let mut past = AggregationTable::<u64>::bounded(1, bytes);
+            for key in 0..=room as u64 {
+                past.add(key, &[1], &moduli);
+            }
+            assert_eq!(past.capacity, 2 * table.capacity, "{bytes}");
             assert!(table.bytes() <= bytes.max(AggregationTable::<u64>::bytes_for(1, 0)), "{bytes}: {}", table.bytes());
             // It uses its bytes: the last growth lands on what fits, not on a power of two.
             assert!(table.bytes() * 9 / 10 <= bytes.max(AggregationTable::<u64>::bytes_for(1, 0)), "{bytes}");

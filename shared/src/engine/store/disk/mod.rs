@@ -106,10 +106,13 @@ impl<K: StateKey> DiskStore<K> {
         let budget = shared / 4 / threads;
         let table_bytes = shared / 4 * 3 / buckets.max(1);
         let minimum = 1 << 18;
-        if budget < minimum {
+        // A table takes a whole stage of records at once (more would regrow it past its bytes).
+        let table_minimum = crate::engine::sweep::STAGE * 5 / 4 * record_bytes;
+        if budget < minimum || table_bytes < table_minimum {
             return Err(Error::InvalidRequest(format!(
-                "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for aggregation after \
-                 the staging buffers of {buckets} buckets; raise --mem-limit or lower --buckets"
+                "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for merging and {table_bytes} \
+                 bytes per bucket table after the staging buffers of {buckets} buckets (at least {minimum} and \
+                 {table_minimum} are needed); raise --mem-limit or lower --buckets"
             )));
         }
         Ok(DiskStore {
@@ -222,7 +225,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
         let mut pending = self.pending[bucket].lock().expect("pending lock");
         let incoming = records.len() / self.layout().stride();
-        if incoming > pending.table.room() {
+        if incoming > pending.table.room() && !pending.table.is_empty() {
             if pending.spill.is_empty() {
                 self.make_next_dir()?;
             }
