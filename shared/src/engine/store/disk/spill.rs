@@ -16,10 +16,10 @@
 //! Why sorted runs and not raw records: a run costs about what a bucket file costs per state
 //! (the keys of a sorted run are close together, and most counts are small), where a raw record
 //! costs 16 bytes, so a step spills about the size of a layer or two rather than the size of its
-//! successors; and the merge reads each run once, in order, with no hash table. Runs are not
-//! compressed further: zstd would take a tenth of the run time off the disk for a few percent of
-//! its bytes. The runs of a bucket share one file (a file per
-//! run would cost the file system more than the writing: thousands of small files a step), and
+//! successors; and the merge reads each run once, in order, with no hash table. Runs do not go
+//! through zstd: over 8-byte counts it cost a tenth more time and came out no smaller than
+//! LEB128 (docs/PERFORMANCE.md). The runs of a bucket share one file (a file per run would cost
+//! the file system more than the writing: thousands of small files a step), and
 //! where each run's blocks lie is kept in memory: the file is scratch, read back at the end of
 //! the step and deleted, and a crash reruns the step. The merge holds one decoded block per run;
 //! when a bucket has more runs than its share of the memory budget has blocks for, runs are
@@ -44,7 +44,7 @@ use crate::error::{Error, Result};
 /// Write buffer of a spill file.
 pub const SPILL_BUFFER_BYTES: usize = 1 << 16;
 
-/// Where one block of a run lies in the spill file: offset, compressed bytes, states.
+/// Where one block of a run lies in the spill file: offset, bytes, states.
 #[derive(Clone, Copy, Debug)]
 struct Block {
     offset: usize,
@@ -102,13 +102,13 @@ impl<K: StateKey> SpillRuns<K> {
         &self.file.as_ref().expect("a spill with runs has a file").path
     }
 
-    /// Appends one compressed block of `block` to the file.
+    /// Appends `block`, encoded, to the file.
     fn write_block(&mut self, block: &StateBatch) -> Result<Block> {
         let file = self.file.as_mut().expect("a spill with runs has a file");
-        let compressed = encode_block::<K>(block);
-        file.out.write_all(&compressed).map_err(|e| file_error(&file.path, "write", e))?;
-        let placed = Block { offset: self.written, length: compressed.len(), states: block.len() };
-        self.written += compressed.len();
+        let encoded = encode_block::<K>(block);
+        file.out.write_all(&encoded).map_err(|e| file_error(&file.path, "write", e))?;
+        let placed = Block { offset: self.written, length: encoded.len(), states: block.len() };
+        self.written += encoded.len();
         Ok(placed)
     }
 
@@ -133,7 +133,7 @@ impl<K: StateKey> SpillRuns<K> {
         budget: usize,
     ) -> Result<(BucketInfo, u64)> {
         let layout = RecordLayout::of::<K>(moduli.len());
-        // A decoded block and its compressed bytes, per run being read.
+        // A decoded block and its encoded bytes, per run being read.
         let block_bytes = 2 * BLOCK_STATES * layout.record_bytes();
         let fan_in = (budget / block_bytes).max(2);
         // One place of the last merge is the table's: merge the oldest runs until the rest fit.
