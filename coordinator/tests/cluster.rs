@@ -146,7 +146,7 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     let dir = scratch("equal");
     let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
     let list = addresses(&workers);
-    let boards: [&[&str]; 10] = [
+    let boards: [&[&str]; 12] = [
         &["knight", "6x8", "--sweep", "--buckets", "31", "--format", "json"],
         // Open tours, and both kinds from one sweep.
         &["knight", "5x6", "--open", "--sweep", "--buckets", "7", "--format", "json"],
@@ -162,6 +162,9 @@ fn three_workers_count_what_the_embedded_mode_counts() {
         &["knight", "6x7", "--sweep", "--verify", "--moduli-per-pass", "1", "--buckets", "5"],
         // The exact 64-bit pass, whose counts pass 2^64 from 3x25: the residue pass follows it.
         &["tours", "--moves", "1,0+1,1", "3x30", "--sweep", "--buckets", "7"],
+        // Classes up to symmetry: the folds run in the board's sweep, their keys tagged.
+        &["knight", "6x7", "--distinct", "--format", "json", "--buckets", "7"],
+        &["knight", "5x5", "--open", "--distinct", "--buckets", "7"],
     ];
     for (i, board) in boards.iter().enumerate() {
         let expected = embedded(board);
@@ -178,6 +181,8 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     assert!(embedded(boards[1]).contains(r#""board":"5x6","tours":"open","count":"18784""#));
     assert_eq!(embedded(boards[2]), "closed 8\nopen 18784\n");
     assert!(embedded(boards[3]).contains(r#""total":"7695805""#));
+    assert!(embedded(boards[10]).contains(r#""count":"267183","total":"1067638""#));
+    assert!(embedded(boards[11]).starts_with("112 (of 864 tours"));
     let king = embedded(boards[9]);
     assert!(king.contains("\n3x25 14214930709900240312\n3x26 92585818933286506262\n"), "{king}");
     drop(workers);

@@ -22,6 +22,7 @@ fn params(moves: &str, board: &str, sweep: bool, kind: TourKind) -> Params {
         sweep,
         tours: kind,
         directed: false,
+        distinct: false,
     };
     table(&tour).unwrap()
 }

@@ -18,7 +18,7 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
-use std::ops::{BitAnd, BitOr, Shl, Shr};
+use std::ops::{BitAnd, BitOr, Not, Shl, Shr};
 
 /// A state key: 64 or 128 bits, compared and sorted as an unsigned integer.
 ///
@@ -38,6 +38,7 @@ pub trait StateKey:
     + Shr<u32, Output = Self>
     + BitOr<Output = Self>
     + BitAnd<Output = Self>
+    + Not<Output = Self>
 {
     /// 64-bit words per key.
     const WORDS: usize;

@@ -23,6 +23,7 @@
 pub mod board;
 pub mod bound;
 pub mod brute;
+pub mod distinct;
 mod ends;
 pub mod files;
 pub mod forced;
@@ -40,6 +41,7 @@ use crate::engine::problem::{table, typed, write_json_line, write_line, Job, Out
 use crate::engine::Tool;
 use crate::error::{Error, Result};
 use board::{BoardSize, Geometry, MoveSet};
+use distinct::DistinctPlan;
 use files::command::{EnumerateArgs, EnumerateParams, ENUMERATE, TOOLS};
 use obstruction::{describe, obstructions, Colouring};
 use transfer::{SlotTour, TourKind};
@@ -78,6 +80,12 @@ struct TourArgs {
     /// open tour has one direction).
     #[arg(long)]
     directed: bool,
+
+    /// Count the tours once per class under the board's symmetries (rotations and reflections:
+    /// 8 on a square, 4 on other rectangles), by Burnside's lemma; --format json also lists the
+    /// tours each symmetry fixes and the classes by the order of their symmetry group.
+    #[arg(long, conflicts_with = "directed")]
+    distinct: bool,
 }
 
 /// `leaper tours` also takes the move set.
@@ -104,6 +112,9 @@ pub struct TourParams {
     /// Counts printed once per direction.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub directed: bool,
+    /// Classes under the board's symmetries instead of tours.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub distinct: bool,
 }
 
 impl TourParams {
@@ -280,7 +291,12 @@ impl Problem for Tours {
             sweep: args.sweep,
             tours: if args.open { TourKind::Open } else { args.tours },
             directed: args.directed,
+            distinct: args.distinct,
         };
+        if params.distinct {
+            let plan = Plan::new(args.board, args.sweep);
+            DistinctPlan::new(&Geometry::new(plan.width, plan.rows, moves), plan.min_rows, params.tours)?;
+        }
         table(&params)
     }
 
@@ -300,7 +316,7 @@ impl Problem for Tours {
             tour.board,
             if tour.sweep { " --sweep" } else { "" },
             if tour.directed { " --directed" } else { "" }
-        ))
+        ) + if tour.distinct { " --distinct" } else { "" })
     }
 
     fn id_stem(&self, params: &Params) -> Result<String> {
@@ -309,7 +325,13 @@ impl Problem for Tours {
         }
         let (tour, _, _) = TourParams::read(params)?;
         let kind = if tour.tours == TourKind::Closed { String::new() } else { format!("-{}", tour.tours.name()) };
-        Ok(format!("{}-{}{}{kind}", tour.piece, tour.board, if tour.sweep { "-sweep" } else { "" }))
+        Ok(format!(
+            "{}-{}{}{kind}{}",
+            tour.piece,
+            tour.board,
+            if tour.sweep { "-sweep" } else { "" },
+            if tour.distinct { "-distinct" } else { "" }
+        ))
     }
 
     fn job(&self, params: &Params) -> Result<Job> {
@@ -317,14 +339,22 @@ impl Problem for Tours {
             return EnumerateParams::job(params);
         }
         let (tour, moves, plan) = TourParams::read(params)?;
-        Ok(Job::Sweep(transfer::tours(Geometry::new(plan.width, plan.rows, moves), plan.min_rows, tour.tours)?))
+        let geometry = Geometry::new(plan.width, plan.rows, moves);
+        if tour.distinct {
+            let distinct = DistinctPlan::new(&geometry, plan.min_rows, tour.tours)?;
+            return Ok(Job::Sweep(distinct::job(&geometry, plan.min_rows, tour.tours, &distinct)?));
+        }
+        Ok(Job::Sweep(transfer::tours(geometry, plan.min_rows, tour.tours)?))
     }
 
     fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
         if is_enumeration(params) {
             return Ok(EnumerateParams::read(params)?.0.command_line());
         }
-        let (tour, _, plan) = TourParams::read(params)?;
+        let (tour, moves, plan) = TourParams::read(params)?;
+        if let Some((rows, symmetry)) = tour.fold_of_slot(&moves, &plan, slot)? {
+            return Ok(format!("{} fixed by the {}", plan.label(rows), symmetry.name(plan.transposed)));
+        }
         let counted = SlotTour::of(slot, tour.tours);
         Ok(match tour.tours {
             TourKind::Both => format!("{} {}", plan.label(counted.rows), kind_name(counted)),
@@ -346,7 +376,10 @@ impl Problem for Tours {
             return Ok(counts.to_vec());
         }
         self.check_bfile(params)?;
-        let (tour, _, plan) = TourParams::read(params)?;
+        let (tour, moves, plan) = TourParams::read(params)?;
+        if tour.distinct {
+            return Ok(tour.classes(&moves, &plan, counts)?.into_iter().map(|(rows, c)| (rows, c.classes)).collect());
+        }
         counts
             .iter()
             .map(|(slot, count)| {
@@ -357,8 +390,9 @@ impl Problem for Tours {
     }
 
     /// A count line per board length (and kind of tour): each printed as it becomes final.
+    /// (Classes need every count of their board: printed at the end.)
     fn prints_each_slot(&self, params: &Params) -> Result<bool> {
-        Ok(!is_enumeration(params))
+        Ok(!is_enumeration(params) && !TourParams::read(params)?.0.distinct)
     }
 
     fn reasons(&self, params: &Params) -> Result<Vec<(usize, String)>> {
@@ -380,6 +414,9 @@ impl Problem for Tours {
             return EnumerateParams::print(params, counts, printing, out);
         }
         let (tour, moves, plan) = TourParams::read(params)?;
+        if tour.distinct {
+            return tour.print_classes(&moves, &plan, counts, printing, out);
+        }
         let both = tour.tours == TourKind::Both;
         let mut reasons: std::collections::HashMap<usize, String> = match printing.format {
             OutputFormat::Json => tour.reasons(&moves, &plan).into_iter().collect(),
@@ -491,6 +528,7 @@ mod tests {
             sweep: true,
             tours: TourKind::Both,
             directed: false,
+            distinct: false,
         })
         .unwrap();
         let counts: Vec<(usize, String)> = (2..=9).map(|slot| (slot, "0".to_string())).collect();

@@ -157,6 +157,8 @@ pub struct TransferMatrix<K> {
     /// At a row start, the window position of the left-right mirror image of each position
     /// (`NO_MIRROR` where the image falls outside the window).
     mirror: [u8; MAX_WINDOW + 1],
+    /// Whether a state and its mirror image share a key at row starts.
+    mirror_rows: bool,
 }
 
 const NO_MIRROR: u8 = u8::MAX;
@@ -167,6 +169,24 @@ impl<K: StateKey> TransferMatrix<K> {
     /// be pruned away, so a single board (`min_rows = rows`) prunes hardest.
     pub fn new(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Self> {
         let reach = geometry.reach();
+        let cells = geometry.cells();
+        let edges: Vec<Vec<usize>> = (0..cells).map(|cell| geometry.neighbours(cell).collect()).collect();
+        Self::with_edges(geometry, min_rows, kind, reach, &edges, true)
+    }
+
+    /// The transfer matrix of any graph on the cells `0..edges.len()` whose edges join cells at
+    /// most `reach` apart in row-major order (`edges[v]`: the neighbours of `v`; the folded boards
+    /// of [`super::distinct`]). `geometry` gives the rows (its width) and the error messages;
+    /// `mirror_rows` says whether a state and its left-right image may share a key at row starts
+    /// (true only when the rest of the graph is symmetric left to right).
+    pub(super) fn with_edges(
+        geometry: Geometry,
+        min_rows: usize,
+        kind: TourKind,
+        reach: usize,
+        edges: &[Vec<usize>],
+        mirror_rows: bool,
+    ) -> Result<Self> {
         let min_rows = min_rows.clamp(1, geometry.rows.max(1));
         let max_free = kind.max_free();
         let codec = FrontierCodec::new(reach, max_free, |needed_bits| {
@@ -184,27 +204,29 @@ impl<K: StateKey> TransferMatrix<K> {
             }
         })?;
         debug_assert!(2 * reach + 1 < 64, "the codec admits no window this long");
-        let cells = geometry.cells();
+        let cells = edges.len();
         let mut forward = Vec::with_capacity(cells);
         let mut forward_mask = Vec::with_capacity(cells);
         let mut neighbours = Vec::with_capacity(cells);
-        for cell in 0..cells {
+        for (cell, adjacent) in edges.iter().enumerate() {
             let mut positions: Vec<u8> = Vec::new();
             let mut mask = 0u64;
-            for v in geometry.neighbours(cell) {
+            for &v in adjacent {
                 let offset = v as i64 - cell as i64;
+                debug_assert!(offset != 0 && offset.unsigned_abs() as usize <= reach);
                 mask |= 1 << (offset + reach as i64);
                 if offset > 0 {
                     positions.push(offset as u8);
                 }
             }
             positions.sort_unstable();
+            positions.dedup();
             forward_mask.push(positions.iter().fold(0u64, |m, &p| m | 1 << p));
             forward.push(positions);
             neighbours.push(mask);
         }
         let row_end = (0..cells).map(|c| (c / geometry.width + 1) * geometry.width).collect();
-        let required_end = min_rows.min(geometry.rows) * geometry.width;
+        let required_end = (min_rows.min(geometry.rows) * geometry.width).min(cells);
         let mut mirror = [NO_MIRROR; MAX_WINDOW + 1];
         for (p, image) in mirror.iter_mut().enumerate().take(reach) {
             let (row, col) = (p / geometry.width, p % geometry.width);
@@ -225,6 +247,7 @@ impl<K: StateKey> TransferMatrix<K> {
             required_end,
             min_rows,
             mirror,
+            mirror_rows,
         })
     }
 
@@ -353,7 +376,7 @@ impl<K: StateKey> TransferMatrix<K> {
             }
         }
         let key = self.codec.encode(next, 1);
-        if (cell + 1).is_multiple_of(self.geometry.width) {
+        if self.mirror_rows && (cell + 1).is_multiple_of(self.geometry.width) {
             // The next cell starts a row: a state and its mirror image have the same
             // completions, so one key stands for both.
             if let Some(mirrored) = self.mirrored_key(next) {
