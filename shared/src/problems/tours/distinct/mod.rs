@@ -78,6 +78,11 @@ impl DistinctPlan {
 /// The sweep that counts the tours of `geometry` (lengths `min_rows..=rows`) and, in further
 /// slots, the tours each fold of `plan` fixes; its key is 64 bits where everything fits.
 pub fn job(geometry: &Geometry, min_rows: usize, kind: TourKind, plan: &DistinctPlan) -> Result<Box<dyn SweepJob>> {
+    if plan.folds.is_empty() {
+        // Nothing to fold (every other symmetry fixes no tour, or a walk counts it): the
+        // board's own sweep, its key untagged.
+        return super::transfer::tours(geometry.clone(), min_rows, kind);
+    }
     let open = kind == TourKind::Open;
     let graphs: Vec<FoldedGraph> = plan
         .folds
