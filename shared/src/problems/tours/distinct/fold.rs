@@ -282,43 +282,41 @@ impl<K: StateKey> Transition for FoldedTours<K> {
         let twist = |t: bool| !self.open && t;
         let is_centre = Some(cell) == self.centre;
         let forward = &self.forward[cell];
-        match state.mate[0] {
-            FULL if !is_centre => {
-                self.inner.settle(cell, &state, 0, &mut |k: K| emit(if flag { k | self.flag } else { k }))
-            }
-            FULL => {}
-            EMPTY if !is_centre => {
-                for (i, &(a, ta)) in forward.iter().enumerate() {
-                    if state.mate[a as usize] == FULL {
-                        continue;
+        // The centre has no interior branches: it ends the path (below).
+        if !is_centre {
+            match state.mate[0] {
+                FULL => self.after(cell, &state, 0, Joined::Partial, flag, emit, close),
+                EMPTY => {
+                    for (i, &(a, ta)) in forward.iter().enumerate() {
+                        if state.mate[a as usize] == FULL {
+                            continue;
+                        }
+                        for &(b, tb) in &forward[i + 1..] {
+                            // Both of two parallel edges would be a cycle of two vertices: a
+                            // tour of four cells, which no board here has.
+                            if b == a || state.mate[b as usize] == FULL {
+                                continue;
+                            }
+                            let mut next = state;
+                            let mut newly_full = 0;
+                            join(&mut next, 0, a as usize, &mut newly_full);
+                            let joined = join(&mut next, 0, b as usize, &mut newly_full);
+                            self.after(cell, &next, newly_full, joined, flag ^ twist(ta) ^ twist(tb), emit, close);
+                        }
                     }
-                    for &(b, tb) in &forward[i + 1..] {
-                        // Both of two parallel edges would be a cycle of two vertices: a tour
-                        // of four cells, which no board here has.
-                        if b == a || state.mate[b as usize] == FULL {
+                }
+                _ => {
+                    for &(a, ta) in forward {
+                        if state.mate[a as usize] == FULL {
                             continue;
                         }
                         let mut next = state;
                         let mut newly_full = 0;
-                        join(&mut next, 0, a as usize, &mut newly_full);
-                        let joined = join(&mut next, 0, b as usize, &mut newly_full);
-                        self.after(cell, &next, newly_full, joined, flag ^ twist(ta) ^ twist(tb), emit, close);
+                        let joined = join(&mut next, 0, a as usize, &mut newly_full);
+                        self.after(cell, &next, newly_full, joined, flag ^ twist(ta), emit, close);
                     }
                 }
             }
-            EMPTY => {}
-            _ if !is_centre => {
-                for &(a, ta) in forward {
-                    if state.mate[a as usize] == FULL {
-                        continue;
-                    }
-                    let mut next = state;
-                    let mut newly_full = 0;
-                    let joined = join(&mut next, 0, a as usize, &mut newly_full);
-                    self.after(cell, &next, newly_full, joined, flag ^ twist(ta), emit, close);
-                }
-            }
-            _ => {}
         }
         // The branches in which this vertex ends a path: at a loop or the centre (an anchor,
         // one at most for open tours), or as the open tour's end.

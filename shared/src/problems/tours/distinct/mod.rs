@@ -42,7 +42,6 @@ pub struct BoardPlan {
 /// Every board of a sweep (or the one board) with its routes, and the folds in slot order.
 #[derive(Clone, Debug)]
 pub struct DistinctPlan {
-    pub width: usize,
     pub boards: Vec<BoardPlan>,
     /// (rows, symmetry) of each fold, in the order of their slots.
     pub folds: Vec<(usize, Symmetry)>,
@@ -71,7 +70,7 @@ impl DistinctPlan {
             }
             boards.push(BoardPlan { rows, routes });
         }
-        Ok(DistinctPlan { width: geometry.width, boards, folds })
+        Ok(DistinctPlan { boards, folds })
     }
 }
 
