@@ -2,20 +2,29 @@
 //!
 //! ```text
 //! header  "LEAPBKT1"  format u32  residues u32  key words u32  0 u32               (24 bytes)
-//! blocks  zstd( count u32 | keys: first absolute, then deltas, LEB128 | residues u64 LE ... )
+//! blocks  zstd( count u32 | coding u8 per lane | keys: first absolute, then deltas, LEB128 |
+//!               lane 0 of every state, lane 1 XOR lane 0 of every state, lane 2 XOR lane 0, ...:
+//!               u64 LE (coding 0) or LEB128 (1) )
 //! index   per block: offset u64  compressed length u32  states u32  first key (8 x key words)
 //! footer  states u64  blocks u32  index offset u64  crc32 u32  "LEAPEND1"         (32 bytes)
 //! ```
 //!
 //! Format 2 added the key width (format 1 files all had 64-bit keys): a file whose key width or
-//! residue count differs from the job's is refused by name.
+//! residue count differs from the job's is refused by name. Format 3 stores the counts lane by
+//! lane, each lane in LEB128 where that is shorter than u64: most counts are small numbers (3 to
+//! 5 bytes at row 7 of the 8 x 12 sweep), and so are their residues while a count is below every
+//! modulus: the lanes of a state are then equal, and every lane but the first is stored XOR the
+//! first, as 0. A lane whose counts have passed the modulus is 64 random bits a state and stays
+//! u64. Format 2 files (counts state by
+//! state, u64) are still read, so a job resumes across the upgrade.
 //!
 //! The CRC covers every byte before it. Counts live in the footer so the file is written in one
 //! streaming pass.
 //!
-//! Keys are sorted, so their deltas are small and compress well; residues compress too while
-//! most counts are small numbers (about 6 bytes per state in all for the 8 x 8 sweep). Every read checks the magic numbers, the format version and the CRC before any
-//! state is used: a damaged file is an error naming the file, never a wrong count.
+//! Keys are sorted, so their deltas are small and compress well; counts compress too while most
+//! of them are small numbers (5.1 bytes per state in all at the 8 x 8 board's peak). Every read
+//! checks the magic numbers, the format version and the CRC before any state is used: a damaged
+//! file is an error naming the file, never a wrong count.
 
 use std::fs::File;
 use std::io::Write;
@@ -31,7 +40,9 @@ use crate::engine::store::{StateBatch, StateVisitor};
 use crate::error::{Error, Result};
 
 /// Version of the bucket file layout; files of another version are refused.
-pub const BUCKET_FORMAT: u32 = 2;
+pub const BUCKET_FORMAT: u32 = 3;
+/// The oldest bucket format this leaper still reads.
+const OLDEST_READ_FORMAT: u32 = 2;
 
 const HEADER_MAGIC: &[u8; 8] = b"LEAPBKT1";
 const FOOTER_MAGIC: &[u8; 8] = b"LEAPEND1";
@@ -71,11 +82,20 @@ pub struct BucketWriter<K: StateKey> {
     index: Vec<u8>,
     block: StateBatch,
     last_key: Option<K>,
+    /// How a block is written: [`encode_block`]; an older format's only in tests of its reading.
+    encode: BlockEncoder,
 }
+
+/// Compresses one block of states.
+type BlockEncoder = fn(&StateBatch) -> std::io::Result<Vec<u8>>;
 
 impl<K: StateKey> BucketWriter<K> {
     /// A writer of states with `width` residues each.
     pub fn create(path: &Path, width: usize) -> Result<Self> {
+        Self::create_format(path, width, BUCKET_FORMAT, encode_block::<K>)
+    }
+
+    fn create_format(path: &Path, width: usize, format: u32, encode: BlockEncoder) -> Result<Self> {
         let file = File::create(path).map_err(|e| file_error(path, "create", e))?;
         let mut writer = BucketWriter {
             path: path.to_path_buf(),
@@ -86,10 +106,11 @@ impl<K: StateKey> BucketWriter<K> {
             index: Vec::new(),
             block: StateBatch::with_capacity(RecordLayout::of::<K>(width), BLOCK_STATES),
             last_key: None,
+            encode,
         };
         let mut header = Vec::with_capacity(HEADER_BYTES);
         header.extend_from_slice(HEADER_MAGIC);
-        header.extend_from_slice(&BUCKET_FORMAT.to_le_bytes());
+        header.extend_from_slice(&format.to_le_bytes());
         header.extend_from_slice(&(width as u32).to_le_bytes());
         header.extend_from_slice(&(K::WORDS as u32).to_le_bytes());
         header.extend_from_slice(&0u32.to_le_bytes());
@@ -119,7 +140,7 @@ impl<K: StateKey> BucketWriter<K> {
         if self.block.is_empty() {
             return Ok(());
         }
-        let compressed = encode_block::<K>(&self.block).map_err(|e| file_error(&self.path, "compress a block", e))?;
+        let compressed = (self.encode)(&self.block).map_err(|e| file_error(&self.path, "compress a block", e))?;
         self.index.extend_from_slice(&self.written.to_le_bytes());
         self.index.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
         self.index.extend_from_slice(&(self.block.len() as u32).to_le_bytes());
@@ -156,6 +177,7 @@ pub struct BucketFile<K: StateKey> {
     path: PathBuf,
     map: Mmap,
     width: usize,
+    format: u32,
     states: u64,
     /// (offset, compressed length, states) per block.
     blocks: Vec<(usize, usize, usize)>,
@@ -177,11 +199,12 @@ impl<K: StateKey> BucketFile<K> {
             return Err(damaged(path, "not a leaper bucket file (bad header)"));
         }
         let format = u32_at(bytes, 8);
-        if format != BUCKET_FORMAT {
+        if !(OLDEST_READ_FORMAT..=BUCKET_FORMAT).contains(&format) {
             return Err(Error::File {
                 path: path.to_path_buf(),
                 message: format!(
-                    "bucket format {format}, this leaper reads format {BUCKET_FORMAT}; use the leaper release that wrote it"
+                    "bucket format {format}, this leaper reads formats {OLDEST_READ_FORMAT} to {BUCKET_FORMAT}; use the \
+                     leaper release that wrote it"
                 ),
             });
         }
@@ -229,7 +252,7 @@ impl<K: StateKey> BucketFile<K> {
         if total != states {
             return Err(damaged(path, format!("blocks hold {total} states, header says {states}")));
         }
-        Ok(BucketFile { path: path.to_path_buf(), map, width, states, blocks, key: PhantomData })
+        Ok(BucketFile { path: path.to_path_buf(), map, width, format, states, blocks, key: PhantomData })
     }
 
     /// What the file holds, as its footer records it (verified by `open`).
@@ -251,27 +274,61 @@ impl<K: StateKey> BucketFile<K> {
     /// Decodes block `i` into `batch` (cleared first).
     fn read_block(&self, i: usize, batch: &mut StateBatch) -> Result<()> {
         let (offset, length, count) = self.blocks[i];
-        decode_block::<K>(&self.map[offset..offset + length], count, self.width, batch)
-            .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))
+        let compressed = &self.map[offset..offset + length];
+        match self.format {
+            2 => decode_block_v2::<K>(compressed, count, self.width, batch),
+            _ => decode_block::<K>(compressed, count, self.width, batch),
+        }
+        .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))
     }
 }
 
-/// One compressed block of `block` (keys ascending): its state count, the keys (the first
-/// absolute, then deltas, LEB128), the residues (u64 LE), all through zstd.
+/// The coding of one lane of counts in a block.
+const LANE_RAW: u8 = 0;
+const LANE_LEB128: u8 = 1;
+
+/// One compressed block of `block` (keys ascending): its state count, each lane's coding, the
+/// keys (the first absolute, then deltas, LEB128), then the counts lane by lane, all through zstd.
+///
+/// Example, two states with keys 5 and 9 and one lane of counts 3 and 300: `02 00 00 00` (two
+/// states), `01` (the lane in LEB128: 3 bytes where u64 takes 16), `05 04` (keys), `03 AC 02`.
 fn encode_block<K: StateKey>(block: &StateBatch) -> std::io::Result<Vec<u8>> {
     let states = block.len();
-    let mut raw = Vec::with_capacity(4 + states * (3 + 8 * block.layout.residues));
+    let width = block.layout.residues;
+    let mut raw = Vec::with_capacity(4 + width + states * (4 + 5 * width));
     raw.extend_from_slice(&(states as u32).to_le_bytes());
+    let lane = |j: usize| (0..states).map(move |i| super::stored_lane(block.residues_of(i), j));
+    let codings: Vec<u8> = (0..width)
+        .map(|j| {
+            let leb: usize = lane(j).map(varint_len).sum();
+            if leb < 8 * states {
+                LANE_LEB128
+            } else {
+                LANE_RAW
+            }
+        })
+        .collect();
+    raw.extend_from_slice(&codings);
     let mut previous = K::from_u64(0);
     for i in 0..states {
         let key = block.key::<K>(i);
         key.wrapping_sub(previous).write_varint(&mut raw);
         previous = key;
     }
-    for residue in &block.residues {
-        raw.extend_from_slice(&residue.to_le_bytes());
+    for (j, &coding) in codings.iter().enumerate() {
+        for value in lane(j) {
+            match coding {
+                LANE_LEB128 => value.write_varint(&mut raw),
+                _ => raw.extend_from_slice(&value.to_le_bytes()),
+            }
+        }
     }
     zstd::bulk::compress(&raw, ZSTD_LEVEL)
+}
+
+/// Bytes of `value` in LEB128.
+fn varint_len(value: u64) -> usize {
+    (64 - value.leading_zeros() as usize).div_ceil(7).max(1)
 }
 
 /// Decodes a block [`encode_block`] made of `count` states with `width` residues each into
@@ -282,22 +339,73 @@ fn decode_block<K: StateKey>(
     width: usize,
     batch: &mut StateBatch,
 ) -> std::result::Result<(), String> {
-    // The most a block can hold: every key delta a varint of full length.
-    let longest_varint = (K::BITS as usize).div_ceil(7);
-    let capacity = 4 + count * (longest_varint + 8 * width);
+    // The most a block can hold: every key delta and count a varint of full length.
+    let capacity = 4 + width + count * ((K::BITS as usize).div_ceil(7) + 10 * width);
+    let raw = zstd::bulk::decompress(compressed, capacity).map_err(|e| format!("does not decompress: {e}"))?;
+    batch.clear();
+    if raw.len() < 4 + width || u32_at(&raw, 0) as usize != count {
+        return Err("state count disagrees with the index".into());
+    }
+    let codings = &raw[4..4 + width];
+    let mut at = decode_keys::<K>(&raw, 4 + width, count, batch)?;
+    batch.residues.resize(count * width, 0);
+    for (j, &coding) in codings.iter().enumerate() {
+        for i in 0..count {
+            batch.residues[i * width + j] = match coding {
+                LANE_RAW => {
+                    let bytes = raw.get(at..at + 8).ok_or("count data truncated")?;
+                    at += 8;
+                    u64::from_le_bytes(bytes.try_into().unwrap())
+                }
+                LANE_LEB128 => {
+                    let (value, used) = u64::read_varint(&raw[at..]).ok_or("count data truncated")?;
+                    at += used;
+                    value
+                }
+                other => return Err(format!("unknown count coding {other}")),
+            };
+        }
+    }
+    if at != raw.len() {
+        return Err("count data has the wrong length".into());
+    }
+    batch.residues.chunks_exact_mut(width.max(1)).for_each(super::restore_lanes);
+    Ok(())
+}
+
+/// Reads `count` keys (the first absolute, then deltas, LEB128) from `raw` at `at` into
+/// `batch`; returns where they end.
+fn decode_keys<K: StateKey>(
+    raw: &[u8],
+    mut at: usize,
+    count: usize,
+    batch: &mut StateBatch,
+) -> std::result::Result<usize, String> {
+    let mut key = K::from_u64(0);
+    for _ in 0..count {
+        let (delta, used) = K::read_varint(raw.get(at..).ok_or("key data truncated")?).ok_or("key data truncated")?;
+        at += used;
+        key = key.checked_add(delta).ok_or("key overflow")?;
+        key.push_words(&mut batch.keys);
+    }
+    Ok(at)
+}
+
+/// Decodes a block of format 2: the state count, the keys as in format 3, then the residues
+/// state by state, u64 LE.
+fn decode_block_v2<K: StateKey>(
+    compressed: &[u8],
+    count: usize,
+    width: usize,
+    batch: &mut StateBatch,
+) -> std::result::Result<(), String> {
+    let capacity = 4 + count * ((K::BITS as usize).div_ceil(7) + 8 * width);
     let raw = zstd::bulk::decompress(compressed, capacity).map_err(|e| format!("does not decompress: {e}"))?;
     batch.clear();
     if raw.len() < 4 || u32_at(&raw, 0) as usize != count {
         return Err("state count disagrees with the index".into());
     }
-    let mut at = 4;
-    let mut key = K::from_u64(0);
-    for _ in 0..count {
-        let (delta, used) = K::read_varint(&raw[at..]).ok_or("key data truncated")?;
-        at += used;
-        key = key.checked_add(delta).ok_or("key overflow")?;
-        key.push_words(&mut batch.keys);
-    }
+    let at = decode_keys::<K>(&raw, 4, count, batch)?;
     if raw.len() != at + count * width * 8 {
         return Err("residue data has the wrong length".into());
     }
@@ -326,16 +434,64 @@ mod tests {
         writer.finish()
     }
 
+    /// The block layout of format 2 (residues state by state, u64 LE), to test its reading.
+    fn encode_block_v2<K: StateKey>(block: &StateBatch) -> std::io::Result<Vec<u8>> {
+        let mut raw = (block.len() as u32).to_le_bytes().to_vec();
+        let mut previous = K::from_u64(0);
+        for i in 0..block.len() {
+            let key = block.key::<K>(i);
+            key.wrapping_sub(previous).write_varint(&mut raw);
+            previous = key;
+        }
+        for residue in &block.residues {
+            raw.extend_from_slice(&residue.to_le_bytes());
+        }
+        zstd::bulk::compress(&raw, ZSTD_LEVEL)
+    }
+
+    /// States whose counts are small numbers, equal in every lane (below every modulus), but
+    /// for the third lane: 64 random bits (a count past its modulus).
     fn sample(states: usize, width: usize) -> StateBatch {
         let mut batch = StateBatch::with_capacity(RecordLayout::of::<u64>(width), states);
         let mut key = 5u64;
-        for i in 0..states {
-            key += 1 + (i as u64 * 7919) % 1000;
-            let residues: Vec<u64> =
-                (0..width as u64).map(|j| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ j).collect();
+        for i in 0..states as u64 {
+            key += 1 + (i * 7919) % 1000;
+            let residues: Vec<u64> = (0..width)
+                .map(|j| if j == 2 { i.wrapping_mul(0x9E37_79B9_7F4A_7C15) } else { (i * 31) % 300 })
+                .collect();
             batch.push(key, &residues);
         }
         batch
+    }
+
+    #[test]
+    fn small_counts_take_leb128_and_files_of_format_2_are_still_read() {
+        let dir = std::env::temp_dir().join(format!("leaper-bucket-v2-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let batch = sample(BLOCK_STATES + 100, 3);
+        let mut sizes = Vec::new();
+        for format in [2, 3] {
+            let path = dir.join(format!("f{format}.lpb"));
+            let encode = if format == 2 { encode_block_v2::<u64> } else { encode_block::<u64> };
+            let mut writer = BucketWriter::<u64>::create_format(&path, 3, format, encode).unwrap();
+            for i in 0..batch.len() {
+                writer.push(batch.key::<u64>(i), batch.residues_of(i)).unwrap();
+            }
+            sizes.push(writer.finish().unwrap().bytes);
+            assert_eq!(read_all(&path, 3).unwrap(), batch, "format {format}");
+        }
+        // Small counts in LEB128, the second lane as 0s, the random one raw: smaller than u64.
+        assert!(sizes[1] < sizes[0], "{sizes:?}");
+        // A lane that cannot be told apart from LEB128 or raw: one value of each length.
+        let mut edges = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 130);
+        for i in 0..130u64 {
+            let value = if i < 65 { (1u64 << i.min(63)).wrapping_sub(1) } else { u64::MAX - i };
+            edges.push(i * 3, &[value, i]);
+        }
+        let path = dir.join("edges.lpb");
+        write_bucket_file::<u64>(&path, &edges).unwrap();
+        assert_eq!(read_all(&path, 2).unwrap(), edges);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     fn read_all(path: &Path, width: usize) -> Result<StateBatch> {

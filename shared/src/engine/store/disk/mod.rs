@@ -16,6 +16,27 @@ mod spill;
 
 pub use bucket_file::{BucketFile, BucketInfo, BucketWriter, BUCKET_FORMAT};
 
+/// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
+/// one XOR the first. While a count is below every modulus its residues are all equal to it,
+/// so the other lanes store as 0: one LEB128 byte in a spill run, next to nothing in a bucket
+/// file. Example: residues (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12.
+#[inline(always)]
+fn stored_lane(lanes: &[u64], j: usize) -> u64 {
+    if j == 0 {
+        lanes[0]
+    } else {
+        lanes[j] ^ lanes[0]
+    }
+}
+
+/// Undoes [`stored_lane`] on the lanes of one state, decoded in order.
+#[inline(always)]
+fn restore_lanes(lanes: &mut [u64]) {
+    if let Some((first, rest)) = lanes.split_first_mut() {
+        rest.iter_mut().for_each(|lane| *lane ^= *first);
+    }
+}
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

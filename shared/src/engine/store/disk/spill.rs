@@ -4,6 +4,7 @@
 //! ```text
 //! during the step   table full ──► sort ──► a run, appended to spill-BBBB.runs: blocks of
 //!                                           LEB128 key deltas and LEB128 residues
+//!                                           (the second on XOR the first)
 //! finish_step       run 0, run 1, ..., and the table's last entries (sorted in memory)
 //!                     ──► k-way merge, residues of equal keys added ──► bBBBB.lpb
 //! ```
@@ -168,7 +169,7 @@ impl<K: StateKey> SpillRuns<K> {
 }
 
 /// A block of a run: per state, the key's distance from the one before (the first: from 0)
-/// and the residues, each in LEB128.
+/// and the residues (the second on XOR the first, [`super::stored_lane`]), each in LEB128.
 fn encode_block<K: StateKey>(block: &StateBatch) -> Vec<u8> {
     let width = block.layout.residues;
     let mut bytes = Vec::with_capacity(block.len() * (6 + 2 * width));
@@ -177,7 +178,8 @@ fn encode_block<K: StateKey>(block: &StateBatch) -> Vec<u8> {
         let key = block.key::<K>(i);
         key.wrapping_sub(previous).write_varint(&mut bytes);
         previous = key;
-        block.residues_of(i).iter().for_each(|&residue| residue.write_varint(&mut bytes));
+        let lanes = block.residues_of(i);
+        (0..width).for_each(|j| super::stored_lane(lanes, j).write_varint(&mut bytes));
     }
     bytes
 }
@@ -198,6 +200,8 @@ fn decode_block<K: StateKey>(bytes: &[u8], states: usize, batch: &mut StateBatch
             at += used;
             batch.residues.push(residue);
         }
+        let start = batch.residues.len() - width;
+        super::restore_lanes(&mut batch.residues[start..]);
     }
     if at != bytes.len() {
         return Err("longer than its states".into());
@@ -365,5 +369,19 @@ mod tests {
             fs::remove_file(&out).unwrap();
         }
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lanes_after_the_first_are_stored_against_it() {
+        let mut block = StateBatch::with_capacity(RecordLayout::of::<u64>(3), 3);
+        block.push(4u64, &[300, 300, 300]);
+        block.push(9u64, &[5, 9, u64::MAX - 7]);
+        block.push(11u64, &[0, 0, 1]);
+        let bytes = encode_block::<u64>(&block);
+        // Key 4, then 300 (two bytes) and two zeros: the lanes of a count below every modulus.
+        assert_eq!(bytes[..5], [4, 0xAC, 0x02, 0, 0]);
+        let mut back = StateBatch::with_capacity(RecordLayout::of::<u64>(3), 3);
+        decode_block::<u64>(&bytes, 3, &mut back).unwrap();
+        assert_eq!(back, block);
     }
 }
