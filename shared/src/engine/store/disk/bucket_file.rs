@@ -341,11 +341,8 @@ fn decode_block<K: StateKey>(
 ) -> std::result::Result<(), String> {
     // The most a block can hold: every key delta and count a varint of full length.
     let capacity = 4 + width + count * ((K::BITS as usize).div_ceil(7) + 10 * width);
-    let raw = zstd::bulk::decompress(compressed, capacity).map_err(|e| format!("does not decompress: {e}"))?;
+    let raw = decompress_block(compressed, capacity, count, 4 + width)?;
     batch.clear();
-    if raw.len() < 4 + width || u32_at(&raw, 0) as usize != count {
-        return Err("state count disagrees with the index".into());
-    }
     let codings = &raw[4..4 + width];
     let mut at = decode_keys::<K>(&raw, 4 + width, count, batch)?;
     batch.residues.resize(count * width, 0);
@@ -371,6 +368,21 @@ fn decode_block<K: StateKey>(
     }
     batch.residues.chunks_exact_mut(width.max(1)).for_each(super::restore_lanes);
     Ok(())
+}
+
+/// A block decompressed (at most `capacity` bytes), its first `header` bytes present and its
+/// state count `count`, as the index says.
+fn decompress_block(
+    compressed: &[u8],
+    capacity: usize,
+    count: usize,
+    header: usize,
+) -> std::result::Result<Vec<u8>, String> {
+    let raw = zstd::bulk::decompress(compressed, capacity).map_err(|e| format!("does not decompress: {e}"))?;
+    if raw.len() < header || u32_at(&raw, 0) as usize != count {
+        return Err("state count disagrees with the index".into());
+    }
+    Ok(raw)
 }
 
 /// Reads `count` keys (the first absolute, then deltas, LEB128) from `raw` at `at` into
@@ -400,11 +412,8 @@ fn decode_block_v2<K: StateKey>(
     batch: &mut StateBatch,
 ) -> std::result::Result<(), String> {
     let capacity = 4 + count * ((K::BITS as usize).div_ceil(7) + 8 * width);
-    let raw = zstd::bulk::decompress(compressed, capacity).map_err(|e| format!("does not decompress: {e}"))?;
+    let raw = decompress_block(compressed, capacity, count, 4)?;
     batch.clear();
-    if raw.len() < 4 || u32_at(&raw, 0) as usize != count {
-        return Err("state count disagrees with the index".into());
-    }
     let at = decode_keys::<K>(&raw, 4, count, batch)?;
     if raw.len() != at + count * width * 8 {
         return Err("residue data has the wrong length".into());
