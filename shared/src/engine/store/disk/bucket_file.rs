@@ -288,11 +288,13 @@ const LANE_RAW: u8 = 0;
 const LANE_LEB128: u8 = 1;
 
 /// One compressed block of `block` (keys ascending): its state count, each lane's coding, the
-/// keys (the first absolute, then deltas, LEB128), then the counts lane by lane, all through zstd.
+/// keys (the first absolute, then deltas, LEB128), then the counts lane by lane (every lane
+/// after the first XOR the first), all through zstd. Bucket files and spill runs both use it.
 ///
-/// Example, two states with keys 5 and 9 and one lane of counts 3 and 300: `02 00 00 00` (two
-/// states), `01` (the lane in LEB128: 3 bytes where u64 takes 16), `05 04` (keys), `03 AC 02`.
-fn encode_block<K: StateKey>(block: &StateBatch) -> std::io::Result<Vec<u8>> {
+/// Example, two states with keys 5 and 9 and two lanes of residues, (3, 3) and (300, 300):
+/// `02 00 00 00` (two states), `01 01` (both lanes in LEB128), `05 04` (the keys), `03 AC 02`
+/// (the first lane: 3 and 300), `00 00` (the second, XOR the first).
+pub(super) fn encode_block<K: StateKey>(block: &StateBatch) -> std::io::Result<Vec<u8>> {
     let states = block.len();
     let width = block.layout.residues;
     let mut raw = Vec::with_capacity(4 + width + states * (4 + 5 * width));
@@ -333,7 +335,7 @@ fn varint_len(value: u64) -> usize {
 
 /// Decodes a block [`encode_block`] made of `count` states with `width` residues each into
 /// `batch` (cleared first); the error says what is wrong with it.
-fn decode_block<K: StateKey>(
+pub(super) fn decode_block<K: StateKey>(
     compressed: &[u8],
     count: usize,
     width: usize,
@@ -471,6 +473,19 @@ mod tests {
             batch.push(key, &residues);
         }
         batch
+    }
+
+    #[test]
+    fn a_block_is_laid_out_as_its_worked_example() {
+        let mut block = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 2);
+        block.push(5u64, &[3, 3]);
+        block.push(9u64, &[300, 300]);
+        let compressed = encode_block::<u64>(&block).unwrap();
+        let raw = zstd::bulk::decompress(&compressed, 1024).unwrap();
+        assert_eq!(raw, [2, 0, 0, 0, 1, 1, 5, 4, 3, 0xAC, 2, 0, 0]);
+        let mut back = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 2);
+        decode_block::<u64>(&compressed, 2, 2, &mut back).unwrap();
+        assert_eq!(back, block);
     }
 
     #[test]

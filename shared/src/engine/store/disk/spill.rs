@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! during the step   table full ──► sort ──► a run, appended to spill-BBBB.runs: blocks of
-//!                                           LEB128 key deltas and LEB128 residues
-//!                                           (the second on XOR the first)
+//!                                           blocks as in the bucket files (zstd
+//!                                           over LEB128 key deltas and lanes of counts)
 //! finish_step       run 0, run 1, ..., and the table's last entries (sorted in memory)
 //!                     ──► k-way merge, residues of equal keys added ──► bBBBB.lpb
 //! ```
@@ -17,9 +17,10 @@
 //! Why sorted runs and not raw records: a run costs about what a bucket file costs per state
 //! (the keys of a sorted run are close together, and most counts are small), where a raw record
 //! costs 16 bytes, so a step spills about the size of a layer or two rather than the size of its
-//! successors; and the merge reads each run once, in order, with no hash table. Runs do not go
-//! through zstd: over 8-byte counts it cost a tenth more time and came out no smaller than
-//! LEB128 (docs/PERFORMANCE.md). The runs of a bucket share one file (a file per run would cost
+//! successors; and the merge reads each run once, in order, with no hash table. A run's blocks
+//! are the bucket files' blocks (`bucket_file::encode_block`: LEB128 keys and lanes, through
+//! zstd): 8% fewer bytes than bare LEB128 for 2% more time (docs/PERFORMANCE.md). The runs of a
+//! bucket share one file (a file per run would cost
 //! the file system more than the writing: thousands of small files a step), and
 //! where each run's blocks lie is kept in memory: the file is scratch, read back at the end of
 //! the step and deleted, and a crash reruns the step. The merge holds one decoded block per run;
@@ -37,7 +38,7 @@ use memmap2::Mmap;
 
 use crate::engine::jobdir::file_error;
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::disk::bucket_file::{BucketInfo, BucketWriter, BLOCK_STATES};
+use crate::engine::store::disk::bucket_file::{decode_block, encode_block, BucketInfo, BucketWriter, BLOCK_STATES};
 use crate::engine::store::{AggregationTable, StateBatch};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
@@ -106,7 +107,7 @@ impl<K: StateKey> SpillRuns<K> {
     /// Appends `block`, encoded, to the file.
     fn write_block(&mut self, block: &StateBatch) -> Result<Block> {
         let file = self.file.as_mut().expect("a spill with runs has a file");
-        let encoded = encode_block::<K>(block);
+        let encoded = encode_block::<K>(block).map_err(|e| file_error(&file.path, "compress a block", e))?;
         file.out.write_all(&encoded).map_err(|e| file_error(&file.path, "write", e))?;
         let placed = Block { offset: self.written, length: encoded.len(), states: block.len() };
         self.written += encoded.len();
@@ -168,47 +169,6 @@ impl<K: StateKey> SpillRuns<K> {
     }
 }
 
-/// A block of a run: per state, the key's distance from the one before (the first: from 0)
-/// and the residues (the second on XOR the first, [`super::stored_lane`]), each in LEB128.
-fn encode_block<K: StateKey>(block: &StateBatch) -> Vec<u8> {
-    let width = block.layout.residues;
-    let mut bytes = Vec::with_capacity(block.len() * (6 + 2 * width));
-    let mut previous = K::from_u64(0);
-    for i in 0..block.len() {
-        let key = block.key::<K>(i);
-        key.wrapping_sub(previous).write_varint(&mut bytes);
-        previous = key;
-        let lanes = block.residues_of(i);
-        (0..width).for_each(|j| super::stored_lane(lanes, j).write_varint(&mut bytes));
-    }
-    bytes
-}
-
-/// Decodes a block [`encode_block`] made of `states` states into `batch` (cleared first).
-fn decode_block<K: StateKey>(bytes: &[u8], states: usize, batch: &mut StateBatch) -> std::result::Result<(), String> {
-    batch.clear();
-    let width = batch.layout.residues;
-    let mut at = 0;
-    let mut key = K::from_u64(0);
-    for _ in 0..states {
-        let (delta, used) = K::read_varint(&bytes[at..]).ok_or("key data truncated")?;
-        at += used;
-        key = key.checked_add(delta).ok_or("key overflow")?;
-        key.push_words(&mut batch.keys);
-        for _ in 0..width {
-            let (residue, used) = u64::read_varint(&bytes[at..]).ok_or("residue data truncated")?;
-            at += used;
-            batch.residues.push(residue);
-        }
-        let start = batch.residues.len() - width;
-        super::restore_lanes(&mut batch.residues[start..]);
-    }
-    if at != bytes.len() {
-        return Err("longer than its states".into());
-    }
-    Ok(())
-}
-
 /// A run being written: states gathered into blocks.
 struct RunWriter {
     block: StateBatch,
@@ -268,7 +228,8 @@ impl<'a, K: StateKey> Cursor<'a, K> {
         self.batch.clear();
         if let Some(block) = self.blocks.get(self.next_block) {
             let bytes = &self.map[block.offset..block.offset + block.length];
-            decode_block::<K>(bytes, block.states, &mut self.batch).map_err(|what| Error::File {
+            let width = self.batch.layout.residues;
+            decode_block::<K>(bytes, block.states, width, &mut self.batch).map_err(|what| Error::File {
                 path: self.path.to_path_buf(),
                 message: format!("spill block {}: {what}", self.next_block),
             })?;
@@ -369,19 +330,5 @@ mod tests {
             fs::remove_file(&out).unwrap();
         }
         fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn lanes_after_the_first_are_stored_against_it() {
-        let mut block = StateBatch::with_capacity(RecordLayout::of::<u64>(3), 3);
-        block.push(4u64, &[300, 300, 300]);
-        block.push(9u64, &[5, 9, u64::MAX - 7]);
-        block.push(11u64, &[0, 0, 1]);
-        let bytes = encode_block::<u64>(&block);
-        // Key 4, then 300 (two bytes) and two zeros: the lanes of a count below every modulus.
-        assert_eq!(bytes[..5], [4, 0xAC, 0x02, 0, 0]);
-        let mut back = StateBatch::with_capacity(RecordLayout::of::<u64>(3), 3);
-        decode_block::<u64>(&bytes, 3, &mut back).unwrap();
-        assert_eq!(back, block);
     }
 }
