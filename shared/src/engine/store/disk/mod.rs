@@ -16,10 +16,25 @@ mod spill;
 
 pub use bucket_file::{BucketFile, BucketInfo, BucketWriter, BUCKET_FORMAT};
 
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use crate::engine::jobdir::durable::remove_folder;
+use crate::engine::jobdir::{file_error, sync_dir, JobFile};
+use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::store::{
+    check_layout, unsupported_key, AggregationTable, DurableLayer, LayerFile, LayerSummary, StateStore, StateVisitor,
+};
+use crate::engine::Moduli;
+use crate::error::{Error, Result};
+use spill::SpillRuns;
+
 /// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
 /// one XOR the first. While a count is below every modulus its residues are all equal to it,
-/// so the other lanes store as 0: one LEB128 byte in a spill run, next to nothing in a bucket
-/// file. Example: residues (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12.
+/// so the other lanes store as 0: one LEB128 byte, next to nothing through zstd. Example: residues (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12.
 #[inline(always)]
 fn stored_lane(lanes: &[u64], j: usize) -> u64 {
     if j == 0 {
@@ -36,22 +51,6 @@ fn restore_lanes(lanes: &mut [u64]) {
         rest.iter_mut().for_each(|lane| *lane ^= *first);
     }
 }
-
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-use rayon::prelude::*;
-
-use crate::engine::jobdir::durable::remove_folder;
-use crate::engine::jobdir::{file_error, sync_dir, JobFile};
-use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::{
-    check_layout, unsupported_key, AggregationTable, DurableLayer, LayerFile, LayerSummary, StateStore, StateVisitor,
-};
-use crate::engine::Moduli;
-use crate::error::{Error, Result};
-use spill::SpillRuns;
 
 /// An out-of-core store for states of `layout` under `root` (a job or data directory), for
 /// pass `pass`: empty, or holding `resume` (a layer a checkpoint recorded). See [`DiskStore`].
