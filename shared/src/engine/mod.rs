@@ -4,6 +4,7 @@
 //!   object-safe [`SweepJob`] every transition gets for free.
 //! * [`key`]: state keys (64 or 128 bits) and the [`RecordLayout`] of a state record.
 //! * [`sweep`]: the step driver: passes, steps, hosts (in process or on a cluster), totals.
+//! * [`grouped`]: successors merged group by group where the problem names neighbourhoods.
 //! * [`arith`]: residues, moduli, CRT to exact integers.
 //! * [`store`]: where a layer's states live between steps: in memory, or in bucket files.
 //! * [`search`]: subtree jobs: shards, a ledger of finished shards, local runs.
@@ -15,6 +16,7 @@
 pub mod arith;
 pub mod distinct;
 pub mod fault;
+pub mod grouped;
 pub mod jobdir;
 pub mod key;
 pub mod limits;

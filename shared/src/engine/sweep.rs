@@ -6,7 +6,9 @@
 //!
 //! A local step ([`expand_layer`]) reads the buckets of the current layer in parallel (rayon).
 //! Each thread expands its states, stages successors per target bucket and hands full stages to
-//! the store; closed counts are summed per slot in thread-local accumulators.
+//! the store; closed counts are summed per slot in thread-local accumulators. Where the
+//! transition names neighbourhoods and the store takes it, a bucket is expanded group by group
+//! and its successors merged before they are staged ([`crate::engine::grouped`]).
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +17,7 @@ use rug::Integer;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::arith::{exact_count, Moduli, SATURATING};
+use crate::engine::grouped::{expand_bucket_grouped, GroupBuffers};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
 use crate::engine::transition::{StepPosition, SweepJob, Transition};
@@ -501,19 +504,38 @@ fn run_pass(
 }
 
 /// Per-thread state of a step: staged successors and closed sums.
-struct Expander {
+pub(crate) struct Expander<K: StateKey> {
     /// Per target bucket, records (key words, then residues) waiting to be handed to the store.
     stages: Vec<Vec<u64>>,
     /// Residues of what closed, `slots * width`, indexed by slot.
-    closed: Vec<u64>,
-    emitted: u64,
+    pub(crate) closed: Vec<u64>,
+    /// Successors the transition emitted.
+    pub(crate) emitted: u64,
     /// States read from the current layer.
-    read: u64,
+    pub(crate) read: u64,
+    /// Buffers of the grouped expansion (transitions with neighbourhoods), made on first use.
+    pub(crate) groups: Option<GroupBuffers<K>>,
+}
+
+impl<K: StateKey> Expander<K> {
+    /// Stages `record` for `bucket`, handing the stage to the store when it is full.
+    #[inline]
+    pub(crate) fn stage(&mut self, store: &dyn StateStore, bucket: usize, record: &[u64]) -> Result<()> {
+        let stage = &mut self.stages[bucket];
+        stage.extend_from_slice(record);
+        if stage.len() >= STAGE * record.len() {
+            store.emit(bucket, stage)?;
+            stage.clear();
+        }
+        Ok(())
+    }
 }
 
 /// Expands the states of `buckets` of the store's current layer at `cell`, on all cores, and
 /// emits the successors to the store (any bucket). Returns the closed residues and counts; the
 /// layer is not merged (`finish_step`). A cluster worker calls it with the buckets it owns.
+/// A transition with neighbourhoods has its buckets expanded group by group
+/// ([`crate::engine::grouped`]) where the store takes it.
 pub fn expand_layer<T: Transition>(
     transition: &T,
     cell: usize,
@@ -528,18 +550,24 @@ pub fn expand_layer<T: Transition>(
     if store.layout() != layout {
         return Err(Error::Bug(format!("a store of {:?} was given states of {layout:?}", store.layout())));
     }
-    let new_expander = || Expander {
+    let grouped = T::NEIGHBOURHOODS && store.takes_grouped();
+    let new_expander = || Expander::<T::Key> {
         stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
         closed: vec![0; slots * width],
         emitted: 0,
         read: 0,
+        groups: None,
     };
     buckets_to_read
         .par_iter()
-        .try_fold(new_expander, |mut expander, &bucket| -> Result<Expander> {
-            store.read_bucket(bucket, &mut |keys, residues| {
-                expand_chunk(transition, cell, moduli, store, &mut expander, keys, residues)
-            })?;
+        .try_fold(new_expander, |mut expander, &bucket| -> Result<Expander<T::Key>> {
+            if grouped {
+                expand_bucket_grouped(transition, cell, moduli, store, &mut expander, bucket)?;
+            } else {
+                store.read_bucket(bucket, &mut |keys, residues| {
+                    expand_chunk(transition, cell, moduli, store, &mut expander, keys, residues)
+                })?;
+            }
             Ok(expander)
         })
         .map(|expander| {
@@ -575,14 +603,14 @@ fn expand_chunk<T: Transition>(
     cell: usize,
     moduli: &Moduli,
     store: &dyn StateStore,
-    expander: &mut Expander,
+    expander: &mut Expander<T::Key>,
     keys: &[u64],
     residues: &[u64],
 ) -> Result<()> {
     let width = moduli.len();
     let stride = T::Key::WORDS + width;
     let buckets = store.buckets();
-    let Expander { stages, closed, emitted, read } = expander;
+    let Expander { stages, closed, emitted, read, .. } = expander;
     *read += (keys.len() / T::Key::WORDS) as u64;
     let mut failure: Option<Error> = None;
     for (i, key) in keys.chunks_exact(T::Key::WORDS).enumerate() {

@@ -83,6 +83,20 @@ pub trait Transition: Send + Sync + 'static {
         ProfileHint { row: self.steps(), tail: Vec::new() }
     }
 
+    /// Whether the problem gives [`neighbourhood`](Self::neighbourhood)s: the engine then
+    /// merges successors group by group in a small table before they reach the store (see
+    /// [`crate::engine::grouped`]).
+    const NEIGHBOURHOODS: bool = false;
+
+    /// A value of `key` that every state shares with every other state whose expansion at
+    /// `step` can emit a key that `key`'s expansion emits: for tours, which cells of the window
+    /// are EMPTY, FULL or a path end, outside the cells the step can touch. Only read when
+    /// [`NEIGHBOURHOODS`](Self::NEIGHBOURHOODS) is true; any value is correct for a step past
+    /// the last.
+    fn neighbourhood(&self, _step: usize, _key: Self::Key) -> u64 {
+        0
+    }
+
     /// All successors of `key`, the state before step `step`: `emit` receives each state before
     /// `step + 1`, `close` the slot of each complete object the step finishes. Never emits
     /// [`StateKey::VACANT`].

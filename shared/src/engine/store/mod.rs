@@ -1,7 +1,8 @@
 //! Where the states of a layer live between two transfer-matrix steps.
 //!
-//! A layer is split into buckets by a hash of the key ([`bucket_of`]), so that each bucket can be
-//! aggregated on its own: all copies of a key land in the same bucket. A step reads every bucket
+//! A layer is split into buckets by a hash of the key ([`bucket_of`]), or of the key's
+//! neighbourhood where the problem names one ([`crate::engine::grouped`]), so that each bucket
+//! can be aggregated on its own: all copies of a key land in the same bucket. A step reads every bucket
 //! of the current layer, expands its states and [`emits`](StateStore::emit) the successors to
 //! the buckets of the next layer; [`finish_step`](StateStore::finish_step) merges equal keys and
 //! makes the next layer current.
@@ -131,6 +132,14 @@ pub trait StateStore: Send + Sync {
     /// Merges the next layer and makes it current.
     fn finish_step(&mut self) -> Result<LayerSummary>;
 
+    /// Whether this store should be handed successors merged group by group, where the problem
+    /// names neighbourhoods (see [`crate::engine::grouped`]): worth it where every record taken
+    /// costs (spills, bucket files, the network); the store's buckets then hold states of
+    /// alike neighbourhoods, whose sorted keys also compress better.
+    fn takes_grouped(&self) -> bool {
+        true
+    }
+
     /// The files holding the current layer, for a checkpoint; `None` if the store keeps nothing
     /// that outlives the process.
     fn durable_layer(&self) -> Option<DurableLayer> {
@@ -149,8 +158,10 @@ pub trait StateStore: Send + Sync {
     }
 }
 
-/// The bucket of a key among `buckets`. Part of the on-disk format: changing it invalidates
-/// stored layers.
+/// The bucket of a key among `buckets`, where the transition names no neighbourhoods (with
+/// them, [`crate::engine::grouped::bucket_for`]). Counts need only that all copies of a key in
+/// one step go to one bucket, so a stored layer stays good whichever way its buckets were
+/// chosen (a job resumes across a change of them; merges may be fewer for one step).
 #[inline]
 pub fn bucket_of<K: StateKey>(key: K, buckets: usize) -> usize {
     let folded = key.fold();

@@ -177,6 +177,16 @@ impl<K: StateKey> FrontierCodec<K> {
         key
     }
 
+    /// The window's FULL cells and its path ends (openings, closings and FREE ends), as bit
+    /// masks of positions `0..len`, read from the fixed part of the key without decoding it.
+    #[inline]
+    pub fn kinds(&self, key: K) -> (u64, u64) {
+        let codes = (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1);
+        let low = gather_bits(codes);
+        let high = gather_bits(codes >> 1);
+        (low & !high, high)
+    }
+
     /// The state of a key produced by [`encode`](Self::encode), positions `0..len`.
     #[inline]
     pub fn decode(&self, key: K) -> FrontierState {

@@ -159,6 +159,12 @@ pub struct TransferMatrix<K> {
     mirror: [u8; MAX_WINDOW + 1],
     /// Whether a state and its mirror image share a key at row starts.
     mirror_rows: bool,
+    /// Per cell: the window positions no expansion at that cell gives an edge (all but the cell
+    /// itself and its forward neighbours), whose kinds make the cell's neighbourhoods.
+    untouched: Vec<u64>,
+    /// Per cell that ends a row: the untouched positions whose mirror images (in the next
+    /// state's frame) are untouched too; the neighbourhood there is read on them only.
+    symmetric: Vec<u64>,
 }
 
 const NO_MIRROR: u8 = u8::MAX;
@@ -235,7 +241,18 @@ impl<K: StateKey> TransferMatrix<K> {
                 *image = q as u8;
             }
         }
+        let window = (1u64 << reach) - 1;
+        let untouched: Vec<u64> = forward_mask.iter().map(|&forward| window & !1 & !forward).collect();
+        let symmetric = untouched
+            .iter()
+            .map(|&kept| {
+                let image_kept = |p: usize| mirror[p - 1] != NO_MIRROR && kept >> (mirror[p - 1] + 1) & 1 == 1;
+                (1..reach).filter(|&p| kept >> p & 1 == 1 && image_kept(p)).fold(0u64, |m, p| m | 1 << p)
+            })
+            .collect();
         Ok(TransferMatrix {
+            untouched,
+            symmetric,
             geometry,
             codec,
             kind,
@@ -376,7 +393,7 @@ impl<K: StateKey> TransferMatrix<K> {
             }
         }
         let key = self.codec.encode(next, 1);
-        if self.mirror_rows && (cell + 1).is_multiple_of(self.geometry.width) {
+        if self.mirrors_after(cell) {
             // The next cell starts a row: a state and its mirror image have the same
             // completions, so one key stands for both.
             if let Some(mirrored) = self.mirrored_key(next) {
@@ -385,6 +402,52 @@ impl<K: StateKey> TransferMatrix<K> {
             }
         }
         emit(key);
+    }
+
+    /// Whether the state emitted after `cell` starts a row and stands for its mirror image too.
+    #[inline]
+    fn mirrors_after(&self, cell: usize) -> bool {
+        self.mirror_rows && (cell + 1).is_multiple_of(self.geometry.width)
+    }
+
+    /// The neighbourhood of a state before `cell` (see [`Transition::neighbourhood`]): the kinds
+    /// (FULL, path end, EMPTY) of the window positions the cell gives no edge, packed as two
+    /// masks. An expansion changes only the kinds of the cell and its forward neighbours, so
+    /// every parent of a key sees the kinds the key has at the other positions.
+    ///
+    /// Where the key emitted is the lesser of a state and its mirror image (the cell ends a
+    /// row), the parents of a key may also be the parents of its image: there the kinds are read
+    /// only at positions whose images are read too, and the lesser of the two readings (as
+    /// they are, and mirrored) is the neighbourhood. Example: the knight on a board 3 wide
+    /// (window of 7), at cell 2, whose forward neighbours are at positions 1 and 5: positions 2,
+    /// 3, 4 and 6 are untouched; in the next state's frame they are 1, 2, 3 and 5, whose images
+    /// are 1, 0, 5 and 3; the image of 2 (0, position 1 now) is touched, so the kinds are read at
+    /// positions 2, 4 and 6, and 4 and 6 trade places in the mirrored reading.
+    pub fn neighbourhood_of(&self, cell: usize, key: K) -> u64 {
+        let (full, ends) = self.codec.kinds(key);
+        let Some(&untouched) = self.untouched.get(cell) else {
+            return full | ends << 32;
+        };
+        if !self.mirrors_after(cell) {
+            return (full & untouched) | (ends & untouched) << 32;
+        }
+        let kept = self.symmetric[cell];
+        let (full, ends) = (full & kept, ends & kept);
+        let as_is = full | ends << 32;
+        let mirrored = self.mirror_mask(full) | self.mirror_mask(ends) << 32;
+        as_is.min(mirrored)
+    }
+
+    /// Positions `p >= 1` of a state (frame of the state before a row's last cell) moved to their
+    /// mirror images in the same frame.
+    fn mirror_mask(&self, mut mask: u64) -> u64 {
+        let mut image = 0;
+        while mask != 0 {
+            let p = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            image |= 1 << (self.mirror[p - 1] + 1);
+        }
+        image
     }
 
     /// The key of the left-right mirror image of the window `next[1..=R]`, when every used
@@ -505,6 +568,13 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
     fn expand(&self, step: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
         TransferMatrix::expand(self, step, key, emit, close)
     }
+
+    const NEIGHBOURHOODS: bool = true;
+
+    #[inline]
+    fn neighbourhood(&self, step: usize, key: K) -> u64 {
+        self.neighbourhood_of(step, key)
+    }
 }
 
 /// Adds the edge `x - y` (neither FULL) to `state`.
@@ -551,4 +621,100 @@ pub(super) fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &m
         }
     }
     Joined::Partial
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::problems::tours::board::MoveSet;
+
+    /// Runs a whole sweep state by state and returns the first key two of whose parents have
+    /// different `neighbourhood`s, or the number of (step, key) pairs checked if there is none.
+    fn first_parents_apart<K: StateKey>(
+        matrix: &TransferMatrix<K>,
+        neighbourhood: impl Fn(usize, K) -> u64,
+    ) -> std::result::Result<usize, (usize, K)> {
+        let mut layer = vec![matrix.start_key()];
+        let mut checked = 0;
+        for cell in 0..matrix.geometry().cells() {
+            let mut parents: HashMap<K, u64> = HashMap::new();
+            let mut apart = None;
+            for &key in &layer {
+                let own = neighbourhood(cell, key);
+                matrix.expand(
+                    cell,
+                    key,
+                    &mut |child| {
+                        if *parents.entry(child).or_insert(own) != own {
+                            apart.get_or_insert((cell, child));
+                        }
+                    },
+                    &mut |_| {},
+                );
+            }
+            if let Some(apart) = apart {
+                return Err(apart);
+            }
+            checked += parents.len();
+            layer = parents.into_keys().collect();
+        }
+        Ok(checked)
+    }
+
+    fn knight(width: usize, rows: usize) -> Geometry {
+        Geometry::new(width, rows, MoveSet::knight())
+    }
+
+    #[test]
+    fn every_parent_of_a_key_has_its_neighbourhood() {
+        // Sweeps (every length, mirror folding at row starts), single boards, open tours and
+        // both kinds, 64- and 128-bit keys, and a leaper whose reach is not the knight's.
+        let cases: Vec<(TransferMatrix<u64>, usize)> = vec![
+            (TransferMatrix::new(knight(5, 8), 1, TourKind::Closed).unwrap(), 10_000),
+            (TransferMatrix::new(knight(6, 6), 6, TourKind::Closed).unwrap(), 10_000),
+            (TransferMatrix::new(knight(4, 7), 1, TourKind::Open).unwrap(), 10_000),
+            (TransferMatrix::new(knight(5, 5), 1, TourKind::Both).unwrap(), 10_000),
+            (
+                TransferMatrix::new(Geometry::new(4, 9, MoveSet::leaper(1, 3).unwrap()), 1, TourKind::Open).unwrap(),
+                1_000,
+            ),
+        ];
+        for (matrix, at_least) in &cases {
+            let checked = first_parents_apart(matrix, |cell, key| matrix.neighbourhood_of(cell, key));
+            assert!(matches!(checked, Ok(n) if n >= *at_least), "{:?}: {checked:?}", matrix.geometry());
+        }
+        let wide = TransferMatrix::<u128>::new(knight(5, 6), 1, TourKind::Both).unwrap();
+        assert!(first_parents_apart(&wide, |cell, key| wide.neighbourhood_of(cell, key)).is_ok());
+    }
+
+    #[test]
+    fn reading_the_touched_cells_or_ignoring_the_mirror_splits_parents() {
+        // The check above can fail: the kinds of every cell, or the untouched cells' kinds
+        // without the mirror's symmetric reading, put parents of one key apart.
+        let matrix = TransferMatrix::<u64>::new(knight(5, 6), 1, TourKind::Closed).unwrap();
+        let every_cell = |_: usize, key: u64| {
+            let (full, ends) = matrix.codec().kinds(key);
+            full | ends << 32
+        };
+        assert!(first_parents_apart(&matrix, every_cell).is_err());
+        let no_mirror = |cell: usize, key: u64| {
+            let (full, ends) = matrix.codec().kinds(key);
+            let untouched = matrix.untouched.get(cell).copied().unwrap_or(u64::MAX);
+            (full & untouched) | (ends & untouched) << 32
+        };
+        let (cell, _) = first_parents_apart(&matrix, no_mirror).unwrap_err();
+        assert!(matrix.mirrors_after(cell), "parents split at cell {cell}, which does not end a row");
+    }
+
+    #[test]
+    fn the_neighbourhood_example_of_the_docs() {
+        // The knight 3 wide: cell 2's forward neighbours at positions 1 and 5; read at 2, 4, 6.
+        let matrix = TransferMatrix::<u64>::new(knight(3, 4), 1, TourKind::Closed).unwrap();
+        assert_eq!(matrix.forward_mask[2], 1 << 1 | 1 << 5);
+        assert_eq!(matrix.untouched[2], 1 << 2 | 1 << 3 | 1 << 4 | 1 << 6);
+        assert_eq!(matrix.symmetric[2], 1 << 2 | 1 << 4 | 1 << 6);
+        assert_eq!(matrix.mirror_mask(1 << 4), 1 << 6);
+    }
 }

@@ -1,0 +1,202 @@
+//! Successors merged where they meet: a bucket expanded group by group.
+//!
+//! A state of a layer is reached by two to three parents on average (width 8), and without
+//! help every copy travels to the store, whose tables (as large as the layer) take each one at
+//! the price of a cache miss. But a problem often knows where copies can come from: every
+//! parent of a key has the key's *neighbourhood* ([`Transition::neighbourhood`]), a value that
+//! the step cannot change (for tours: the kinds of the cells the step does not touch). So:
+//!
+//! 1. a successor goes to the bucket of the neighbourhood it will have at the step that reads
+//!    it ([`bucket_for`]), so that all parents of any key sit in one bucket;
+//! 2. a bucket is read whole and its states sorted into groups by neighbourhood (a counting
+//!    sort on a hash of it), each group a few thousand states;
+//! 3. a group's successors are merged in a table of the group's size, which stays in the core's
+//!    cache, and each key leaves it once, complete, for the store. (A neighbourhood is never
+//!    split, and a few are shared by hundreds of thousands of states: their groups are that
+//!    large, and past [`TABLE_ENTRIES`] a table is handed on early, the store merging the rest.)
+//!
+//! Where it pays: in the stores whose every record costs (spills and bucket files, the
+//! cluster's shuffle). The buckets then hold states of alike neighbourhoods, whose sorted keys
+//! also compress better on disk. The in-memory store declines it (`takes_grouped`): there a
+//! record costs one insert, and the grouping costs about as much.
+//!
+//! ```text
+//!   bucket 7 of the layer before step s        group 2's table        the store
+//!   A (nbhd x, count 3)  ──► emits C, D        C  3 + 2               C  5   (bucket of C at s+1)
+//!   B (nbhd x, count 2)  ──► emits C           D  3                   D  3   (bucket of D at s+1)
+//! ```
+//!
+//! Every store still adds up equal keys, so counts never depend on the neighbourhoods being
+//! right: a wrong neighbourhood would cost merges, not digits (the tours' test checks the claim
+//! itself on whole sweeps).
+
+use crate::engine::key::StateKey;
+use crate::engine::store::{AggregationTable, StateStore};
+use crate::engine::sweep::Expander;
+use crate::engine::transition::Transition;
+use crate::engine::Moduli;
+use crate::error::Result;
+
+/// States per group, about: their successors' table (at most 16 Ki slots of 16 to 24 bytes)
+/// then stays in the core's 1 MiB L2 cache beside the stages (of 1, 4 and 16 Ki states a
+/// group, 4 Ki was the fastest on the 7 x 8 sweep).
+const GROUP_STATES: usize = 4 * 1024;
+
+/// Successors buffered before they are merged into their group's table.
+const CHILDREN: usize = 32 * 1024;
+
+/// Entries a group's table holds at most: the rare group that holds a large share of a layer
+/// (all its states of one neighbourhood) hands its table on when it is this full, and the store
+/// merges the rest. It bounds a thread's memory (32 to 48 MiB of table).
+const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
+
+/// The bucket, among `buckets`, of a state whose neighbourhood at the step that reads it is
+/// `neighbourhood`.
+#[inline]
+pub fn bucket_for(neighbourhood: u64, buckets: usize) -> usize {
+    ((mix(neighbourhood) as u128 * buckets as u128) >> 64) as usize
+}
+
+/// The group, among `groups`, of a state of neighbourhood `neighbourhood` within its bucket:
+/// other bits of the hash than [`bucket_for`]'s.
+#[inline]
+fn group_for(neighbourhood: u64, groups: usize) -> usize {
+    ((mix(neighbourhood).wrapping_mul(0x9e37_79b9_7f4a_7c15) as u128 * groups as u128) >> 64) as usize
+}
+
+#[inline]
+fn mix(x: u64) -> u64 {
+    let x = (x ^ (x >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let x = (x ^ (x >> 29)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 32)
+}
+
+/// A thread's buffers for grouped expansion, kept from bucket to bucket.
+pub(crate) struct GroupBuffers<K: StateKey> {
+    /// The bucket's records as read (key words, then residues).
+    records: Vec<u64>,
+    /// Each record's group.
+    group: Vec<u32>,
+    /// The records in group order.
+    grouped: Vec<u64>,
+    /// Where each group starts in `grouped`, in records; one more entry than groups.
+    starts: Vec<usize>,
+    /// A group's successors as emitted (records), then merged in `table`.
+    children: Vec<u64>,
+    table: AggregationTable<K>,
+}
+
+impl<K: StateKey> GroupBuffers<K> {
+    pub(crate) fn new(width: usize) -> Self {
+        GroupBuffers {
+            records: Vec::new(),
+            group: Vec::new(),
+            grouped: Vec::new(),
+            starts: Vec::new(),
+            children: Vec::new(),
+            table: AggregationTable::salted(width),
+        }
+    }
+
+    /// Reads `bucket` of the store's current layer and sorts its records into groups.
+    fn read_grouped<T: Transition<Key = K>>(
+        &mut self,
+        transition: &T,
+        step: usize,
+        store: &dyn StateStore,
+        bucket: usize,
+        width: usize,
+    ) -> Result<usize> {
+        let stride = K::WORDS + width;
+        let GroupBuffers { records, group, grouped, starts, .. } = self;
+        records.clear();
+        store.read_bucket(bucket, &mut |keys, residues| {
+            for (key, counts) in keys.chunks_exact(K::WORDS).zip(residues.chunks_exact(width)) {
+                records.extend_from_slice(key);
+                records.extend_from_slice(counts);
+            }
+            Ok(())
+        })?;
+        let states = records.len() / stride;
+        let groups = states.div_ceil(GROUP_STATES).max(1);
+        group.clear();
+        starts.clear();
+        starts.resize(groups + 1, 0);
+        for record in records.chunks_exact(stride) {
+            let g = group_for(transition.neighbourhood(step, K::from_words(record)), groups);
+            group.push(g as u32);
+            starts[g + 1] += 1;
+        }
+        for g in 0..groups {
+            starts[g + 1] += starts[g];
+        }
+        grouped.resize(records.len(), 0);
+        let mut next = starts.clone();
+        for (record, &g) in records.chunks_exact(stride).zip(group.iter()) {
+            let at = next[g as usize] * stride;
+            grouped[at..at + stride].copy_from_slice(record);
+            next[g as usize] += 1;
+        }
+        Ok(groups)
+    }
+}
+
+/// Expands `bucket` of the store's current layer group by group (see the module's comment),
+/// handing each group's merged successors to the expander's stages.
+pub(crate) fn expand_bucket_grouped<T: Transition>(
+    transition: &T,
+    step: usize,
+    moduli: &Moduli,
+    store: &dyn StateStore,
+    expander: &mut Expander<T::Key>,
+    bucket: usize,
+) -> Result<()> {
+    let width = moduli.len();
+    let stride = T::Key::WORDS + width;
+    let mut buffers = expander.groups.take().unwrap_or_else(|| GroupBuffers::new(width));
+    let outcome = (|| {
+        let groups = buffers.read_grouped(transition, step, store, bucket, width)?;
+        expander.read += (buffers.records.len() / stride) as u64;
+        let GroupBuffers { grouped, starts, table, children, .. } = &mut buffers;
+        let hand_on = |table: &mut AggregationTable<T::Key>, expander: &mut Expander<T::Key>| {
+            table.drain_each(|entry| {
+                let child = T::Key::from_words(entry);
+                let target = bucket_for(transition.neighbourhood(step + 1, child), store.buckets());
+                expander.stage(store, target, entry)
+            })
+        };
+        for g in 0..groups {
+            let states = starts[g + 1] - starts[g];
+            table.fit_empty((2 * states).min(TABLE_ENTRIES));
+            for record in grouped[starts[g] * stride..starts[g + 1] * stride].chunks_exact(stride) {
+                let counts = &record[T::Key::WORDS..];
+                let closed = &mut expander.closed;
+                let emitted = &mut expander.emitted;
+                transition.expand(
+                    step,
+                    T::Key::from_words(record),
+                    &mut |child| {
+                        *emitted += 1;
+                        child.push_words(children);
+                        children.extend_from_slice(counts);
+                    },
+                    &mut |slot| moduli.add_assign(&mut closed[slot * width..(slot + 1) * width], counts),
+                );
+                if children.len() >= CHILDREN * stride {
+                    // Inserted together, with prefetching: one by one, each waited for its slot.
+                    table.add_records(children, moduli);
+                    children.clear();
+                    if table.len() >= TABLE_ENTRIES {
+                        hand_on(table, expander)?;
+                    }
+                }
+            }
+            table.add_records(children, moduli);
+            children.clear();
+            hand_on(table, expander)?;
+        }
+        Ok(())
+    })();
+    expander.groups = Some(buffers);
+    outcome
+}
