@@ -268,6 +268,7 @@ impl Worker for WorkerService {
             closed: outcome.closed,
             read: outcome.read,
             emitted: outcome.emitted,
+            handed: outcome.handed,
             sent: shipped.records,
             sent_bytes: shipped.bytes,
             shuffle_micros: shipped.micros,

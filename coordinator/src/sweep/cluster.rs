@@ -234,17 +234,18 @@ impl<'a> ClusterHost<'a> {
             }
             outcome.read += reply.read;
             outcome.emitted += reply.emitted;
+            outcome.handed += reply.handed;
             for (sum, sent) in expected.iter_mut().zip(&reply.sent) {
                 *sum += sent;
             }
-            if reply.sent.iter().sum::<u64>() != reply.emitted {
-                return Err(malformed(address, "sent a different number of records than it emitted"));
+            if reply.sent.iter().sum::<u64>() != reply.handed || reply.handed > reply.emitted {
+                return Err(malformed(address, "sent a different number of records than it handed on"));
             }
         }
         let sent_bytes: u64 = replies.iter().map(|r| r.sent_bytes).sum();
         let shuffle_micros: u64 = replies.iter().map(|r| r.shuffle_micros).sum();
         let thread_micros: u64 = replies.iter().zip(&self.threads).map(|(r, t)| r.expand_micros * t).sum();
-        let remote: u64 = replies.iter().enumerate().map(|(w, r)| r.emitted - r.sent[w]).sum();
+        let remote: u64 = replies.iter().enumerate().map(|(w, r)| r.handed - r.sent[w]).sum();
         tracing::debug!(
             sent_bytes,
             remote_records = remote,

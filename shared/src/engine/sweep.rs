@@ -165,6 +165,9 @@ pub struct StepOutcome {
     /// States read from the current layer and successors emitted.
     pub read: u64,
     pub emitted: u64,
+    /// Records handed to the store: `emitted`, or fewer where successors were merged first
+    /// ([`crate::engine::grouped`]).
+    pub handed: u64,
     /// The merged next layer.
     pub layer: LayerSummary,
 }
@@ -511,6 +514,8 @@ pub(crate) struct Expander<K: StateKey> {
     pub(crate) closed: Vec<u64>,
     /// Successors the transition emitted.
     pub(crate) emitted: u64,
+    /// Records handed to the store (staged).
+    handed: u64,
     /// States read from the current layer.
     pub(crate) read: u64,
     /// Buffers of the grouped expansion (transitions with neighbourhoods), made on first use.
@@ -521,6 +526,7 @@ impl<K: StateKey> Expander<K> {
     /// Stages `record` for `bucket`, handing the stage to the store when it is full.
     #[inline]
     pub(crate) fn stage(&mut self, store: &dyn StateStore, bucket: usize, record: &[u64]) -> Result<()> {
+        self.handed += 1;
         let stage = &mut self.stages[bucket];
         stage.extend_from_slice(record);
         if stage.len() >= STAGE * record.len() {
@@ -555,6 +561,7 @@ pub fn expand_layer<T: Transition>(
         stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
         closed: vec![0; slots * width],
         emitted: 0,
+        handed: 0,
         read: 0,
         groups: None,
     };
@@ -581,6 +588,8 @@ pub fn expand_layer<T: Transition>(
             Ok(StepOutcome {
                 closed: expander.closed,
                 emitted: expander.emitted,
+                // The plain route stages every successor it emits.
+                handed: if grouped { expander.handed } else { expander.emitted },
                 read: expander.read,
                 layer: LayerSummary::default(),
             })
@@ -592,6 +601,7 @@ pub fn expand_layer<T: Transition>(
                     moduli.add_assign(x, y);
                 }
                 a.emitted += b.emitted;
+                a.handed += b.handed;
                 a.read += b.read;
                 Ok(a)
             },
