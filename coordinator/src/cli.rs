@@ -48,6 +48,14 @@ pub enum Builtin {
     Resume(ResumeArgs),
     /// Show where a job stands: last committed step, layer size, rate, ETA; running or not.
     Status(StatusArgs),
+    /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N]
+    /// [--disk-per-worker SIZE] [--mem-per-worker SIZE]` runs its first steps, predicts the rest
+    /// and prints peak states, disk per worker, states read and wall time (`leaper plan --help`).
+    #[command(disable_help_flag = true)]
+    Plan {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<OsString>,
+    },
     /// Serve as a cluster worker: runs the `leaper-worker` binary installed beside `leaper`
     /// with the same arguments (see `leaper-worker --help`).
     #[command(disable_help_flag = true)]
@@ -65,6 +73,8 @@ pub enum Action {
     Status(StatusArgs),
     /// `leaper worker ARGS`.
     Worker(Vec<OsString>),
+    /// `leaper plan ARGS`: the plan's options and the job it prices.
+    Plan(crate::plan::PlanArgs, Box<JobRequest>),
     /// A problem's tool (`leaper tours dedupe ...`), with its arguments.
     Tool(&'static dyn Tool, clap::ArgMatches),
 }
@@ -251,7 +261,11 @@ fn refuse_sweep_options(command: &str, matches: &clap::ArgMatches) -> Result<()>
 
 /// Parses the process's command line (clap prints help and errors, and exits, by itself).
 pub fn parse() -> Result<Invocation> {
-    let matches = command().get_matches();
+    invocation(command().get_matches())
+}
+
+/// What parsed arguments ask for.
+fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
     let console = ConsoleArgs {
         log_format: *matches.get_one::<LogFormat>("log_format").expect("a default"),
         quiet: matches.get_flag("quiet"),
@@ -287,6 +301,15 @@ pub fn parse() -> Result<Invocation> {
             Builtin::Resume(args) => Action::Resume(args),
             Builtin::Status(args) => Action::Status(args),
             Builtin::Worker { args } => Action::Worker(args),
+            Builtin::Plan { args } => {
+                let (plan, job) = crate::plan::split_args(args)?;
+                let job_line = std::iter::once(OsString::from("leaper")).chain(job);
+                let parsed = command().try_get_matches_from(job_line).unwrap_or_else(|error| error.exit());
+                match invocation(parsed)?.action {
+                    Action::Start(request) => Action::Plan(plan, request),
+                    _ => anyhow::bail!("`leaper plan` prices a problem's job (`leaper plan knight 9x10`), not a command of leaper's own"),
+                }
+            }
         },
     };
     Ok(Invocation { console, action })

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! cli ──► request ──► run ──► sweep (cluster) ─┐
-//!                        └──► subtree (leases) ┴─► workers (connect, check)
+//!    │                   └──► subtree (leases) ┴─► workers (connect, check)
+//!    └──► plan (probe, model, estimate) ──► sweep's options and threads
 //! status ◄── serve          progress (eta), results, console, output, memory: leaves
 //! ```
 
@@ -14,6 +15,7 @@ pub mod distinct;
 pub mod eta;
 pub mod memory;
 pub mod output;
+pub mod plan;
 pub mod progress;
 pub mod request;
 pub mod results;
@@ -37,6 +39,7 @@ pub fn run(action: Action) -> Result<()> {
         Action::Resume(args) => run::resume(args),
         Action::Status(args) => show_status(args),
         Action::Worker(args) => exec_worker(args),
+        Action::Plan(args, request) => plan::run(&args, &request),
         Action::Tool(tool, matches) => run_tool(tool, &matches),
     }
 }

@@ -192,6 +192,36 @@ fn three_workers_count_what_the_embedded_mode_counts() {
 /// `tours enumerate` is leased like any subtree job; `tours dedupe --workers` sends its buckets
 /// (split small by the memory limit) to the workers: the totals and the file are those of the
 /// embedded run, with two workers or one; a dead worker is refused before any work.
+/// `scripts/nine-by-ten` rehearsed on 6x6: priced, started on the workers with the status
+/// served, and run again on the finished job (it resumes, and prints the same count).
+#[test]
+fn the_flagship_script_runs_its_path_on_a_small_board() {
+    let dir = scratch("nine-by-ten");
+    let workers: Vec<Worker> = (0..2).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/nine-by-ten");
+    let bin = Path::new(LEAPER).parent().unwrap();
+    let run = || {
+        Command::new("bash")
+            .arg(&script)
+            .args(["--workers", &list, "--token-file", dir.join("token").to_str().unwrap(), "--board", "6x6"])
+            .args(["--job-dir", dir.join("job").to_str().unwrap(), "--listen", &free_address()])
+            .env("LEAPER_BIN", bin)
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("the script runs")
+    };
+    let first = run();
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert_eq!(text(&first.stdout), "9862\n");
+    let stderr = text(&first.stderr);
+    assert!(stderr.contains("plan      knight 6x6") && stderr.contains("leaper status --coordinator"), "{stderr}");
+    let again = run();
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert_eq!(text(&again.stdout), "9862\n");
+    assert!(text(&again.stderr).contains("resuming the job"));
+}
+
 #[test]
 fn workers_enumerate_tours_and_deduplicate_their_buckets() {
     let dir = scratch("tour-files");

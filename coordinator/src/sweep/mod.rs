@@ -31,7 +31,7 @@ pub enum Layers<'a> {
 }
 
 /// The sweep options of a request.
-fn options(request: &JobRequest) -> Result<(&SweepArgs, SweepOptions)> {
+pub(crate) fn options(request: &JobRequest) -> Result<(&SweepArgs, SweepOptions)> {
     let args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
     let options = SweepOptions {
         spare_moduli: usize::from(args.verify),

@@ -35,14 +35,17 @@ pub struct StepPosition {
     pub col: usize,
 }
 
-/// What a problem knows of the sizes of its layers, for estimates of the time left: the steps
-/// of a row (layers rise and fall along a row, and a column's layer is best foretold by the
-/// same column a row up), and how the board's end cuts the last rows' layers down (multipliers
-/// of what the rows before would let one expect, the last row last).
+/// What a problem knows of the sizes of its layers, for estimates of the time left and for
+/// `leaper plan`: the steps of a row (layers rise and fall along a row, and a column's layer is
+/// best foretold by the same column a row up), how the board's end cuts the last rows' layers
+/// down (multipliers of what the rows before would let one expect, the last row last), and how
+/// much of the second row's growth the third keeps, as a logarithm (`None`: the plan's usual
+/// 0.8; the first row can inflate the second's growth, as tour ends do for open tours).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileHint {
     pub row: usize,
     pub tail: Vec<f64>,
+    pub third_row_growth: Option<f64>,
 }
 
 /// A frontier problem's side of the step engine.
@@ -80,7 +83,7 @@ pub trait Transition: Send + Sync + 'static {
 
     /// What it knows of its layers' sizes (by default: nothing, the pass is one row).
     fn profile_hint(&self) -> ProfileHint {
-        ProfileHint { row: self.steps(), tail: Vec::new() }
+        ProfileHint { row: self.steps(), tail: Vec::new(), third_row_growth: None }
     }
 
     /// Whether the problem gives [`neighbourhood`](Self::neighbourhood)s: the engine then

@@ -1,0 +1,151 @@
+//! From a probe to a plan: the whole layer profile, then what it costs on given machines.
+//!
+//! The profile is the probe's measured steps followed by the prediction of `leaper status`'s ETA
+//! ([`crate::eta`]: each column grows from the same column a row up, the growth damped row by
+//! row, the board's last rows cut down by the problem's known multipliers). Costs follow from
+//! the profile and four measured figures:
+//!
+//! * bytes a state takes in the out-of-core store, from the probe's last layer (layers that are
+//!   larger are denser, their key deltas shorter: at width 8 bytes per state fell from 3.9 at
+//!   0.6 M states to 3.3 at the 562 M-state peak, so this is a little high);
+//! * the spill of a step that overflows its tables: at most the layer it produces (0.9 times
+//!   measured on 8x8 at 4 GiB and on 7x10 at 256 MiB, docs/PERFORMANCE.md);
+//! * in memory a state of the peak layer costs 1.9 times its record (tables at 40-80% load, the
+//!   old layer beside them: 16.3 GiB for the 562 M 16-byte states of 8x8's peak, 30.5 bytes);
+//! * states per second per machine, from the probe's steps of at least 100,000 states.
+//!
+//! Worked example: a sweep whose profile is 1, 10, 100, 40 states read per step (the last step
+//! leaves nothing), 5 bytes a state on disk, 10 states a second, two workers with tables for 30
+//! states each. The largest step reads 100 and writes 40: the peak disk is (100 + 40) * 5 = 700
+//! bytes, 350 per worker, and each worker's 20 new states fit its tables, so nothing spills.
+//! The sweep reads 151 states: 15.1 s of work, 7.55 s on the two workers.
+
+/// Bytes in memory per byte of a record of the peak layer, for the in-memory store (8x8: 30.5 / 16).
+pub const IN_MEMORY_OVERHEAD: f64 = 1.9;
+/// The spill of a step whose new layer overflows its tables, per byte of that layer.
+pub const SPILL_PER_LAYER: f64 = 1.0;
+/// The share of the memory budget the out-of-core store gives its tables...
+const TABLE_SHARE: f64 = 0.75;
+/// ...and the bytes a table entry costs per byte of record (its load factor).
+const TABLE_OVERHEAD: f64 = 1.25;
+/// Steps reading fewer states than this are left out of the rate (fixed costs dominate them).
+pub const RATE_FLOOR: u64 = 100_000;
+
+/// The predicted layer profile of one pass: states read by every step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// States read by each step, measured for the first `measured`, predicted after.
+    pub states: Vec<u64>,
+    pub measured: usize,
+}
+
+impl Profile {
+    /// The largest layer and the step that reads it.
+    pub fn peak(&self) -> (usize, u64) {
+        self.states.iter().copied().enumerate().max_by_key(|&(_, s)| s).unwrap_or((0, 0))
+    }
+
+    /// States read over the pass.
+    pub fn expansions(&self) -> u128 {
+        self.states.iter().map(|&s| s as u128).sum()
+    }
+
+    /// The step (and the states it reads and leaves) where the old and the new layer together
+    /// are largest: the peak of a step's disk.
+    fn heaviest_step(&self) -> (usize, u64, u64) {
+        (0..self.states.len())
+            .map(|i| (i, self.states[i], self.states.get(i + 1).copied().unwrap_or(0)))
+            .max_by_key(|&(_, read, left)| read as u128 + left as u128)
+            .unwrap_or((0, 0, 0))
+    }
+}
+
+/// The measured figures the costs scale.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rates {
+    /// Bytes per state in the out-of-core store.
+    pub disk_bytes_per_state: f64,
+    /// Bytes of one record (key words and lanes) in memory.
+    pub record_bytes: f64,
+    /// States per second on this machine.
+    pub states_per_second: f64,
+}
+
+/// What a sweep costs on `workers` machines with the given memory each.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Cost {
+    pub workers: usize,
+    /// Peak bytes on each worker's disk: the old and the new layer of the heaviest step, and
+    /// the spill if the new layer overflows the worker's tables.
+    pub disk_per_worker: u64,
+    /// Whether the heaviest step spills.
+    pub spills: bool,
+    /// Seconds for one pass, every worker as fast as this machine and the shuffle free.
+    pub seconds_per_pass: f64,
+}
+
+/// The cost of `profile` on `workers` machines with `mem` bytes of budget each.
+pub fn cost(profile: &Profile, rates: &Rates, workers: usize, mem: u64) -> Cost {
+    let workers = workers.max(1);
+    let (_, read, left) = profile.heaviest_step();
+    let per_worker = |states: u64| states as f64 / workers as f64;
+    let table_states = TABLE_SHARE * mem as f64 / (rates.record_bytes * TABLE_OVERHEAD);
+    let spills = per_worker(left) > table_states;
+    let layers = (per_worker(read) + per_worker(left)) * rates.disk_bytes_per_state;
+    let spill = if spills { SPILL_PER_LAYER * per_worker(left) * rates.disk_bytes_per_state } else { 0.0 };
+    Cost {
+        workers,
+        disk_per_worker: (layers + spill).ceil() as u64,
+        spills,
+        seconds_per_pass: profile.expansions() as f64 / (rates.states_per_second * workers as f64),
+    }
+}
+
+/// Bytes the in-memory store needs at the peak layer (one machine, no job directory).
+pub fn in_memory_bytes(profile: &Profile, rates: &Rates) -> u64 {
+    (profile.peak().1 as f64 * rates.record_bytes * IN_MEMORY_OVERHEAD).ceil() as u64
+}
+
+/// The fewest workers whose disks of `disk` bytes each hold the heaviest step (at most
+/// `limit`; `None` if even that many do not).
+pub fn workers_needed(profile: &Profile, rates: &Rates, disk: u64, mem: u64, limit: usize) -> Option<usize> {
+    let fits = |workers: usize| cost(profile, rates, workers, mem).disk_per_worker <= disk;
+    if !fits(limit) {
+        return None;
+    }
+    // Disk per worker falls as workers are added: search the smallest that fits.
+    let (mut low, mut high) = (1, limit);
+    while low < high {
+        let middle = (low + high) / 2;
+        if fits(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    Some(low)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worked_example_of_the_module_docs() {
+        let profile = Profile { states: vec![1, 10, 100, 40], measured: 4 };
+        let rates = Rates { disk_bytes_per_state: 5.0, record_bytes: 16.0, states_per_second: 10.0 };
+        // Tables for 30 states: 0.75 * mem / (16 * 1.25) = 30.
+        let mem = 800;
+        let two = cost(&profile, &rates, 2, mem);
+        assert_eq!(two, Cost { workers: 2, disk_per_worker: 350, spills: false, seconds_per_pass: 7.55 });
+        assert_eq!(profile.peak(), (2, 100));
+        assert_eq!(profile.expansions(), 151);
+        // One worker: its 40 new states overflow the tables and spill once more.
+        let one = cost(&profile, &rates, 1, mem);
+        assert_eq!((one.disk_per_worker, one.spills), (900, true));
+        assert_eq!(workers_needed(&profile, &rates, 350, mem, 64), Some(2));
+        assert_eq!(workers_needed(&profile, &rates, 349, mem, 64), Some(3));
+        assert_eq!(workers_needed(&profile, &rates, 1, mem, 64), None);
+        assert_eq!(in_memory_bytes(&profile, &rates), (100.0f64 * 16.0 * 1.9).ceil() as u64);
+    }
+}

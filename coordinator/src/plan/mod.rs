@@ -1,0 +1,385 @@
+//! `leaper plan PROBLEM ARGS [--workers N] [--disk-per-worker SIZE] [--mem-per-worker SIZE]`:
+//! what a sweep will cost, before it runs.
+//!
+//! ```text
+//! leaper plan knight 9x10 --workers 8 --disk-per-worker 2TiB
+//!   probe    the sweep's first steps, for real, until a layer would pass --probe-states
+//!   profile  the probe's layers, then the rest predicted (the ETA's layer model)
+//!   costs    peak disk per worker, in-memory bytes, states read, wall time for 1, 4, 8, 32
+//!            and N workers, and whether N workers with the given disks hold the job
+//! ```
+//!
+//! The plan's own options may stand anywhere after `plan`; everything else is the job, exactly
+//! as it would be started (`knight 9x10 --open --counts residues`), so the plan prices the same
+//! moduli, passes and key width the job would get.
+
+pub mod estimate;
+pub mod model;
+pub mod probe;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{CommandFactory, Parser};
+use leaper_core::engine::sweep::plan_moduli;
+use leaper_core::engine::{Job, OutputFormat, SweepJob};
+use serde::Serialize;
+
+use crate::progress::{bytes, counted, grouped};
+use crate::request::{parse_size, JobRequest, OUT_OF_CORE_MEM_LIMIT};
+use estimate::{cost, in_memory_bytes, workers_needed, Profile, Rates, RATE_FLOOR};
+
+/// Worker counts every plan prices, besides the one asked for.
+const WORKER_COUNTS: [usize; 4] = [1, 4, 8, 32];
+/// The most buckets `--buckets` takes.
+const MOST_BUCKETS: u64 = 1_000_000;
+/// The most workers a plan looks for when the disks asked for are too small.
+const MOST_WORKERS: usize = 100_000;
+
+/// The plan's own options.
+#[derive(Clone, Debug, Parser)]
+#[command(
+    name = "plan",
+    about = "Price a sweep before running it: peak states, disk per worker, states read, wall time",
+    after_help = "Everything else after `plan` is the job, as it would be started: \
+                  `leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB`"
+)]
+pub struct PlanArgs {
+    /// Workers the job would run on (the plan also prices 1, 4, 8 and 32).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub workers: u64,
+
+    /// Disk each worker has for the job: the plan says whether the job fits, and on how many
+    /// such workers it would.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub disk_per_worker: Option<u64>,
+
+    /// Memory budget each worker gives the job (its --mem-limit; default: the job's, or 4GiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mem_per_worker: Option<u64>,
+
+    /// Run the sweep for real through its first two rows and on while the layers hold at most
+    /// N states, then predict the rest.
+    #[arg(long, value_name = "N", default_value_t = 4_000_000)]
+    pub probe_states: u64,
+
+    /// Directory for the probe's scratch files (removed afterwards; default: the system's
+    /// temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
+}
+
+/// The plan's options that take a value, as they are spelled.
+const VALUED: [&str; 5] = ["--workers", "--disk-per-worker", "--mem-per-worker", "--probe-states", "--scratch"];
+
+/// Splits the arguments after `plan` into the plan's own (parsed, with clap's help and errors)
+/// and the job's (returned as they are, for the job's parser).
+pub fn split_args(args: Vec<OsString>) -> Result<(PlanArgs, Vec<OsString>)> {
+    let (mut own, mut job) = (vec![OsString::from("plan")], Vec::new());
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        let name = text.split('=').next().unwrap_or_default();
+        if VALUED.contains(&name) {
+            let takes_next = !text.contains('=');
+            own.push(arg);
+            if takes_next {
+                own.extend(args.next());
+            }
+        } else if (text == "--help" || text == "-h") && job.is_empty() {
+            own.push(arg);
+        } else {
+            job.push(arg);
+        }
+    }
+    let plan = PlanArgs::try_parse_from(&own).unwrap_or_else(|error| error.exit());
+    if job.is_empty() {
+        PlanArgs::command().print_help()?;
+        bail!("`leaper plan` needs a job to price: `leaper plan knight 9x10`");
+    }
+    Ok((plan, job))
+}
+
+/// Prices `request`'s sweep on the machines `args` describe and prints the plan.
+pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
+    request.check()?;
+    if request.run.job_dir.is_some() || !request.run.cluster.workers.is_empty() {
+        bail!("`leaper plan` runs nothing to keep: give the job without --job-dir and --workers ADDR,... (--workers N is the plan's worker count)");
+    }
+    let problem = request.problem()?;
+    let Job::Sweep(job) = problem.job(&request.params)? else {
+        bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem);
+    };
+    let sweep_args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
+    let options = crate::sweep::options(request)?.1;
+    let passes = plan_moduli(job.as_ref(), &options)?;
+    let first = &passes.passes[0];
+    let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
+    let probe = crate::sweep::with_threads(request.run.threads, || {
+        probe::probe(job.as_ref(), first, args.probe_states, 2 * job.profile_hint().row, &scratch)
+    })??;
+    let profile = predict(job.as_ref(), &probe);
+    let rates = Rates {
+        disk_bytes_per_state: probe.bytes_per_state(),
+        record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
+        states_per_second: probe.rate(RATE_FLOOR),
+    };
+    let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
+    let plan = Plan::new(job.as_ref(), problem.command_line(&request.params)?, &probe, profile, rates, args, mem, {
+        let exact_first = passes.passes.len() > 1 && first.is_saturating();
+        PassPlan {
+            lanes: first.len(),
+            moduli: if exact_first { 0 } else { first.len() },
+            exact_first,
+            residue_passes: passes.passes.len() - usize::from(exact_first),
+        }
+    });
+    let mut out = std::io::stdout().lock();
+    match request.run.format {
+        OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&plan)?)?,
+        OutputFormat::Text => plan.print(&mut out)?,
+    }
+    Ok(out.flush()?)
+}
+
+/// The probe's layers, then the rest of the pass as the layer model predicts it.
+pub fn predict(job: &dyn SweepJob, probe: &probe::Probe) -> Profile {
+    let measured = probe.profile.len();
+    let mut states = if probe.finished(job.steps()) {
+        probe.profile.clone()
+    } else {
+        let hint = job.profile_hint();
+        let known: Vec<u64> = probe.profile.iter().copied().chain([probe.next_states]).collect();
+        let h = hint.tail.len().saturating_sub(1).max(1);
+        model::extend(&known, job.steps(), &hint, h).iter().map(|s| s.round() as u64).collect()
+    };
+    // The pass ends where its layer empties: nothing after a zero is read.
+    if let Some(end) = states.iter().position(|&s| s == 0) {
+        states.truncate(end);
+    }
+    Profile { states, measured }
+}
+
+/// How the job carries its counts, for the plan's passes.
+#[derive(Clone, Debug, Serialize)]
+struct PassPlan {
+    /// Lanes (64-bit words) of counts per state in the first pass.
+    lanes: usize,
+    /// Residues per state (0: the exact 64-bit pass).
+    moduli: usize,
+    /// Whether an exact 64-bit pass comes first (residue passes follow only if a count reaches
+    /// 2^64 - 1).
+    exact_first: bool,
+    /// Residue passes: after the exact pass if it saturates, or all the passes.
+    residue_passes: usize,
+}
+
+/// Everything a plan says, in the order it says it.
+#[derive(Clone, Debug, Serialize)]
+struct Plan {
+    job: String,
+    steps: usize,
+    key_bits: usize,
+    counts: PassPlan,
+    probe_steps: usize,
+    probe_seconds: f64,
+    probe_finished: bool,
+    /// States read by every step of one pass (measured for the first `probe_steps`).
+    profile: Vec<u64>,
+    peak_states: u64,
+    /// The largest layer read in each row.
+    row_peaks: Vec<u64>,
+    /// The step (from 1) that reads the peak layer, and its row and column (from 1).
+    peak_step: usize,
+    peak_row: usize,
+    peak_col: usize,
+    /// States read over one pass.
+    expansions: u128,
+    disk_bytes_per_state: f64,
+    states_per_second: f64,
+    threads: usize,
+    in_memory_bytes: u64,
+    mem_per_worker: u64,
+    /// Suggested --buckets, so a bucket grouped by a thread stays within an eighth of the budget.
+    buckets: u64,
+    costs: Vec<estimate::Cost>,
+    workers: usize,
+    disk_per_worker: Option<u64>,
+    /// Whether `workers` workers with `disk_per_worker` each hold the job.
+    fits: Option<bool>,
+    /// The fewest workers with `disk_per_worker` each that hold it.
+    workers_needed: Option<usize>,
+}
+
+impl Plan {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        job: &dyn SweepJob,
+        name: String,
+        probe: &probe::Probe,
+        profile: Profile,
+        rates: Rates,
+        args: &PlanArgs,
+        mem: u64,
+        counts: PassPlan,
+    ) -> Plan {
+        let workers = args.workers as usize;
+        let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
+        counts_priced.sort_unstable();
+        counts_priced.dedup();
+        let costs: Vec<estimate::Cost> = counts_priced.iter().map(|&w| cost(&profile, &rates, w, mem)).collect();
+        let (peak_index, peak_states) = profile.peak();
+        let position = job.position(peak_index);
+        let threads = rayon::current_num_threads();
+        let asked = cost(&profile, &rates, workers, mem);
+        let grouped_bytes = 2.0 * rates.record_bytes * threads as f64 * peak_states as f64 / workers as f64;
+        let buckets = ((grouped_bytes / (mem as f64 / 8.0)).ceil() as u64).clamp(503, MOST_BUCKETS);
+        Plan {
+            job: name,
+            steps: job.steps(),
+            key_bits: 64 * job.key_words(),
+            counts,
+            probe_steps: probe.profile.len(),
+            probe_seconds: probe.seconds.iter().sum(),
+            probe_finished: probe.finished(job.steps()),
+            peak_states,
+            row_peaks: profile
+                .states
+                .chunks(job.profile_hint().row.max(1))
+                .map(|row| row.iter().copied().max().unwrap_or(0))
+                .collect(),
+            peak_step: peak_index + 1,
+            peak_row: position.row + 1,
+            peak_col: position.col + 1,
+            expansions: profile.expansions(),
+            disk_bytes_per_state: rates.disk_bytes_per_state,
+            states_per_second: rates.states_per_second,
+            threads,
+            in_memory_bytes: in_memory_bytes(&profile, &rates),
+            mem_per_worker: mem,
+            buckets,
+            costs,
+            workers,
+            disk_per_worker: args.disk_per_worker,
+            fits: args.disk_per_worker.map(|disk| asked.disk_per_worker <= disk),
+            workers_needed: args
+                .disk_per_worker
+                .and_then(|disk| workers_needed(&profile, &rates, disk, mem, MOST_WORKERS)),
+            profile: profile.states,
+        }
+    }
+
+    fn print(&self, out: &mut dyn Write) -> Result<()> {
+        let counts = &self.counts;
+        let carried = if counts.exact_first {
+            format!(
+                "exact 64-bit counts (1 pass; {} more if a count reaches 2^64 - 1: \
+                 --counts residues skips the exact pass for counts known to pass it)",
+                counted(counts.residue_passes, "residue pass", "residue passes")
+            )
+        } else {
+            format!("{} residues a state, {}", counts.moduli, counted(counts.residue_passes, "pass", "passes"))
+        };
+        writeln!(out, "plan      {}: {} steps, {}-bit keys, {carried}", self.job, self.steps, self.key_bits)?;
+        let how = if self.probe_finished { "the whole sweep (the plan is exact)" } else { "then predicted" };
+        writeln!(
+            out,
+            "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {} states/s on {} threads",
+            self.probe_steps,
+            self.probe_seconds,
+            self.disk_bytes_per_state,
+            grouped(self.states_per_second.round() as u64),
+            self.threads
+        )?;
+        writeln!(
+            out,
+            "peak      {} states, read by step {} (row {}, column {})",
+            approx(self.peak_states as f64),
+            self.peak_step,
+            self.peak_row,
+            self.peak_col
+        )?;
+        writeln!(out, "work      {} states read per pass", approx(self.expansions as f64))?;
+        writeln!(out, "memory    {} to count in memory (no --job-dir, one machine)", bytes(self.in_memory_bytes))?;
+        let rows: Vec<String> = self.row_peaks.iter().map(|&s| approx(s as f64)).collect();
+        writeln!(out, "rows      largest layer of each row: {}", rows.join("  "))?;
+        writeln!(
+            out,
+            "out of core, --mem-limit {} per worker (suggested --buckets {}):",
+            bytes(self.mem_per_worker),
+            self.buckets
+        )?;
+        writeln!(out, "  {:>7}  {:>16}  {:>7}  {:>14}", "workers", "disk per worker", "spills", "time per pass")?;
+        for cost in &self.costs {
+            writeln!(
+                out,
+                "  {:>7}  {:>16}  {:>7}  {:>14}",
+                cost.workers,
+                bytes(cost.disk_per_worker),
+                if cost.spills { "yes" } else { "no" },
+                duration(cost.seconds_per_pass)
+            )?;
+        }
+        if let (Some(disk), Some(fits)) = (self.disk_per_worker, self.fits) {
+            let verdict = if fits { "fits" } else { "does not fit" };
+            let needed = match self.workers_needed {
+                Some(n) => format!("{n} such workers hold it"),
+                None => format!("not even {MOST_WORKERS} such workers hold it"),
+            };
+            writeln!(out, "verdict   {} workers with {} of disk each: {verdict}; {needed}", self.workers, bytes(disk))?;
+        }
+        writeln!(
+            out,
+            "(times: every worker as fast as this machine, the shuffle between workers not counted; \
+             how far to trust the prediction: docs/FLAGSHIP.md)"
+        )?;
+        Ok(())
+    }
+}
+
+/// A count: exact below a million, three significant digits and a power of ten above.
+fn approx(n: f64) -> String {
+    if n < 1e6 {
+        grouped(n.round() as u64)
+    } else {
+        format!("{n:.2e}")
+    }
+}
+
+/// Seconds as the largest fitting unit.
+fn duration(seconds: f64) -> String {
+    match seconds {
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s if s < 2.0 * 31_557_600.0 => format!("{:.1} days", s / 86_400.0),
+        s => format!("{:.1} years", s / 31_557_600.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_options_are_taken_wherever_they_stand() {
+        let args: Vec<OsString> = ["knight", "9x10", "--workers", "8", "--open", "--disk-per-worker=2TiB"]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        let (plan, job) = split_args(args).unwrap();
+        assert_eq!(plan.workers, 8);
+        assert_eq!(plan.disk_per_worker, Some(2 << 40));
+        assert_eq!(job, ["knight", "9x10", "--open"]);
+    }
+
+    #[test]
+    fn figures_read_as_people_write_them() {
+        assert_eq!(approx(999_999.0), "999,999");
+        assert_eq!(approx(2.5e10), "2.50e10");
+        assert_eq!(duration(90.0), "90 s");
+        assert_eq!(duration(86_400.0 * 3.0), "3.0 days");
+    }
+}
