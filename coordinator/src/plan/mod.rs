@@ -42,6 +42,7 @@ const MOST_WORKERS: usize = 100_000;
 #[derive(Clone, Debug, Parser)]
 #[command(
     name = "plan",
+    override_usage = "leaper plan [OPTIONS] <PROBLEM> [JOB ARGS]...",
     about = "Price a sweep before running it: peak states, disk per worker, states read, wall time",
     after_help = "Everything else after `plan` is the job, as it would be started: \
                   `leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB`"
