@@ -231,10 +231,13 @@ impl Plan {
         counts_priced.sort_unstable();
         counts_priced.dedup();
         let costs: Vec<estimate::Cost> = counts_priced.iter().map(|&w| cost(&profile, &rates, w, mem)).collect();
+        // The workers asked for are among those priced.
+        let fits = args
+            .disk_per_worker
+            .map(|disk| costs.iter().any(|cost| cost.workers == workers && cost.disk_per_worker <= disk));
         let (peak_index, peak_states) = profile.peak();
         let position = job.position(peak_index);
         let threads = rayon::current_num_threads();
-        let asked = cost(&profile, &rates, workers, mem);
         let grouped_bytes = 2.0 * rates.record_bytes * threads as f64 * peak_states as f64 / workers as f64;
         let buckets = ((grouped_bytes / (mem as f64 / 8.0)).ceil() as u64).clamp(503, MOST_BUCKETS);
         Plan {
@@ -264,7 +267,7 @@ impl Plan {
             costs,
             workers,
             disk_per_worker: args.disk_per_worker,
-            fits: args.disk_per_worker.map(|disk| asked.disk_per_worker <= disk),
+            fits,
             workers_needed: args
                 .disk_per_worker
                 .and_then(|disk| workers_needed(&profile, &rates, disk, mem, MOST_WORKERS)),

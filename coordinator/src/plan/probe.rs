@@ -21,8 +21,6 @@ const PROBE_MEM_LIMIT: u64 = 1 << 30;
 pub struct Probe {
     /// States read by each measured step, from step 0.
     pub profile: Vec<u64>,
-    /// Successors each measured step emitted (before merging).
-    pub emitted: Vec<u64>,
     /// Seconds each measured step took.
     pub seconds: Vec<f64>,
     /// The layer the last measured step left, the next step's input (0: the sweep ended).
@@ -40,13 +38,14 @@ impl Probe {
     /// States per second over the measured steps that read at least `floor` states (the first
     /// steps' few states cost mostly fixed overhead), or over all steps if none did.
     pub fn rate(&self, floor: u64) -> f64 {
-        let big = |&(&states, _): &(&u64, &f64)| states >= floor;
-        let pairs: Vec<(&u64, &f64)> = self.profile.iter().zip(&self.seconds).collect();
-        let chosen: Vec<&(&u64, &f64)> =
-            if pairs.iter().any(big) { pairs.iter().filter(|p| big(p)).collect() } else { pairs.iter().collect() };
-        let states: f64 = chosen.iter().map(|(s, _)| **s as f64).sum();
-        let seconds: f64 = chosen.iter().map(|(_, t)| **t).sum();
-        states / seconds.max(1e-9)
+        let floor = if self.profile.iter().any(|&s| s >= floor) { floor } else { 0 };
+        let (states, seconds) = self
+            .profile
+            .iter()
+            .zip(&self.seconds)
+            .filter(|&(&s, _)| s >= floor)
+            .fold((0.0, 0.0), |(states, seconds), (&s, &t)| (states + s as f64, seconds + t));
+        states / f64::max(seconds, 1e-9)
     }
 
     /// Bytes a state of the last measured layer takes in the store.
@@ -90,7 +89,6 @@ pub fn probe(job: &dyn SweepJob, moduli: &Moduli, cap: u64, at_least: usize, scr
         let outcome = host.step(step, moduli)?;
         probe.seconds.push(started.elapsed().as_secs_f64());
         probe.profile.push(outcome.read);
-        probe.emitted.push(outcome.emitted);
         probe.next_states = outcome.layer.states;
         probe.next_bytes = outcome.layer.bytes;
         let position = job.position(step);
