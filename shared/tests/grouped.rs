@@ -38,6 +38,10 @@ impl StateStore for Counting {
         self.tally.records.fetch_add((records.len() / self.layout().stride()) as u64, Ordering::Relaxed);
         self.inner.emit(bucket, records)
     }
+    fn emit_merged(&self, bucket: usize, records: &[u64]) -> leaper_core::Result<()> {
+        self.tally.records.fetch_add((records.len() / self.layout().stride()) as u64, Ordering::Relaxed);
+        self.inner.emit_merged(bucket, records)
+    }
     fn finish_step(&mut self) -> leaper_core::Result<LayerSummary> {
         let summary = self.inner.finish_step()?;
         self.tally.states.fetch_add(summary.states, Ordering::Relaxed);

@@ -91,6 +91,33 @@ impl<'a> ShuffleStore<'a> {
         }
     }
 
+    /// Records for `bucket`: into the local store if this worker owns it, else into the
+    /// owner's outbox (sent when full).
+    fn send_or_keep(&self, bucket: usize, records: &[u64], merged: bool) -> Result<()> {
+        let owner = self.job.owner(bucket);
+        let count = (records.len() / self.job.layout.stride()) as u64;
+        self.sent[owner].fetch_add(count, Ordering::SeqCst);
+        if owner == self.job.index {
+            self.job.received.fetch_add(count, Ordering::SeqCst);
+            return if merged { self.local.emit_merged(bucket, records) } else { self.local.emit(bucket, records) };
+        }
+        let full = {
+            let mut outbox = self.outboxes[owner].lock().expect("outbox lock");
+            outbox.sections.push((bucket, records.to_vec()));
+            outbox.bytes += records.len() * 8;
+            if outbox.bytes >= BATCH_BYTES {
+                outbox.bytes = 0;
+                Some(std::mem::take(&mut outbox.sections))
+            } else {
+                None
+            }
+        };
+        match full {
+            Some(sections) => self.send(owner, sections),
+            None => Ok(()),
+        }
+    }
+
     fn send(&self, peer: usize, sections: Vec<(usize, Vec<u64>)>) -> Result<()> {
         let started = Instant::now();
         let job = self.job;
@@ -141,28 +168,13 @@ impl StateStore for ShuffleStore<'_> {
     }
 
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
-        let owner = self.job.owner(bucket);
-        let count = (records.len() / self.job.layout.stride()) as u64;
-        self.sent[owner].fetch_add(count, Ordering::SeqCst);
-        if owner == self.job.index {
-            self.job.received.fetch_add(count, Ordering::SeqCst);
-            return self.local.emit(bucket, records);
-        }
-        let full = {
-            let mut outbox = self.outboxes[owner].lock().expect("outbox lock");
-            outbox.sections.push((bucket, records.to_vec()));
-            outbox.bytes += records.len() * 8;
-            if outbox.bytes >= BATCH_BYTES {
-                outbox.bytes = 0;
-                Some(std::mem::take(&mut outbox.sections))
-            } else {
-                None
-            }
-        };
-        match full {
-            Some(sections) => self.send(owner, sections),
-            None => Ok(()),
-        }
+        self.send_or_keep(bucket, records, false)
+    }
+
+    /// Merged records kept here stay merged; sent, the owner merges them as any others (a key's
+    /// records all come from one group, so they never meet records sent as merged).
+    fn emit_merged(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        self.send_or_keep(bucket, records, true)
     }
 
     fn finish_step(&mut self) -> Result<LayerSummary> {

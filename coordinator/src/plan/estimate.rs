@@ -10,8 +10,9 @@
 //!   0.6 M states to 3.3 at the 562 M-state peak, so this is a little high);
 //! * the spill of a step that overflows its tables: at most the layer it produces (0.9 times
 //!   measured on 8x8 at 4 GiB and on 7x10 at 256 MiB, docs/PERFORMANCE.md);
-//! * in memory a state of the peak layer costs 1.9 times its record (tables at 40-80% load, the
-//!   old layer beside them: 16.3 GiB for the 562 M 16-byte states of 8x8's peak, 30.5 bytes);
+//! * in memory a state of the peak layer costs 1.05 times its record (the in-memory store
+//!   appends merged records in chunks, the layer being read freed as the next one grows: 8.57
+//!   GiB for the 562 M 16-byte states of 8x8's peak, 16.4 bytes);
 //! * states per second per machine, from the probe's steps of at least 100,000 states.
 //!
 //! Worked example: a sweep whose profile is 1, 10, 100, 40 states read per step (the last step
@@ -20,8 +21,8 @@
 //! bytes, 350 per worker, and each worker's 20 new states fit its tables, so nothing spills.
 //! The sweep reads 151 states: 15.1 s of work, 7.55 s on the two workers.
 
-/// Bytes in memory per byte of a record of the peak layer, for the in-memory store (8x8: 30.5 / 16).
-pub const IN_MEMORY_OVERHEAD: f64 = 1.9;
+/// Bytes in memory per byte of a record of the peak layer, for the in-memory store (8x8: 16.4 / 16).
+pub const IN_MEMORY_OVERHEAD: f64 = 1.05;
 /// The spill of a step whose new layer overflows its tables, per byte of that layer.
 pub const SPILL_PER_LAYER: f64 = 1.0;
 /// The share of the memory budget the out-of-core store gives its tables...
@@ -146,6 +147,6 @@ mod tests {
         assert_eq!(workers_needed(&profile, &rates, 350, mem, 64), Some(2));
         assert_eq!(workers_needed(&profile, &rates, 349, mem, 64), Some(3));
         assert_eq!(workers_needed(&profile, &rates, 1, mem, 64), None);
-        assert_eq!(in_memory_bytes(&profile, &rates), (100.0f64 * 16.0 * 1.9).ceil() as u64);
+        assert_eq!(in_memory_bytes(&profile, &rates), (100.0f64 * 16.0 * 1.05).ceil() as u64);
     }
 }

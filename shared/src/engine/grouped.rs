@@ -13,12 +13,14 @@
 //! 3. a group's successors are merged in a table of the group's size, which stays in the core's
 //!    cache, and each key leaves it once, complete, for the store. (A neighbourhood is never
 //!    split, and a few are shared by hundreds of thousands of states: their groups are that
-//!    large, and past [`TABLE_ENTRIES`] a table is handed on early, the store merging the rest.)
+//!    large, and past [`TABLE_ENTRIES`] a table is handed on early: its group's records go to
+//!    the store as [`emit`](StateStore::emit), which merges them, the others as
+//!    [`emit_merged`](StateStore::emit_merged), which needs not.)
 //!
-//! Where it pays: in the stores whose every record costs (spills and bucket files, the
-//! cluster's shuffle). The buckets then hold states of alike neighbourhoods, whose sorted keys
-//! also compress better on disk. The in-memory store declines it (`takes_grouped`): there a
-//! record costs one insert, and the grouping costs about as much.
+//! Where it pays: in every store. Spills, bucket files and the cluster's shuffle carry each key
+//! once, and the buckets hold states of alike neighbourhoods, whose sorted keys compress better
+//! on disk; the in-memory store appends the merged records with no table at all (`leaper knight
+//! 8x8` in memory: 1.7 times as fast, 16.4 bytes a state against 30.5; docs/PERFORMANCE.md).
 //!
 //! ```text
 //!   bucket 7 of the layer before step s        group 2's table        the store
@@ -48,7 +50,7 @@ const CHILDREN: usize = 32 * 1024;
 /// Entries a group's table holds at most: the rare group that holds a large share of a layer
 /// (all its states of one neighbourhood) hands its table on when it is this full, and the store
 /// merges the rest. It bounds a thread's memory (32 to 48 MiB of table).
-const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
+pub(crate) const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
 
 /// The bucket, among `buckets`, of a state whose neighbourhood at the step that reads it is
 /// `neighbourhood`.
@@ -158,16 +160,24 @@ pub(crate) fn expand_bucket_grouped<T: Transition>(
         let groups = buffers.read_grouped(transition, step, store, bucket, width)?;
         expander.read += (buffers.records.len() / stride) as u64;
         let GroupBuffers { grouped, starts, table, children, .. } = &mut buffers;
-        let hand_on = |table: &mut AggregationTable<T::Key>, expander: &mut Expander<T::Key>| {
+        // A group's table holds every copy of its keys unless the group was split (handed on
+        // early): then the store merges that group's records.
+        let hand_on = |table: &mut AggregationTable<T::Key>, expander: &mut Expander<T::Key>, split: bool| {
             table.drain_each(|entry| {
                 let child = T::Key::from_words(entry);
                 let target = bucket_for(transition.neighbourhood(step + 1, child), store.buckets());
-                expander.stage(store, target, entry)
+                if split {
+                    expander.stage_loose(store, target, entry)
+                } else {
+                    expander.stage(store, target, entry)
+                }
             })
         };
+        let insert_at = CHILDREN.min(expander.group_table_entries) * stride;
         for g in 0..groups {
             let states = starts[g + 1] - starts[g];
-            table.fit_empty((2 * states).min(TABLE_ENTRIES));
+            let mut split = false;
+            table.fit_empty((2 * states).min(expander.group_table_entries));
             for record in grouped[starts[g] * stride..starts[g + 1] * stride].chunks_exact(stride) {
                 let counts = &record[T::Key::WORDS..];
                 let closed = &mut expander.closed;
@@ -182,18 +192,19 @@ pub(crate) fn expand_bucket_grouped<T: Transition>(
                     },
                     &mut |slot| moduli.add_assign(&mut closed[slot * width..(slot + 1) * width], counts),
                 );
-                if children.len() >= CHILDREN * stride {
+                if children.len() >= insert_at {
                     // Inserted together, with prefetching: one by one, each waited for its slot.
                     table.add_records(children, moduli);
                     children.clear();
-                    if table.len() >= TABLE_ENTRIES {
-                        hand_on(table, expander)?;
+                    if table.len() >= expander.group_table_entries {
+                        split = true;
+                        hand_on(table, expander, split)?;
                     }
                 }
             }
             table.add_records(children, moduli);
             children.clear();
-            hand_on(table, expander)?;
+            hand_on(table, expander, split)?;
         }
         Ok(())
     })();

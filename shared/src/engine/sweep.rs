@@ -17,7 +17,7 @@ use rug::Integer;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::arith::{exact_count, Moduli, SATURATING};
-use crate::engine::grouped::{expand_bucket_grouped, GroupBuffers};
+use crate::engine::grouped::{expand_bucket_grouped, GroupBuffers, TABLE_ENTRIES};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
 use crate::engine::transition::{StepPosition, SweepJob, Transition};
@@ -508,8 +508,12 @@ fn run_pass(
 
 /// Per-thread state of a step: staged successors and closed sums.
 pub(crate) struct Expander<K: StateKey> {
-    /// Per target bucket, records (key words, then residues) waiting to be handed to the store.
+    /// Per target bucket, records (key words, then residues) waiting to be handed to the store:
+    /// merged ones where the bucket is expanded group by group, else as emitted.
     stages: Vec<Vec<u64>>,
+    /// Per target bucket, records of a group too large to merge whole (grouped expansion only),
+    /// which the store must merge; made on first use.
+    loose: Vec<Vec<u64>>,
     /// Residues of what closed, `slots * width`, indexed by slot.
     pub(crate) closed: Vec<u64>,
     /// Successors the transition emitted.
@@ -520,20 +524,60 @@ pub(crate) struct Expander<K: StateKey> {
     pub(crate) read: u64,
     /// Buffers of the grouped expansion (transitions with neighbourhoods), made on first use.
     pub(crate) groups: Option<GroupBuffers<K>>,
+    /// Entries a group's table may hold before it is handed on, split
+    /// ([`crate::engine::grouped::TABLE_ENTRIES`]).
+    pub(crate) group_table_entries: usize,
 }
 
 impl<K: StateKey> Expander<K> {
-    /// Stages `record` for `bucket`, handing the stage to the store when it is full.
+    /// Stages the merged `record` for `bucket` (no other record of the step has its key),
+    /// handing the stage to the store when it is full.
     #[inline]
     pub(crate) fn stage(&mut self, store: &dyn StateStore, bucket: usize, record: &[u64]) -> Result<()> {
         self.handed += 1;
-        let stage = &mut self.stages[bucket];
-        stage.extend_from_slice(record);
-        if stage.len() >= STAGE * record.len() {
-            store.emit(bucket, stage)?;
-            stage.clear();
+        stage_into(store, &mut self.stages[bucket], bucket, record, true)
+    }
+
+    /// Stages `record` for `bucket` where other records may share its key.
+    pub(crate) fn stage_loose(&mut self, store: &dyn StateStore, bucket: usize, record: &[u64]) -> Result<()> {
+        self.handed += 1;
+        if self.loose.is_empty() {
+            self.loose = vec![Vec::new(); self.stages.len()];
+        }
+        stage_into(store, &mut self.loose[bucket], bucket, record, false)
+    }
+
+    /// Hands every stage to the store: `merged` says whether `stages` holds merged records.
+    fn flush(&mut self, store: &dyn StateStore, merged: bool) -> Result<()> {
+        let stages = self.stages.iter_mut().map(|stage| (stage, merged));
+        let loose = self.loose.iter_mut().map(|stage| (stage, false));
+        for (bucket, (stage, merged)) in stages.enumerate().chain(loose.enumerate()) {
+            if !stage.is_empty() {
+                hand_to(store, bucket, stage, merged)?;
+                stage.clear();
+            }
         }
         Ok(())
+    }
+}
+
+/// Appends `record` to `stage`, the stage of `bucket`, handing the stage to the store when full.
+#[inline]
+fn stage_into(store: &dyn StateStore, stage: &mut Vec<u64>, bucket: usize, record: &[u64], merged: bool) -> Result<()> {
+    stage.extend_from_slice(record);
+    if stage.len() >= STAGE * record.len() {
+        hand_to(store, bucket, stage, merged)?;
+        stage.clear();
+    }
+    Ok(())
+}
+
+/// Gives `records` to the store's `bucket`: as merged (see [`StateStore::emit_merged`]) or not.
+fn hand_to(store: &dyn StateStore, bucket: usize, records: &[u64], merged: bool) -> Result<()> {
+    if merged {
+        store.emit_merged(bucket, records)
+    } else {
+        store.emit(bucket, records)
     }
 }
 
@@ -549,6 +593,19 @@ pub fn expand_layer<T: Transition>(
     store: &dyn StateStore,
     buckets_to_read: &[usize],
 ) -> Result<StepOutcome> {
+    expand_layer_splitting_at(transition, cell, moduli, store, buckets_to_read, TABLE_ENTRIES)
+}
+
+/// [`expand_layer`], with groups split when their table holds `group_table_entries` (tests
+/// split small groups to reach the path the 8 x 8 layers take).
+pub(crate) fn expand_layer_splitting_at<T: Transition>(
+    transition: &T,
+    cell: usize,
+    moduli: &Moduli,
+    store: &dyn StateStore,
+    buckets_to_read: &[usize],
+    group_table_entries: usize,
+) -> Result<StepOutcome> {
     let buckets = store.buckets();
     let slots = transition.slots();
     let width = moduli.len();
@@ -559,11 +616,13 @@ pub fn expand_layer<T: Transition>(
     let grouped = T::NEIGHBOURHOODS && store.takes_grouped();
     let new_expander = || Expander::<T::Key> {
         stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
+        loose: Vec::new(),
         closed: vec![0; slots * width],
         emitted: 0,
         handed: 0,
         read: 0,
         groups: None,
+        group_table_entries,
     };
     buckets_to_read
         .par_iter()
@@ -579,12 +638,7 @@ pub fn expand_layer<T: Transition>(
         })
         .map(|expander| {
             let mut expander = expander?;
-            for (bucket, stage) in expander.stages.iter_mut().enumerate() {
-                if !stage.is_empty() {
-                    store.emit(bucket, stage)?;
-                    stage.clear();
-                }
-            }
+            expander.flush(store, grouped)?;
             Ok(StepOutcome {
                 closed: expander.closed,
                 emitted: expander.emitted,

@@ -1,19 +1,25 @@
-//! The in-memory store: each bucket of the next layer is an [`AggregationTable`] behind its own
-//! lock, filled by whichever thread produces states for it; each bucket of the current layer is
-//! a [`StateBatch`].
+//! The in-memory store: each bucket of the next layer takes states two ways. Successors merged
+//! before they come (a neighbourhood's group, [`crate::engine::grouped`]: no other record of the
+//! step has their keys) are appended to the bucket's chunks as they are, 16 bytes a state with
+//! exact counts and no table; any other state goes to an [`AggregationTable`] behind the
+//! bucket's lock, which adds up equal keys. A bucket of the current layer is its chunks and its
+//! drained table, as [`StateBatch`]es.
+//!
+//! Example, the knight on 8 x 8 (exact counts), step 39: 562 M states in, 1142 M successors
+//! emitted, 561 M states out. Every successor into a table of the layer's size is a cache miss,
+//! and tables sit 40-80% full (30 bytes a state at the peak); merged in their groups first, the
+//! layer is written once, in order, and its chunks hold 16 bytes a state.
 //!
 //! While the layers are small next to the memory limit, the store keeps its memory from step to
-//! step: batches read are reused for the next layer and tables keep their slots, which spares
-//! the kernel zeroing fresh pages and the tables growing again every step. Once a layer's
-//! records and tables reach a quarter of the limit (a layer may grow threefold in a step), the
-//! store turns frugal for good: a bucket of the current layer is freed once it has been read,
-//! and a table once it has been drained, so that the peak is about the larger of the two layers
-//! rather than their sum; and its tables take staggered sizes (see [`AggregationTable`]), so
-//! that they do not all double at once. Example: a step from 335 M to 383 M states (8x8, exact
-//! counts) holds 5.4 GB of batches beside 8-15 GB of tables when it keeps everything; frugal, the
-//! batches are gone by the time the tables are full. Frugality costs time (`leaper knight 7x10
-//! --sweep`, whose layers are small, is 18% slower frugal from the start), hence only near the
-//! limit.
+//! step: batches read are reused (chunks for appends, others for drained tables) and tables keep
+//! their slots, which spares the kernel zeroing fresh pages and the tables growing again every
+//! step. Once a layer's records and tables reach a quarter of the limit (a layer may grow
+//! threefold in a step), the store turns frugal for good: a bucket of the current layer is freed
+//! once it has been read, and a table once it has been drained, so that the peak is about the
+//! larger of the two layers rather than their sum; and its tables take staggered sizes (see
+//! [`AggregationTable`]), so that they do not all double at once. Frugality costs time where
+//! tables do the merging (`leaper knight 7x10 --sweep` without groups, whose layers are small,
+//! was 18% slower frugal from the start), hence only near the limit.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -25,15 +31,42 @@ use crate::engine::store::{AggregationTable, LayerSummary, StateBatch, StateStor
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
 
+/// States in a chunk of appended records: its 64-bit keys take 1 MiB, a mapping of their own
+/// (see [`crate::heap`]) whose pages become resident only as they are written, so a bucket's
+/// last chunk, part full, costs no more than its records; and freed, the chunk goes back to the
+/// OS. (Chunks that double from a few KiB came from the allocator's heap, which kept a gigabyte
+/// of them resident at the 8 x 8 peak: 17.7 bytes a state against 16.4.)
+const CHUNK_STATES: usize = 128 * 1024;
+
+/// Whether `batch` is a chunk of appended records of `K` and `width` residues.
+fn is_chunk<K: StateKey>(batch: &StateBatch, width: usize) -> bool {
+    batch.keys.capacity() == CHUNK_STATES * K::WORDS && batch.residues.capacity() == CHUNK_STATES * width
+}
+
+/// The bytes a batch holds: a chunk its records (see [`CHUNK_STATES`]; a spare chunk the records
+/// it had when read, the pages it touched), any other batch its allocation.
+fn held_bytes<K: StateKey>(batch: &StateBatch, width: usize) -> u64 {
+    if is_chunk::<K>(batch, width) {
+        batch.bytes() as u64
+    } else {
+        batch.capacity_bytes()
+    }
+}
+
 pub struct MemoryStore<K: StateKey> {
     moduli: Moduli,
-    current: Vec<Mutex<Option<StateBatch>>>,
+    /// The current layer: per bucket, its batches.
+    current: Vec<Mutex<Vec<StateBatch>>>,
+    /// The next layer's merged states, per bucket: chunks appended in the order they came.
+    appended: Vec<Mutex<Vec<StateBatch>>>,
+    /// The next layer's other states, per bucket, merged where keys meet.
     next: Vec<Mutex<AggregationTable<K>>>,
     /// Bytes held by the tables of the next layer.
     table_bytes: AtomicU64,
-    /// Batches already read this step, kept for the next drain unless the store is frugal.
+    /// Batches already read this step, kept for reuse unless the store is frugal.
     spare: Mutex<Vec<StateBatch>>,
-    /// Bytes held by the batches of the current layer (and their spares).
+    /// Bytes held by batches ([`held_bytes`]): the current layer's, the spares and the records
+    /// appended.
     batch_bytes: AtomicU64,
     /// Frees batches once read and tables once drained (see the module's comment).
     frugal: bool,
@@ -49,7 +82,8 @@ impl<K: StateKey> MemoryStore<K> {
         let tables: Vec<_> = (0..buckets).map(|_| Mutex::new(AggregationTable::new(width))).collect();
         let table_bytes = tables.iter().map(|t| t.lock().expect("bucket lock").bytes() as u64).sum();
         MemoryStore {
-            current: (0..buckets).map(|_| Mutex::new(None)).collect(),
+            current: (0..buckets).map(|_| Mutex::new(Vec::new())).collect(),
+            appended: (0..buckets).map(|_| Mutex::new(Vec::new())).collect(),
             next: tables,
             table_bytes: AtomicU64::new(table_bytes),
             spare: Mutex::new(Vec::new()),
@@ -71,6 +105,25 @@ impl<K: StateKey> MemoryStore<K> {
         }
         Ok(())
     }
+
+    /// A new last chunk for a bucket's appended records: a spare chunk where there is one.
+    fn add_chunk(&self, chunks: &mut Vec<StateBatch>) -> Result<()> {
+        let width = self.moduli.len();
+        let reused = {
+            let mut spare = self.spare.lock().expect("spare lock");
+            let at = spare.iter().rposition(|batch| is_chunk::<K>(batch, width));
+            at.map(|at| spare.swap_remove(at))
+        };
+        match reused {
+            Some(mut chunk) => {
+                self.batch_bytes.fetch_sub(held_bytes::<K>(&chunk, width), Ordering::Relaxed);
+                chunk.clear();
+                chunks.push(chunk);
+            }
+            None => chunks.push(StateBatch::with_capacity(self.layout(), CHUNK_STATES)),
+        }
+        self.check_limit(self.table_bytes.load(Ordering::Relaxed))
+    }
 }
 
 impl<K: StateKey> StateStore for MemoryStore<K> {
@@ -78,12 +131,9 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
         RecordLayout::of::<K>(self.moduli.len())
     }
 
-    /// No: a record costs this store one insert into a table, and the grouped expansion costs
-    /// about as much again (`leaper -q knight 7x10 --sweep`: 45.5 s against 42.1 s, and 1.42 GiB
-    /// against 0.98: the tables, kept from step to step, follow buckets whose sizes change with
-    /// every step).
+    /// Yes: merged states are appended without a table (see the module's comment).
     fn takes_grouped(&self) -> bool {
-        false
+        true
     }
 
     fn buckets(&self) -> usize {
@@ -91,13 +141,17 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
-        let batch = self.current[bucket].lock().expect("bucket lock").take();
-        let Some(batch) = batch else { return Ok(()) };
-        let visited = visit(&batch.keys, &batch.residues);
-        if self.frugal {
-            self.batch_bytes.fetch_sub(batch.capacity_bytes(), Ordering::Relaxed);
-        } else {
-            self.spare.lock().expect("spare lock").push(batch);
+        let batches = std::mem::take(&mut *self.current[bucket].lock().expect("bucket lock"));
+        let mut visited = Ok(());
+        for batch in batches {
+            if visited.is_ok() {
+                visited = visit(&batch.keys, &batch.residues);
+            }
+            if self.frugal {
+                self.batch_bytes.fetch_sub(held_bytes::<K>(&batch, self.moduli.len()), Ordering::Relaxed);
+            } else {
+                self.spare.lock().expect("spare lock").push(batch);
+            }
         }
         visited
     }
@@ -114,23 +168,53 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
         Ok(())
     }
 
-    fn finish_step(&mut self) -> Result<LayerSummary> {
-        let batches = if self.frugal { self.drain_frugally() } else { self.drain_reusing() };
-        let mut summary = LayerSummary::default();
-        let mut held = 0u64;
-        for (slot, batch) in self.current.iter_mut().zip(batches) {
-            summary.states += batch.len() as u64;
-            summary.bytes += batch.bytes() as u64;
-            held += batch.capacity_bytes();
-            *slot.get_mut().expect("bucket lock") = Some(batch);
+    fn emit_merged(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        let stride = K::WORDS + self.moduli.len();
+        let mut chunks = self.appended[bucket].lock().expect("bucket lock");
+        let mut rest = records;
+        while !rest.is_empty() {
+            let room = chunks.last().map_or(0, |last| last.keys.capacity() / K::WORDS - last.len());
+            if room == 0 {
+                self.add_chunk(&mut chunks)?;
+                continue;
+            }
+            let (now, later) = rest.split_at((room * stride).min(rest.len()));
+            let chunk = chunks.last_mut().expect("a chunk with room");
+            for record in now.chunks_exact(stride) {
+                chunk.keys.extend_from_slice(&record[..K::WORDS]);
+                chunk.residues.extend_from_slice(&record[K::WORDS..]);
+            }
+            rest = later;
         }
+        self.batch_bytes.fetch_add(8 * records.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn finish_step(&mut self) -> Result<LayerSummary> {
+        let drained = if self.frugal { self.drain_frugally() } else { self.drain_reusing() };
+        let mut summary = LayerSummary::default();
+        for ((slot, appended), table) in self.current.iter_mut().zip(self.appended.iter_mut()).zip(drained) {
+            let mut batches = std::mem::take(appended.get_mut().expect("bucket lock"));
+            batches.extend(table);
+            for batch in &batches {
+                summary.states += batch.len() as u64;
+                summary.bytes += batch.bytes() as u64;
+            }
+            *slot.get_mut().expect("bucket lock") = batches;
+        }
+        let spare = self.spare.get_mut().expect("spare lock");
+        if self.frugal {
+            spare.clear();
+        }
+        let width = self.moduli.len();
+        let current = self.current.iter_mut().flat_map(|slot| slot.get_mut().expect("bucket lock").iter());
+        let held = current.chain(spare.iter()).map(|batch| held_bytes::<K>(batch, width)).sum();
         *self.batch_bytes.get_mut() = held;
         let tables = self.recount_table_bytes();
         self.check_limit(tables)?;
         if !self.frugal && 4 * (held + tables) > self.mem_limit {
             tracing::debug!(held, tables, limit = self.mem_limit, "the in-memory store turns frugal");
             self.frugal = true;
-            let width = self.moduli.len();
             for (bucket, slot) in self.next.iter_mut().enumerate() {
                 *slot.get_mut().expect("bucket lock") = AggregationTable::staggered(width, bucket);
             }
@@ -148,31 +232,46 @@ impl<K: StateKey> MemoryStore<K> {
         tables
     }
 
-    /// Each table drained into a batch read last step (or a new one), and kept.
-    fn drain_reusing(&mut self) -> Vec<StateBatch> {
-        let spare = std::mem::take(self.spare.get_mut().expect("spare lock"));
-        let layout = self.layout();
-        let mut batches: Vec<StateBatch> = spare
-            .into_iter()
-            .chain(std::iter::repeat_with(|| StateBatch::with_capacity(layout, 0)))
-            .take(self.next.len())
+    /// Each table that holds states drained into a batch read last step (or a new one); the
+    /// tables are kept. Chunks stay spare for the appends.
+    fn drain_reusing(&mut self) -> Vec<Option<StateBatch>> {
+        let (layout, width) = (self.layout(), self.moduli.len());
+        let mut spare = std::mem::take(self.spare.get_mut().expect("spare lock"));
+        let targets: Vec<Option<StateBatch>> = self
+            .next
+            .iter_mut()
+            .map(|slot| {
+                (!slot.get_mut().expect("bucket lock").is_empty()).then(|| {
+                    let small = spare.iter().rposition(|batch| !is_chunk::<K>(batch, width));
+                    small.map_or_else(|| StateBatch::with_capacity(layout, 0), |at| spare.swap_remove(at))
+                })
+            })
             .collect();
-        self.next.par_iter_mut().zip(batches.par_iter_mut()).for_each(|(slot, batch)| {
-            slot.get_mut().expect("bucket lock").drain_into(batch);
-        });
-        batches
+        spare.retain(|batch| is_chunk::<K>(batch, width));
+        *self.spare.get_mut().expect("spare lock") = spare;
+        self.next
+            .par_iter_mut()
+            .zip(targets)
+            .map(|(slot, target)| {
+                target.map(|mut batch| {
+                    slot.get_mut().expect("bucket lock").drain_into(&mut batch);
+                    batch
+                })
+            })
+            .collect()
     }
 
-    /// Each table turned into a batch of exactly its size and freed (its successor starts small
-    /// and grows with the next layer), a bucket at a time per thread.
-    fn drain_frugally(&mut self) -> Vec<StateBatch> {
+    /// Each table that holds states turned into a batch of exactly its size and freed (its
+    /// successor starts small and grows with the next layer).
+    fn drain_frugally(&mut self) -> Vec<Option<StateBatch>> {
         let width = self.moduli.len();
         self.next
             .par_iter_mut()
             .enumerate()
             .map(|(bucket, slot)| {
                 let table = slot.get_mut().expect("bucket lock");
-                std::mem::replace(table, AggregationTable::staggered(width, bucket)).into_batch()
+                let drained = std::mem::replace(table, AggregationTable::staggered(width, bucket)).into_batch();
+                (!drained.is_empty()).then_some(drained)
             })
             .collect()
     }
@@ -229,6 +328,34 @@ mod tests {
         let summary = store.finish_step().unwrap();
         assert_eq!(summary.states, 50_000);
         assert!(read_all(&store).iter().all(|&(_, count)| count == 2));
+    }
+
+    #[test]
+    fn merged_records_are_appended_in_chunks_beside_the_merging_tables() {
+        let mut store = MemoryStore::<u64>::new(3, Moduli::saturating(), 1 << 30);
+        store.resident_before = u64::MAX;
+        // 300,000 merged states fill two chunks and start a third; a key given twice through
+        // `emit` is merged in the bucket's table.
+        let merged: Vec<u64> = (0..300_000u64).flat_map(|key| [key, 1]).collect();
+        store.emit_merged(1, &merged).unwrap();
+        store.emit(1, &[1_000_000, 2, 1_000_000, 3]).unwrap();
+        assert_eq!(store.finish_step().unwrap().states, 300_001);
+        assert_eq!(store.current[1].lock().unwrap().len(), 4, "three chunks and the table's batch");
+        // Chunks count the bytes of their records, the table's batch its allocation.
+        assert_eq!(store.batch_bytes.load(Ordering::Relaxed), 300_000 * 16 + 16);
+        let layer = read_all(&store);
+        assert_eq!(layer.len(), 300_001);
+        assert_eq!(layer[300_000], (1_000_000, 5));
+        assert!(layer[..300_000].iter().enumerate().all(|(i, &state)| state == (i as u64, 1)));
+
+        // Far from the limit the chunks read are spare, and the next appends reuse them.
+        assert_eq!(store.spare.lock().unwrap().len(), 4);
+        store.emit_merged(2, &merged[..2 * 200_000]).unwrap();
+        assert_eq!(store.finish_step().unwrap().states, 200_000);
+        assert_eq!(store.spare.lock().unwrap().len(), 1, "two chunks reused, the table's batch dropped");
+        let spare_records: u64 = store.spare.lock().unwrap().iter().map(|chunk| chunk.len() as u64).sum();
+        assert!(spare_records == 131_072 || spare_records == 300_000 - 2 * 131_072);
+        assert_eq!(store.batch_bytes.load(Ordering::Relaxed), (200_000 + spare_records) * 16);
     }
 
     #[test]

@@ -129,6 +129,15 @@ pub trait StateStore: Send + Sync {
     /// followed by its residues; duplicate keys are allowed (they are merged).
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()>;
 
+    /// Adds states to `bucket` of the next layer whose keys no other record of this step
+    /// carries: every copy of each key was merged before it came (a group of one neighbourhood,
+    /// see [`crate::engine::grouped`]). A store may append them without looking them up; one
+    /// that merges anyway need not tell the two apart. Were a key to come twice after all, its
+    /// two records would still count right: a layer's counts are linear in its records.
+    fn emit_merged(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        self.emit(bucket, records)
+    }
+
     /// Merges the next layer and makes it current.
     fn finish_step(&mut self) -> Result<LayerSummary>;
 

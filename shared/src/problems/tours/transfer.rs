@@ -711,6 +711,40 @@ mod tests {
         assert!(matrix.mirrors_after(cell), "parents split at cell {cell}, which does not end a row");
     }
 
+    /// The 6 x 6 board's closed tours counted by the grouped expansion into the in-memory
+    /// store, its groups split when their tables hold `entries`: the count and every layer's size.
+    fn six_by_six_with_groups_split_at(entries: usize) -> (u64, Vec<u64>) {
+        use crate::engine::store::{MemoryStore, StateStore};
+        use crate::engine::sweep::expand_layer_splitting_at;
+        use crate::engine::Moduli;
+        let matrix = TransferMatrix::<u64>::new(knight(6, 6), 6, TourKind::Closed).unwrap();
+        let moduli = Moduli::saturating();
+        let mut store = MemoryStore::<u64>::new(31, moduli.clone(), u64::MAX);
+        store.emit(0, &matrix.start_record(&moduli)).unwrap();
+        store.finish_step().unwrap();
+        let buckets: Vec<usize> = (0..store.buckets()).collect();
+        let (mut tours, mut layers) = (0, Vec::new());
+        for cell in 0..matrix.geometry().cells() {
+            let outcome = expand_layer_splitting_at(&matrix, cell, &moduli, &store, &buckets, entries).unwrap();
+            tours += outcome.closed[6];
+            layers.push(store.finish_step().unwrap().states);
+        }
+        (tours, layers)
+    }
+
+    #[test]
+    fn groups_split_for_their_size_are_merged_by_the_store() {
+        // Whole groups reach the store merged (it appends them); a group whose table fills is
+        // handed on in parts, which the store must merge: else its keys would come twice and
+        // the layers grow.
+        let (tours, layers) = six_by_six_with_groups_split_at(crate::engine::grouped::TABLE_ENTRIES);
+        assert_eq!(tours, 9862);
+        let (split_tours, split_layers) = six_by_six_with_groups_split_at(8);
+        assert_eq!(split_tours, 9862);
+        assert_eq!(split_layers, layers);
+        assert!(layers.iter().max() > Some(&1000));
+    }
+
     #[test]
     fn the_neighbourhood_example_of_the_docs() {
         // The knight 3 wide: cell 2's forward neighbours at positions 1 and 5; read at 2, 4, 6.
