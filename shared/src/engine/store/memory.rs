@@ -181,8 +181,7 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
             let (now, later) = rest.split_at((room * stride).min(rest.len()));
             let chunk = chunks.last_mut().expect("a chunk with room");
             for record in now.chunks_exact(stride) {
-                chunk.keys.extend_from_slice(&record[..K::WORDS]);
-                chunk.residues.extend_from_slice(&record[K::WORDS..]);
+                chunk.push(K::from_words(record), &record[K::WORDS..]);
             }
             rest = later;
         }
