@@ -153,8 +153,7 @@ pub fn predict(job: &dyn SweepJob, probe: &probe::Probe) -> Profile {
     } else {
         let hint = job.profile_hint();
         let known: Vec<u64> = probe.profile.iter().copied().chain([probe.next_states]).collect();
-        let h = hint.tail.len().saturating_sub(1).max(1);
-        model::extend(&known, job.steps(), &hint, h).iter().map(|s| s.round() as u64).collect()
+        model::extend(&known, job.steps(), &hint, hint.rows_reached.max(1)).iter().map(|s| s.round() as u64).collect()
     };
     // The pass ends where its layer empties: nothing after a zero is read.
     if let Some(end) = states.iter().position(|&s| s == 0) {

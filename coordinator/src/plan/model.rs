@@ -95,7 +95,7 @@ mod tests {
     use super::*;
 
     fn hint(tail: &[f64]) -> ProfileHint {
-        ProfileHint { row: 2, tail: tail.to_vec(), third_row_growth: None }
+        ProfileHint { row: 2, tail: tail.to_vec(), third_row_growth: None, rows_reached: 1 }
     }
 
     #[test]

@@ -40,12 +40,15 @@ pub struct StepPosition {
 /// best foretold by the same column a row up), how the board's end cuts the last rows' layers
 /// down (multipliers of what the rows before would let one expect, the last row last), and how
 /// much of the second row's growth the third keeps, as a logarithm (`None`: the plan's usual
-/// 0.8; the first row can inflate the second's growth, as tour ends do for open tours).
+/// 0.8; the first row can inflate the second's growth, as tour ends do for open tours), and
+/// how many rows one step's choices reach (the knight's 2: layers grow until about twice
+/// that many rows are done).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileHint {
     pub row: usize,
     pub tail: Vec<f64>,
     pub third_row_growth: Option<f64>,
+    pub rows_reached: usize,
 }
 
 /// A frontier problem's side of the step engine.
@@ -83,7 +86,7 @@ pub trait Transition: Send + Sync + 'static {
 
     /// What it knows of its layers' sizes (by default: nothing, the pass is one row).
     fn profile_hint(&self) -> ProfileHint {
-        ProfileHint { row: self.steps(), tail: Vec::new(), third_row_growth: None }
+        ProfileHint { row: self.steps(), tail: Vec::new(), third_row_growth: None, rows_reached: 1 }
     }
 
     /// Whether the problem gives [`neighbourhood`](Self::neighbourhood)s: the engine then

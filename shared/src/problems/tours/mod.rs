@@ -29,6 +29,7 @@ pub mod files;
 pub mod forced;
 pub mod frontier;
 pub mod obstruction;
+mod residual;
 pub mod transfer;
 
 use std::io::Write;

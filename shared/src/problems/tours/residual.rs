@@ -1,0 +1,203 @@
+//! Near the board's end, whether the cells left can still all get their edges: the moves
+//! forced on them, followed until they contradict, for all of them at once.
+//!
+//! The pruning in `settle` looks at the cells whose neighbourhood just shrank, inside the
+//! window. Near the board's last rows that lets through most states that no tour completes:
+//! on the 6 x 8 board, 92.5% of the 780 thousand states of its largest layer (cell 29, row 4)
+//! have no completion. Cells past the window are never looked at, and a cell with exactly the
+//! edges it needs takes them from its neighbours, who may not have room for them. Where few
+//! cells are left (at most [`MAX_REGION`], one machine word), the whole rest of the board is
+//! checked with the rules of [`super::forced`]:
+//!
+//! 1. every cell from the window's start on lacks `2 - degree` edges (a cell past the window
+//!    lacks two), to be taken among its neighbours that are neither processed nor FULL: a cell
+//!    with fewer such edges open than it lacks has no tour;
+//! 2. a cell with exactly as many open edges as it lacks takes them all (they are forced);
+//! 3. a cell with more forced edges than it lacks has no tour;
+//! 4. a cell whose forced edges are all it lacks loses its other open edges (they are struck),
+//!    which may leave its neighbours with fewer: back to rule 1, until nothing changes.
+//!
+//! Each rule only removes states with no completion, so counts do not depend on it (the suite's
+//! counts are the proof; `transfer.rs` tests that the check prunes). The rules read only
+//! which cells are FULL and which are path ends, not which ends are paired, so the masks of one
+//! machine word hold everything: bit `q` stands for cell `base + q`, one mask per move holds
+//! the cells whose edge of that move is open, and shifting a mask by a move's row-major offset
+//! moves each cell onto its neighbour. Counting "at least one, two, three" edges per cell is
+//! three bit operations per move, for every cell at once.
+//!
+//! Worked example, the knight on a board 4 wide and 5 long. Processing cell 3 gives it the
+//! edge 3-10, and cell 10 (row 2, column 2), which had the edge 1-10, becomes FULL. The corner
+//! 19 (row 4, column 3) has two moves, to cells 10 and 13; with 10 FULL it has one edge open
+//! and lacks two: no tour (rule 1). `settle` cannot see it yet: the window after cell 3 is
+//! cells 4 to 12, and the corner is checked only when cell 13, its other neighbour, is
+//! processed, ten layers later.
+//!
+//! Successors share their FULL cells and path ends far more often than their keys, so each
+//! thread keeps the verdicts it gave lately, by a hash of what they read
+//! ([`MoveMasks::degrees_allow`] runs once per distinct question).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::board::Geometry;
+
+/// The most cells from the window's start on the check looks at: one machine word.
+pub const MAX_REGION: usize = 64;
+
+/// The most moves a move set may have for the check: the knight has 8, two leapers 16.
+const MOST_MOVES: usize = 16;
+
+/// Verdicts a thread remembers (a direct-mapped table of 1 MiB).
+const CACHE_SLOTS: usize = 1 << 16;
+
+/// One remembered verdict: the FULL cells and path ends asked about, and a tag holding the
+/// cells the question spanned, the verdict, and a bit saying the slot is used.
+type Remembered = (u64, u64);
+
+thread_local! {
+    /// The verdicts of the board whose id is first; a board asking for its own clears them.
+    static VERDICTS: RefCell<(u64, Vec<Remembered>)> = const { RefCell::new((0, Vec::new())) };
+}
+
+/// Ids of boards, so that two boards never share a thread's verdicts.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The board's moves as shifts of a mask of cells.
+#[derive(Debug)]
+pub struct MoveMasks {
+    /// Per move: its row-major offset, and the cells (bit `v` of a bit set over the board, with
+    /// a word of padding) whose move of that offset lands on the board.
+    moves: Vec<(i64, Vec<u64>)>,
+    /// Tells this board's verdicts from another's in a thread's table.
+    id: u64,
+}
+
+impl MoveMasks {
+    /// The masks of `geometry`'s board, or `None` when its move set has more moves than the
+    /// check holds.
+    pub fn new(geometry: &Geometry) -> Option<Self> {
+        let vectors = geometry.moves.vectors();
+        if vectors.len() > MOST_MOVES {
+            return None;
+        }
+        let cells = geometry.cells();
+        let moves = vectors
+            .iter()
+            .map(|&(dx, dy)| {
+                let mut words = vec![0u64; cells / 64 + 2];
+                for v in (0..cells).filter(|&v| geometry.step(v, (dx, dy)).is_some()) {
+                    words[v / 64] |= 1 << (v % 64);
+                }
+                (dy as i64 * geometry.width as i64 + dx as i64, words)
+            })
+            .collect();
+        Some(MoveMasks { moves, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) })
+    }
+
+    /// [`degrees_allow`](Self::degrees_allow), asked once per distinct question on each thread.
+    #[inline]
+    pub fn degrees_allow_cached(&self, base: usize, end: usize, full: u64, ends: u64) -> bool {
+        // The tag holds `base` and `end` in 20 bits each; windows hold at most 32 cells.
+        if end >= 1 << 20 || full >> 32 != 0 || ends >> 32 != 0 {
+            return self.degrees_allow(base, end, full, ends);
+        }
+        let asked = full | ends << 32;
+        let tag = 1 | (base as u64) << 22 | (end as u64) << 2;
+        let slot = ((asked ^ tag.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize;
+        VERDICTS.with(|verdicts| {
+            let mut verdicts = verdicts.borrow_mut();
+            let (owner, table) = &mut *verdicts;
+            if *owner != self.id {
+                table.clear();
+                table.resize(CACHE_SLOTS, (0, 0));
+                *owner = self.id;
+            }
+            let (seen, seen_tag) = table[slot];
+            if seen == asked && seen_tag | 2 == tag | 2 {
+                return seen_tag & 2 != 0;
+            }
+            let verdict = self.degrees_allow(base, end, full, ends);
+            table[slot] = (asked, tag | (verdict as u64) << 1);
+            verdict
+        })
+    }
+
+    /// Whether the cells `base..end` (at most [`MAX_REGION`]), of which `full` are FULL and `ends`
+    /// are path ends (bit `q` for cell `base + q`; all others EMPTY), may all get the edges
+    /// they lack from each other, by the module's rules: `false` proves they cannot.
+    pub fn degrees_allow(&self, base: usize, end: usize, full: u64, ends: u64) -> bool {
+        let cells = end - base;
+        debug_assert!(cells <= MAX_REGION);
+        let region = if cells >= 64 { u64::MAX } else { (1u64 << cells) - 1 };
+        let lacking = region & !full;
+        let ends = ends & lacking;
+        let empty = lacking & !ends;
+        let moves = self.moves.len();
+        // Per move: the cells whose edge of that move is open (forced or not yet decided), and
+        // those whose edge is forced.
+        let mut open = [0u64; MOST_MOVES];
+        let mut forced = [0u64; MOST_MOVES];
+        for (open, (offset, lands)) in open.iter_mut().zip(&self.moves) {
+            *open = bits_at(lands, base) & lacking & shift(lacking, *offset);
+        }
+        // Each round strikes an edge or ends: at most as many rounds as edges.
+        loop {
+            let (one, two, three) = at_least(&open[..moves]);
+            if ends & !one != 0 || empty & !two != 0 {
+                return false;
+            }
+            let tight = (ends & !two) | (empty & !three);
+            for ((forced, open), (offset, _)) in forced.iter_mut().zip(&open).zip(&self.moves) {
+                *forced |= open & (tight | shift(tight, *offset));
+            }
+            let (one, two, three) = at_least(&forced[..moves]);
+            if ends & two != 0 || empty & three != 0 {
+                return false;
+            }
+            let done = (ends & one) | (empty & two);
+            let mut struck = false;
+            for ((open, forced), (offset, _)) in open.iter_mut().zip(&forced).zip(&self.moves) {
+                let kept = *open & (forced | !(done | shift(done, *offset)));
+                struck |= kept != *open;
+                *open = kept;
+            }
+            if !struck {
+                return true;
+            }
+        }
+    }
+}
+
+/// Per cell, whether at least one, two and three of `masks` have its bit.
+#[inline]
+fn at_least(masks: &[u64]) -> (u64, u64, u64) {
+    let (mut one, mut two, mut three) = (0u64, 0u64, 0u64);
+    for &mask in masks {
+        three |= two & mask;
+        two |= one & mask;
+        one |= mask;
+    }
+    (one, two, three)
+}
+
+/// Bit `q` set where cell `q + offset` is in `mask`.
+#[inline]
+fn shift(mask: u64, offset: i64) -> u64 {
+    if offset >= 0 {
+        mask.checked_shr(offset as u32).unwrap_or(0)
+    } else {
+        mask.checked_shl(offset.unsigned_abs() as u32).unwrap_or(0)
+    }
+}
+
+/// The 64 bits of the bit set `words` from bit `base` on.
+#[inline]
+fn bits_at(words: &[u64], base: usize) -> u64 {
+    let (word, bit) = (base / 64, base % 64);
+    let low = words[word] >> bit;
+    if bit == 0 {
+        low
+    } else {
+        low | words[word + 1] << (64 - bit)
+    }
+}
