@@ -20,7 +20,7 @@ fn scratch(name: &str) -> PathBuf {
 fn start(dir: &Path, fault: Option<&str>) -> Output {
     let mut args = BOARD.to_vec();
     // A small memory budget, so that successors go through spill files (merged in memory
-    // first, they would otherwise reach their bucket files directly): about 175 spill runs in
+    // first, they would otherwise reach their bucket files directly): 22 spill runs in
     // all, the faults below strike among them.
     args.extend(["--job-dir", dir.to_str().unwrap(), "--mem-limit", "4MiB"]);
     leaper(&args, fault)
@@ -63,7 +63,7 @@ fn a_job_crashed_at_any_point_resumes_to_the_same_counts() {
     // but unnamed, with the new manifest beside the old, right after the rename, after the
     // old layer went.
     for fault in [
-        "crash@spill:120",
+        "crash@spill:15",
         "crash@bucket:90",
         "crash@layer:20",
         "crash@manifest-temp:25",
@@ -189,7 +189,7 @@ fn a_job_killed_with_sigkill_resumes_to_the_same_counts() {
 fn a_full_disk_stops_the_job_with_advice_and_loses_nothing() {
     let expected = reference();
     let dir = scratch("full");
-    let output = start(&dir, Some("full@spill:100"));
+    let output = start(&dir, Some("full@spill:13"));
     assert_eq!(output.status.code(), Some(1));
     let stderr = text(&output.stderr);
     assert!(
