@@ -33,6 +33,12 @@
 //! cells 4 to 12, and the corner is looked at only once it is in reach of the cell processed,
 //! from cell 10 on: the state and its successors fill seven layers for nothing.
 //!
+//! Open tours before both tour ends are placed get a weaker test
+//! ([`MoveMasks::ends_allow`]): a cell may still become a tour end and do with one edge fewer,
+//! so no edge is forced, but a tour end excuses one missing edge of one cell only. Every cell
+//! needs at least one edge (an EMPTY cell with none open has no tour), and the cells one edge
+//! short are at most the tour ends still to place.
+//!
 //! Successors share their FULL cells and path ends far more often than their keys, so each
 //! thread keeps the verdicts it gave lately, by a hash of what they read
 //! ([`MoveMasks::degrees_allow`] runs once per distinct question).
@@ -95,15 +101,22 @@ impl MoveMasks {
         Some(MoveMasks { moves, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) })
     }
 
-    /// [`degrees_allow`](Self::degrees_allow), asked once per distinct question on each thread.
+    /// Whether the cells `base..end` may all get their edges with `spare_ends` tour ends still to
+    /// place: [`degrees_allow`](Self::degrees_allow) when none is, else
+    /// [`ends_allow`](Self::ends_allow). Asked once per distinct question on each thread.
     #[inline]
-    pub fn degrees_allow_cached(&self, base: usize, end: usize, full: u64, ends: u64) -> bool {
-        // The tag holds `base` and `end` in 20 bits each; windows hold at most 32 cells.
-        if end >= 1 << 20 || full >> 32 != 0 || ends >> 32 != 0 {
-            return self.degrees_allow(base, end, full, ends);
+    pub fn cells_left_allow(&self, base: usize, end: usize, full: u64, ends: u64, spare_ends: u32) -> bool {
+        let answer = |masks: &Self| match spare_ends {
+            0 => masks.degrees_allow(base, end, full, ends),
+            spare => masks.ends_allow(base, end, full, ends, spare),
+        };
+        // The tag holds `base` and `end` in 20 bits each and the spare ends in 2; windows hold
+        // at most 32 cells.
+        if end >= 1 << 20 || spare_ends > 3 || full >> 32 != 0 || ends >> 32 != 0 {
+            return answer(self);
         }
         let asked = full | ends << 32;
-        let tag = 1 | (base as u64) << 22 | (end as u64) << 2;
+        let tag = 1 | (base as u64) << 22 | (end as u64) << 2 | (spare_ends as u64) << 42;
         let slot = ((asked ^ tag.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize;
         VERDICTS.with(|verdicts| {
             let mut verdicts = verdicts.borrow_mut();
@@ -117,30 +130,38 @@ impl MoveMasks {
             if seen == asked && seen_tag | 2 == tag | 2 {
                 return seen_tag & 2 != 0;
             }
-            let verdict = self.degrees_allow(base, end, full, ends);
+            let verdict = answer(self);
             table[slot] = (asked, tag | (verdict as u64) << 1);
             verdict
         })
     }
 
-    /// Whether the cells `base..end` (at most [`MAX_REGION`]), of which `full` are FULL and `ends`
-    /// are path ends (bit `q` for cell `base + q`; all others EMPTY), may all get the edges
-    /// they lack from each other, by the module's rules: `false` proves they cannot.
-    pub fn degrees_allow(&self, base: usize, end: usize, full: u64, ends: u64) -> bool {
+    /// The cells `base..end` (at most [`MAX_REGION`]) that lack edges, of which `full` are FULL
+    /// and `ends` are path ends (bit `q` for cell `base + q`; all others EMPTY): the path ends
+    /// and the EMPTY cells among them, and per move the cells whose edge of that move is open
+    /// (both cells lack edges).
+    #[inline]
+    fn open_edges(&self, base: usize, end: usize, full: u64, ends: u64) -> (u64, u64, [u64; MOST_MOVES]) {
         let cells = end - base;
         debug_assert!(cells <= MAX_REGION);
         let region = if cells >= 64 { u64::MAX } else { (1u64 << cells) - 1 };
         let lacking = region & !full;
-        let ends = ends & lacking;
-        let empty = lacking & !ends;
-        let moves = self.moves.len();
-        // Per move: the cells whose edge of that move is open (forced or not yet decided), and
-        // those whose edge is forced.
         let mut open = [0u64; MOST_MOVES];
-        let mut forced = [0u64; MOST_MOVES];
         for (open, (offset, lands)) in open.iter_mut().zip(&self.moves) {
             *open = bits_at(lands, base) & lacking & shift(lacking, *offset);
         }
+        (ends & lacking, lacking & !ends, open)
+    }
+
+    /// Whether the cells `base..end`, of which `full` are FULL and `ends` are path ends (see
+    /// [`open_edges`](Self::open_edges)), may all get the edges they lack from each other, by
+    /// the module's rules: `false` proves they cannot.
+    pub fn degrees_allow(&self, base: usize, end: usize, full: u64, ends: u64) -> bool {
+        let (ends, empty, mut open) = self.open_edges(base, end, full, ends);
+        let moves = self.moves.len();
+        // Per move: the cells whose edge of that move is forced (`open` holds those forced or
+        // not yet decided).
+        let mut forced = [0u64; MOST_MOVES];
         // Each round strikes an edge or ends: at most as many rounds as edges.
         loop {
             let (one, two, three) = at_least(&open[..moves]);
@@ -166,6 +187,27 @@ impl MoveMasks {
                 return true;
             }
         }
+    }
+
+    /// Whether the cells `base..end` may all get their edges when `spare_ends` tour ends are
+    /// still to place (open tours), by rule 1 summed over the cells: an EMPTY cell needs at
+    /// least one open edge even as a tour end, and each cell one edge short of what it lacks
+    /// takes a tour end of its own. `false` proves there is no tour. No edge is forced here:
+    /// any cell may yet become a tour end.
+    ///
+    /// Example: the module's knight on a board 4 wide and 5 long, asked from cell 4 on with cell
+    /// 10 FULL and no path end: the corner 19 (moves to 10 and 13) and cell 4 (row 1, column 0:
+    /// moves to 2, 10 and 13) each have one edge open and lack two. Closed tours fail there; an
+    /// open tour with both ends still to place may end at those two cells, and passes; with
+    /// one end left it fails.
+    pub fn ends_allow(&self, base: usize, end: usize, full: u64, ends: u64, spare_ends: u32) -> bool {
+        let (ends, empty, open) = self.open_edges(base, end, full, ends);
+        let (one, two, _) = at_least(&open[..self.moves.len()]);
+        if empty & !one != 0 {
+            return false;
+        }
+        let short = (ends & !one) | (empty & !two);
+        short.count_ones() <= spare_ends
     }
 }
 
