@@ -103,13 +103,19 @@ impl MoveMasks {
 
     /// Whether the cells `base..end` may all get their edges with `spare_ends` tour ends still to
     /// place: [`degrees_allow`](Self::degrees_allow) when none is, else
-    /// [`ends_allow`](Self::ends_allow). Asked once per distinct question on each thread.
-    #[inline]
+    /// [`ends_allow`](Self::ends_allow).
     pub fn cells_left_allow(&self, base: usize, end: usize, full: u64, ends: u64, spare_ends: u32) -> bool {
-        let answer = |masks: &Self| match spare_ends {
-            0 => masks.degrees_allow(base, end, full, ends),
-            spare => masks.ends_allow(base, end, full, ends, spare),
-        };
+        match spare_ends {
+            0 => self.degrees_allow(base, end, full, ends),
+            spare => self.ends_allow(base, end, full, ends, spare),
+        }
+    }
+
+    /// [`cells_left_allow`](Self::cells_left_allow), asked once per distinct question on each
+    /// thread.
+    #[inline]
+    pub fn cells_left_allow_cached(&self, base: usize, end: usize, full: u64, ends: u64, spare_ends: u32) -> bool {
+        let answer = |masks: &Self| masks.cells_left_allow(base, end, full, ends, spare_ends);
         // The tag holds `base` and `end` in 20 bits each and the spare ends in 2; windows hold
         // at most 32 cells.
         if end >= 1 << 20 || spare_ends > 3 || full >> 32 != 0 || ends >> 32 != 0 {

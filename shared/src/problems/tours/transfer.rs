@@ -69,6 +69,16 @@ impl TourKind {
         self != TourKind::Closed
     }
 
+    /// Tour ends still to place when `ends_used` are placed: each lets one cell do with one
+    /// edge fewer (none for closed tours).
+    pub fn ends_to_place(self, ends_used: u8) -> u32 {
+        if self.has_ends() {
+            2 - ends_used as u32
+        } else {
+            0
+        }
+    }
+
     /// Free ends a frontier can hold: the two ends of an open tour.
     pub fn max_free(self) -> usize {
         if self.has_ends() {
@@ -384,7 +394,7 @@ impl<K: StateKey> TransferMatrix<K> {
         let covered_end = self.row_end[cell + last_used].max(self.required_end);
         // Edges the cells checked lack beyond what they can still get: each tour end still to
         // place excuses one (none for closed tours).
-        let mut spare_ends = if self.kind.has_ends() { 2 - next.ends_used as u32 } else { 0 };
+        let mut spare_ends = self.kind.ends_to_place(next.ends_used);
         while check != 0 {
             let p = check.trailing_zeros() as usize;
             check &= check - 1;
@@ -431,7 +441,7 @@ impl<K: StateKey> TransferMatrix<K> {
         let Some(masks) = &self.move_masks else {
             return true;
         };
-        let spare_ends = if self.kind.has_ends() { 2 - next.ends_used as u32 } else { 0 };
+        let spare_ends = self.kind.ends_to_place(next.ends_used);
         let cells = self.geometry.cells();
         if cells - (cell + 1) > MAX_REGION {
             return true;
@@ -444,7 +454,7 @@ impl<K: StateKey> TransferMatrix<K> {
         debug_assert!(covered_end <= cells && (cells - covered_end).is_multiple_of(width));
         (0..=(cells - covered_end) / width)
             .map(|longer| cells - longer * width)
-            .any(|end| masks.cells_left_allow(cell + 1, end, full, ends, spare_ends))
+            .any(|end| masks.cells_left_allow_cached(cell + 1, end, full, ends, spare_ends))
     }
 
     /// Whether the state emitted after `cell` starts a row and stands for its mirror image too.
@@ -891,11 +901,10 @@ mod tests {
                 for (&key, &alive) in layers[cell].iter().zip(&alive) {
                     let state = plain.codec().decode(key);
                     let ends = state.used & !state.full;
-                    let spare_ends = if kind.has_ends() { 2 - state.ends_used as u32 } else { 0 };
-                    let allowed = (first_end..=geometry.cells()).step_by(geometry.width).any(|end| match spare_ends {
-                        0 => masks.degrees_allow(cell, end, state.full, ends),
-                        spare => masks.ends_allow(cell, end, state.full, ends, spare),
-                    });
+                    let spare_ends = kind.ends_to_place(state.ends_used);
+                    let allowed = (first_end..=geometry.cells())
+                        .step_by(geometry.width)
+                        .any(|end| masks.cells_left_allow(cell, end, state.full, ends, spare_ends));
                     assert!(allowed || !alive, "{geometry:?}: live state {:?} before cell {cell} rejected", state.mate);
                     dead += usize::from(!alive);
                     rejected += usize::from(!allowed);
@@ -924,8 +933,8 @@ mod tests {
         assert!(masks.ends_allow(4, 20, 1 << (10 - 4), 0, 2));
         assert!(!masks.ends_allow(4, 20, 1 << (10 - 4), 0, 1));
         assert!(!masks.ends_allow(4, 20, 1 << (10 - 4) | 1 << (13 - 4), 0, 2));
-        assert!(masks.cells_left_allow(4, 20, 1 << (10 - 4), 0, 2));
-        assert!(!masks.cells_left_allow(4, 20, 1 << (10 - 4), 0, 0));
+        assert!(masks.cells_left_allow_cached(4, 20, 1 << (10 - 4), 0, 2));
+        assert!(!masks.cells_left_allow_cached(4, 20, 1 << (10 - 4), 0, 0));
     }
 
     #[test]
