@@ -17,10 +17,12 @@ struct Tally {
     states: AtomicU64,
 }
 
-/// A memory store that counts what it is given and asks for grouped successors or not.
+/// A memory store that counts what it is given and asks for grouped successors or not, within
+/// a reading budget or not.
 struct Counting {
     inner: Box<dyn StateStore>,
     grouped: bool,
+    reading_budget: Option<usize>,
     tally: Arc<Tally>,
 }
 
@@ -50,14 +52,30 @@ impl StateStore for Counting {
     fn takes_grouped(&self) -> bool {
         self.grouped
     }
+    fn reading_budget(&self) -> Option<usize> {
+        self.reading_budget
+    }
+    fn bucket_states(&self, bucket: usize) -> Option<u64> {
+        self.inner.bucket_states(bucket)
+    }
 }
 
 fn sweep(width: usize, rows: usize, kind: TourKind, grouped: bool) -> (SweepReport, Arc<Tally>) {
+    sweep_within(width, rows, kind, grouped, None)
+}
+
+fn sweep_within(
+    width: usize,
+    rows: usize,
+    kind: TourKind,
+    grouped: bool,
+    reading_budget: Option<usize>,
+) -> (SweepReport, Arc<Tally>) {
     let job = tours(Geometry::new(width, rows, MoveSet::knight()), 1, kind).unwrap();
     let tally = Arc::new(Tally::default());
     let mut new_store = |layout: RecordLayout, moduli: &Moduli| -> leaper_core::Result<Box<dyn StateStore>> {
         let inner = memory_store(layout, 31, moduli.clone(), u64::MAX)?;
-        Ok(Box::new(Counting { inner, grouped, tally: tally.clone() }))
+        Ok(Box::new(Counting { inner, grouped, reading_budget, tally: tally.clone() }))
     };
     let options = SweepOptions::default();
     let report =
@@ -85,4 +103,30 @@ fn grouped_successors_reach_the_store_once_each() {
             "{width}x{rows} {kind:?}: {plain_records} copies of {states} states"
         );
     }
+}
+
+#[test]
+fn buckets_too_large_for_the_reading_budget_are_streamed_and_count_the_same() {
+    // 6 x 8: layers of up to 0.7 M states in 31 buckets. 400 KB a thread reads buckets of up to
+    // about 8 K states whole (16-byte records): the small layers are grouped, the large ones
+    // streamed, their successors merged by the store. No budget at all: every bucket streamed.
+    let (grouped, tally) = sweep(6, 8, TourKind::Closed, true);
+    let (plain, plain_tally) = sweep(6, 8, TourKind::Closed, false);
+    let states = tally.states.load(Ordering::Relaxed);
+    for budget in [400_000, 0] {
+        let (within, within_tally) = sweep_within(6, 8, TourKind::Closed, true, Some(budget));
+        assert_eq!(within.counts, grouped.counts, "budget {budget}");
+        assert_eq!(within.peak_states, grouped.peak_states);
+        assert_eq!(within_tally.states.load(Ordering::Relaxed), states);
+        let records = within_tally.records.load(Ordering::Relaxed);
+        let plain_records = plain_tally.records.load(Ordering::Relaxed);
+        assert!(records > states + states / 10, "budget {budget}: {records} records for {states} states");
+        if budget > 0 {
+            assert!(records < plain_records, "budget {budget}: {records} records, {plain_records} plain");
+        } else {
+            assert_eq!(records, plain_records, "every bucket streamed: every copy travels");
+        }
+    }
+    assert!(grouped.counts.iter().any(|(_, count)| count.to_string() == "55488142"));
+    assert_eq!(plain.counts, grouped.counts);
 }

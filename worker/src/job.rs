@@ -167,6 +167,14 @@ impl StateStore for ShuffleStore<'_> {
         })
     }
 
+    fn reading_budget(&self) -> Option<usize> {
+        self.local.reading_budget()
+    }
+
+    fn bucket_states(&self, bucket: usize) -> Option<u64> {
+        self.local.bucket_states(bucket)
+    }
+
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
         self.send_or_keep(bucket, records, false)
     }

@@ -17,6 +17,11 @@
 //!    the store as [`emit`](StateStore::emit), which merges them, the others as
 //!    [`emit_merged`](StateStore::emit_merged), which needs not.)
 //!
+//! A bucket read whole is held twice (as read, and in group order): where a store keeps within
+//! a memory limit, a bucket too large for a thread's share of it is streamed block by block
+//! instead, its successors sent to the same buckets unmerged, for the store to merge
+//! ([`ReadingPlan`]).
+//!
 //! Where it pays: in every store. Spills, bucket files and the cluster's shuffle carry each key
 //! once, and the buckets hold states of alike neighbourhoods, whose sorted keys compress better
 //! on disk; the in-memory store appends the merged records with no table at all (`leaper knight
@@ -49,8 +54,61 @@ const CHILDREN: usize = 32 * 1024;
 
 /// Entries a group's table holds at most: the rare group that holds a large share of a layer
 /// (all its states of one neighbourhood) hands its table on when it is this full, and the store
-/// merges the rest. It bounds a thread's memory (32 to 48 MiB of table).
+/// merges the rest. It bounds a thread's memory (up to 64 MiB of table for 16-byte records;
+/// within a store's reading budget, tables are smaller: [`ReadingPlan`]).
 pub(crate) const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
+
+/// How a thread reads the buckets of a layer within a store's reading budget
+/// ([`StateStore::reading_budget`]). A bucket read whole costs, per state, its record twice
+/// (as read and in group order) and a group number; a group's table gets a quarter of the
+/// budget, and a bucket larger than the rest allows is streamed ([`expand_bucket_streamed`]).
+///
+/// Example: `--mem-limit 2GiB`, 503 buckets, two threads, three residues (32-byte records):
+/// 240 MiB a thread; group tables of at most 213 Ki entries (a table of `n` entries is at
+/// most 80% full, rounded up to a base times a power of two, and holds a buffer of successors
+/// beside it: up to 9 records of room an entry while it grows), and buckets of up to 2.7 M
+/// states read whole. The 8 x 12 sweep's largest buckets hold up to four times a layer's
+/// average share: up to 5 M states at its 680 M-state peak, streamed. Before this plan its
+/// residue pass reached 2.2 GiB resident under a 2 GiB limit, in the steps that read those
+/// layers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReadingPlan {
+    /// Entries a group's table holds before it is handed on, split.
+    pub(crate) table_entries: usize,
+    /// The most states a bucket read whole may hold (`None`: any).
+    whole_states: Option<u64>,
+}
+
+/// Records' worth of memory a group's table takes per entry it may hold before it is handed
+/// on: it may reach twice its entries (a buffer of successors lands after the check), so 5
+/// records of slots, 7.5 while it grows into them (the old array beside the new one); and one
+/// for the buffer.
+const TABLE_RECORDS_PER_ENTRY: usize = 9;
+
+impl ReadingPlan {
+    /// The plan for records of `stride` words within `budget` bytes a thread (`None`: no
+    /// bound), group tables of at most `table_entries` entries.
+    pub(crate) fn new(budget: Option<usize>, stride: usize, table_entries: usize) -> Self {
+        let Some(budget) = budget else {
+            return ReadingPlan { table_entries, whole_states: None };
+        };
+        let record_bytes = 8 * stride;
+        let table_share = budget / 4;
+        let table_entries = (table_share / (TABLE_RECORDS_PER_ENTRY * record_bytes)).clamp(1, table_entries);
+        // Two copies of each record, a group number (4 bytes) and a byte for the group starts.
+        let per_state = 2 * record_bytes + 5;
+        ReadingPlan { table_entries, whole_states: Some(((budget - table_share) / per_state) as u64) }
+    }
+
+    /// Whether a bucket of `states` states (`None`: not known) is read whole.
+    pub(crate) fn reads_whole(&self, states: Option<u64>) -> bool {
+        match (self.whole_states, states) {
+            (None, _) => true,
+            (Some(most), Some(states)) => states <= most,
+            (Some(_), None) => false,
+        }
+    }
+}
 
 /// The bucket, among `buckets`, of a state whose neighbourhood at the step that reads it is
 /// `neighbourhood`.
@@ -111,7 +169,12 @@ impl<K: StateKey> GroupBuffers<K> {
     ) -> Result<usize> {
         let stride = K::WORDS + width;
         let GroupBuffers { records, group, grouped, starts, .. } = self;
-        records.clear();
+        // Exact sizes where the store says the bucket's size: a vector grown by doubling may
+        // take twice what the reading plan counted.
+        let expected = store.bucket_states(bucket).unwrap_or(0) as usize;
+        reserve_exactly(records, expected * stride);
+        reserve_exactly(grouped, expected * stride);
+        reserve_exactly(group, expected);
         store.read_bucket(bucket, &mut |keys, residues| {
             for (key, counts) in keys.chunks_exact(K::WORDS).zip(residues.chunks_exact(width)) {
                 records.extend_from_slice(key);
@@ -121,7 +184,6 @@ impl<K: StateKey> GroupBuffers<K> {
         })?;
         let states = records.len() / stride;
         let groups = states.div_ceil(GROUP_STATES).max(1);
-        group.clear();
         starts.clear();
         starts.resize(groups + 1, 0);
         for record in records.chunks_exact(stride) {
@@ -132,6 +194,7 @@ impl<K: StateKey> GroupBuffers<K> {
         for g in 0..groups {
             starts[g + 1] += starts[g];
         }
+        grouped.clear();
         grouped.resize(records.len(), 0);
         let mut next = starts.clone();
         for (record, &g) in records.chunks_exact(stride).zip(group.iter()) {
@@ -140,6 +203,16 @@ impl<K: StateKey> GroupBuffers<K> {
             next[g as usize] += 1;
         }
         Ok(groups)
+    }
+}
+
+/// Empties `buffer` and makes room for `len` items in it: exactly, where it has less.
+fn reserve_exactly<T>(buffer: &mut Vec<T>, len: usize) {
+    buffer.clear();
+    if buffer.capacity() < len {
+        // Freed first: a reallocation would hold the old and the new allocation at once.
+        *buffer = Vec::new();
+        buffer.reserve_exact(len);
     }
 }
 
@@ -210,4 +283,61 @@ pub(crate) fn expand_bucket_grouped<T: Transition>(
     })();
     expander.groups = Some(buffers);
     outcome
+}
+
+/// Expands `bucket` of the store's current layer block by block as it is read, where it is too
+/// large to read whole ([`ReadingPlan`]): each successor goes to the bucket of its
+/// neighbourhood, as in grouped expansion, but unmerged (the store merges it).
+pub(crate) fn expand_bucket_streamed<T: Transition>(
+    transition: &T,
+    step: usize,
+    moduli: &Moduli,
+    store: &dyn StateStore,
+    expander: &mut Expander<T::Key>,
+    bucket: usize,
+) -> Result<()> {
+    let width = moduli.len();
+    let stride = T::Key::WORDS + width;
+    let mut buffers = expander.groups.take().unwrap_or_else(|| GroupBuffers::new(width));
+    let outcome = store.read_bucket(bucket, &mut |keys, residues| {
+        let children = &mut buffers.children;
+        for (key, counts) in keys.chunks_exact(T::Key::WORDS).zip(residues.chunks_exact(width)) {
+            expander.read += 1;
+            let (closed, emitted) = (&mut expander.closed, &mut expander.emitted);
+            transition.expand(
+                step,
+                T::Key::from_words(key),
+                &mut |child| {
+                    *emitted += 1;
+                    child.push_words(children);
+                    children.extend_from_slice(counts);
+                },
+                &mut |slot| moduli.add_assign(&mut closed[slot * width..(slot + 1) * width], counts),
+            );
+            if children.len() >= CHILDREN * stride {
+                stage_streamed(transition, step, store, expander, children, stride)?;
+            }
+        }
+        stage_streamed(transition, step, store, expander, children, stride)
+    });
+    expander.groups = Some(buffers);
+    outcome
+}
+
+/// Stages `children` (records of `stride` words, states before `step + 1`) for the buckets of
+/// their neighbourhoods, as records the store must merge, and empties the buffer.
+fn stage_streamed<T: Transition>(
+    transition: &T,
+    step: usize,
+    store: &dyn StateStore,
+    expander: &mut Expander<T::Key>,
+    children: &mut Vec<u64>,
+    stride: usize,
+) -> Result<()> {
+    for record in children.chunks_exact(stride) {
+        let target = bucket_for(transition.neighbourhood(step + 1, T::Key::from_words(record)), store.buckets());
+        expander.stage_loose(store, target, record)?;
+    }
+    children.clear();
+    Ok(())
 }

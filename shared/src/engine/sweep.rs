@@ -17,7 +17,7 @@ use rug::Integer;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::arith::{exact_count, Moduli, SATURATING};
-use crate::engine::grouped::{expand_bucket_grouped, GroupBuffers, TABLE_ENTRIES};
+use crate::engine::grouped::{expand_bucket_grouped, expand_bucket_streamed, GroupBuffers, ReadingPlan, TABLE_ENTRIES};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
 use crate::engine::transition::{StepPosition, SweepJob, Transition};
@@ -525,7 +525,7 @@ pub(crate) struct Expander<K: StateKey> {
     /// Buffers of the grouped expansion (transitions with neighbourhoods), made on first use.
     pub(crate) groups: Option<GroupBuffers<K>>,
     /// Entries a group's table may hold before it is handed on, split
-    /// ([`crate::engine::grouped::TABLE_ENTRIES`]).
+    /// ([`crate::engine::grouped::TABLE_ENTRIES`], or fewer within a store's reading budget).
     pub(crate) group_table_entries: usize,
 }
 
@@ -614,6 +614,7 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
         return Err(Error::Bug(format!("a store of {:?} was given states of {layout:?}", store.layout())));
     }
     let grouped = T::NEIGHBOURHOODS && store.takes_grouped();
+    let plan = ReadingPlan::new(store.reading_budget(), layout.stride(), group_table_entries);
     let new_expander = || Expander::<T::Key> {
         stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
         loose: Vec::new(),
@@ -622,13 +623,15 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
         handed: 0,
         read: 0,
         groups: None,
-        group_table_entries,
+        group_table_entries: plan.table_entries,
     };
     buckets_to_read
         .par_iter()
         .try_fold(new_expander, |mut expander, &bucket| -> Result<Expander<T::Key>> {
-            if grouped {
+            if grouped && plan.reads_whole(store.bucket_states(bucket)) {
                 expand_bucket_grouped(transition, cell, moduli, store, &mut expander, bucket)?;
+            } else if grouped {
+                expand_bucket_streamed(transition, cell, moduli, store, &mut expander, bucket)?;
             } else {
                 store.read_bucket(bucket, &mut |keys, residues| {
                     expand_chunk(transition, cell, moduli, store, &mut expander, keys, residues)

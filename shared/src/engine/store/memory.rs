@@ -140,6 +140,10 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
         self.current.len()
     }
 
+    fn bucket_states(&self, bucket: usize) -> Option<u64> {
+        Some(self.current[bucket].lock().expect("bucket lock").iter().map(|batch| batch.len() as u64).sum())
+    }
+
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
         let batches = std::mem::take(&mut *self.current[bucket].lock().expect("bucket lock"));
         let mut visited = Ok(());

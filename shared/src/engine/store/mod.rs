@@ -149,6 +149,19 @@ pub trait StateStore: Send + Sync {
         true
     }
 
+    /// Bytes a reading thread may hold during a step, where the store keeps within a memory
+    /// limit (`None`: no bound of its own; the in-memory store holds whole layers anyway).
+    /// Grouped expansion reads a bucket whole; a bucket too large for this is streamed instead
+    /// (see [`crate::engine::grouped::ReadingPlan`]).
+    fn reading_budget(&self) -> Option<usize> {
+        None
+    }
+
+    /// States in `bucket` of the current layer, where the store knows before reading it.
+    fn bucket_states(&self, _bucket: usize) -> Option<u64> {
+        None
+    }
+
     /// The files holding the current layer, for a checkpoint; `None` if the store keeps nothing
     /// that outlives the process.
     fn durable_layer(&self) -> Option<DurableLayer> {

@@ -79,7 +79,8 @@ pub struct DiskStore<K: StateKey> {
     root: PathBuf,
     pass: usize,
     moduli: Moduli,
-    /// Bytes one bucket's merge of its spill runs may use (the budget shared by the threads).
+    /// Bytes a thread may hold to read the current layer during a step, and to merge a
+    /// bucket's spill runs after it.
     aggregation_budget: usize,
     layer: u64,
     /// Bucket files of the current layer (`None`: the bucket is empty).
@@ -112,19 +113,28 @@ impl<K: StateKey> DiskStore<K> {
         fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
         let threads = rayon::current_num_threads().max(1);
         let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
-        // The staging buffers of the threads, and the process itself (code, allocator, stacks,
-        // the pages of the mapped files: about 13 MiB before anything is counted), so that the
-        // resident size stays within the limit, not only the store's own accounts.
-        let process = (mem_limit as usize / 16).min(32 << 20);
-        let fixed = threads * buckets * crate::engine::sweep::STAGE * record_bytes + process;
+        // The staging buffers of the threads (two sets: merged records and records the store
+        // must merge), the spill files' write buffers, and the process itself (code, allocator,
+        // stacks, the pages of the mapped files: 11 to 13 MiB before anything is counted), so
+        // that the resident size stays within the limit, not only the store's own accounts
+        // (a quarter of limits too small for that, which only tests set).
+        let process = (mem_limit as usize / 16).clamp(16 << 20, 32 << 20).min(mem_limit as usize / 4);
+        let stages = 2 * threads * buckets * crate::engine::sweep::STAGE * record_bytes;
+        let fixed = stages + buckets * spill::SPILL_BUFFER_BYTES + process;
         let width = moduli.len();
         let shared = (mem_limit as usize).saturating_sub(fixed);
         // The tables of the next layer's buckets share three quarters of the budget: the more
-        // they hold, the fewer copies of a key reach the disk. The last quarter is the reading
-        // side's and the sorting of full tables during a step, the threads' merges of spill runs
-        // (a decoded block per run) after it.
+        // they hold, the fewer copies of a key reach the disk. Beside them each thread may hold
+        // one table's worth more, for a moment: a table that grows (the old array beside the
+        // new one), or a full table sorted (a key and a slot number per entry) and written a
+        // block at a time (the block, its encoding and zstd's output). The last quarter is the
+        // reading side's during a step (a bucket read whole, see `grouped::ReadingPlan`), the
+        // threads' merges of spill runs (a decoded block per run) after it.
         let budget = shared / 4 / threads;
-        let table_bytes = shared / 4 * 3 / buckets.max(1);
+        let blocks = 3 * bucket_file::BLOCK_STATES * record_bytes;
+        let beside = record_bytes.max(std::mem::size_of::<(K, u32)>());
+        let tables = (shared / 4 * 3).saturating_sub(threads * blocks);
+        let table_bytes = tables / (buckets.max(1) * record_bytes + threads * beside) * record_bytes;
         let minimum = 1 << 18;
         // A table takes a whole stage of records at once (more would regrow it past its bytes).
         let table_minimum = crate::engine::sweep::STAGE * 5 / 4 * record_bytes;
@@ -233,6 +243,14 @@ impl<K: StateKey> StateStore for DiskStore<K> {
 
     fn buckets(&self) -> usize {
         self.current.len()
+    }
+
+    fn reading_budget(&self) -> Option<usize> {
+        Some(self.aggregation_budget)
+    }
+
+    fn bucket_states(&self, bucket: usize) -> Option<u64> {
+        Some(self.current[bucket].as_ref().map_or(0, |(_, info)| info.states))
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {

@@ -1,0 +1,33 @@
+//! An out-of-core sweep keeps the process's resident size within its memory limit, however
+//! large its buckets. Its own test binary: the resident size is the whole process's, which
+//! other tests running beside it would inflate.
+
+use leaper_core::engine::store::disk_store;
+use leaper_core::engine::sweep::{sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress};
+use leaper_core::engine::{Moduli, RecordLayout};
+use leaper_core::problems::tours::board::{Geometry, MoveSet};
+use leaper_core::problems::tours::transfer::closed_tours;
+
+#[test]
+fn an_out_of_core_sweep_stays_within_its_memory_limit() {
+    // The 6 x 12 sweep with residues from the start (three moduli: 32-byte records) in 4
+    // buckets: its layers reach 1.03 M states, buckets of 0.3 M and more. Grouped expansion
+    // read each bucket whole, twice, with no regard to the limit: `leaper knight 6x12 --sweep
+    // --counts residues --mem-limit 48MiB --buckets 4` held 78 MiB. Buckets too large for a
+    // thread's share are now streamed, and the tables leave room for one growing or sorted
+    // table per thread: 36 MiB.
+    leaper_core::heap::return_large_frees();
+    let limit: u64 = 48 << 20;
+    let dir = std::env::temp_dir().join(format!("leaper-disk-limit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let job = closed_tours(Geometry::new(6, 12, MoveSet::knight()), 1).expect("a valid board");
+    let options = SweepOptions { counts: CountRoute::Residues, ..SweepOptions::default() };
+    let mut new_store = |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, 4, m.clone(), limit, None);
+    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
+        .expect("sweep");
+    let peak = leaper_core::heap::peak_resident_bytes().expect("Linux reports the peak resident size");
+    assert_eq!(report.counts[11].1.to_string(), "964730606632516");
+    assert_eq!(report.counts[9].1.to_string(), "239187240144");
+    assert!(peak <= limit, "peak resident {peak} bytes over the limit of {limit}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
