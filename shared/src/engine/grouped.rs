@@ -216,8 +216,8 @@ fn reserve_exactly<T>(buffer: &mut Vec<T>, len: usize) {
     }
 }
 
-/// Expands `bucket` of the store's current layer group by group (see the module's comment),
-/// handing each group's merged successors to the expander's stages.
+/// Expands `bucket` of the store's current layer by neighbourhood: group by group where
+/// `plan` lets the thread read it whole, else streamed.
 pub(crate) fn expand_bucket_grouped<T: Transition>(
     transition: &T,
     step: usize,
@@ -225,103 +225,122 @@ pub(crate) fn expand_bucket_grouped<T: Transition>(
     store: &dyn StateStore,
     expander: &mut Expander<T::Key>,
     bucket: usize,
+    plan: &ReadingPlan,
 ) -> Result<()> {
-    let width = moduli.len();
-    let stride = T::Key::WORDS + width;
-    let mut buffers = expander.groups.take().unwrap_or_else(|| GroupBuffers::new(width));
-    let outcome = (|| {
-        let groups = buffers.read_grouped(transition, step, store, bucket, width)?;
-        expander.read += (buffers.records.len() / stride) as u64;
-        let GroupBuffers { grouped, starts, table, children, .. } = &mut buffers;
-        // A group's table holds every copy of its keys unless the group was split (handed on
-        // early): then the store merges that group's records.
-        let hand_on = |table: &mut AggregationTable<T::Key>, expander: &mut Expander<T::Key>, split: bool| {
-            table.drain_each(|entry| {
-                let child = T::Key::from_words(entry);
-                let target = bucket_for(transition.neighbourhood(step + 1, child), store.buckets());
-                if split {
-                    expander.stage_loose(store, target, entry)
-                } else {
-                    expander.stage(store, target, entry)
-                }
-            })
-        };
-        let insert_at = CHILDREN.min(expander.group_table_entries) * stride;
-        for g in 0..groups {
-            let states = starts[g + 1] - starts[g];
-            let mut split = false;
-            table.fit_empty((2 * states).min(expander.group_table_entries));
-            for record in grouped[starts[g] * stride..starts[g + 1] * stride].chunks_exact(stride) {
-                let counts = &record[T::Key::WORDS..];
-                let closed = &mut expander.closed;
-                let emitted = &mut expander.emitted;
-                transition.expand(
-                    step,
-                    T::Key::from_words(record),
-                    &mut |child| {
-                        *emitted += 1;
-                        child.push_words(children);
-                        children.extend_from_slice(counts);
-                    },
-                    &mut |slot| moduli.add_assign(&mut closed[slot * width..(slot + 1) * width], counts),
-                );
-                if children.len() >= insert_at {
-                    // Inserted together, with prefetching: one by one, each waited for its slot.
-                    table.add_records(children, moduli);
-                    children.clear();
-                    if table.len() >= expander.group_table_entries {
-                        split = true;
-                        hand_on(table, expander, split)?;
-                    }
-                }
-            }
-            table.add_records(children, moduli);
-            children.clear();
-            hand_on(table, expander, split)?;
-        }
-        Ok(())
-    })();
+    let mut buffers = expander.groups.take().unwrap_or_else(|| GroupBuffers::new(moduli.len()));
+    let outcome = if plan.reads_whole(store.bucket_states(bucket)) {
+        expand_groups(transition, step, moduli, store, expander, bucket, &mut buffers)
+    } else {
+        expand_streamed(transition, step, moduli, store, expander, bucket, &mut buffers.children)
+    };
     expander.groups = Some(buffers);
     outcome
 }
 
-/// Expands `bucket` of the store's current layer block by block as it is read, where it is too
-/// large to read whole ([`ReadingPlan`]): each successor goes to the bucket of its
-/// neighbourhood, as in grouped expansion, but unmerged (the store merges it).
-pub(crate) fn expand_bucket_streamed<T: Transition>(
+/// Expands `bucket` group by group (see the module's comment), handing each group's merged
+/// successors to the expander's stages.
+fn expand_groups<T: Transition>(
     transition: &T,
     step: usize,
     moduli: &Moduli,
     store: &dyn StateStore,
     expander: &mut Expander<T::Key>,
     bucket: usize,
+    buffers: &mut GroupBuffers<T::Key>,
 ) -> Result<()> {
     let width = moduli.len();
     let stride = T::Key::WORDS + width;
-    let mut buffers = expander.groups.take().unwrap_or_else(|| GroupBuffers::new(width));
-    let outcome = store.read_bucket(bucket, &mut |keys, residues| {
-        let children = &mut buffers.children;
+    let groups = buffers.read_grouped(transition, step, store, bucket, width)?;
+    expander.read += (buffers.records.len() / stride) as u64;
+    let GroupBuffers { grouped, starts, table, children, .. } = buffers;
+    // A group's table holds every copy of its keys unless the group was split (handed on
+    // early): then the store merges that group's records.
+    let hand_on = |table: &mut AggregationTable<T::Key>, expander: &mut Expander<T::Key>, split: bool| {
+        table.drain_each(|entry| {
+            let child = T::Key::from_words(entry);
+            let target = bucket_for(transition.neighbourhood(step + 1, child), store.buckets());
+            if split {
+                expander.stage_loose(store, target, entry)
+            } else {
+                expander.stage(store, target, entry)
+            }
+        })
+    };
+    let insert_at = CHILDREN.min(expander.group_table_entries) * stride;
+    for g in 0..groups {
+        let states = starts[g + 1] - starts[g];
+        let mut split = false;
+        table.fit_empty((2 * states).min(expander.group_table_entries));
+        for record in grouped[starts[g] * stride..starts[g + 1] * stride].chunks_exact(stride) {
+            let (key, counts) = record.split_at(T::Key::WORDS);
+            expand_into(transition, step, moduli, key, counts, children, expander);
+            if children.len() >= insert_at {
+                // Inserted together, with prefetching: one by one, each waited for its slot.
+                table.add_records(children, moduli);
+                children.clear();
+                if table.len() >= expander.group_table_entries {
+                    split = true;
+                    hand_on(table, expander, split)?;
+                }
+            }
+        }
+        table.add_records(children, moduli);
+        children.clear();
+        hand_on(table, expander, split)?;
+    }
+    Ok(())
+}
+
+/// Expands `bucket` block by block as it is read, where it is too large to read whole
+/// ([`ReadingPlan`]): each successor goes to the bucket of its neighbourhood, as in grouped
+/// expansion, but unmerged (the store merges it). `children` is a buffer of successors.
+fn expand_streamed<T: Transition>(
+    transition: &T,
+    step: usize,
+    moduli: &Moduli,
+    store: &dyn StateStore,
+    expander: &mut Expander<T::Key>,
+    bucket: usize,
+    children: &mut Vec<u64>,
+) -> Result<()> {
+    let width = moduli.len();
+    let stride = T::Key::WORDS + width;
+    store.read_bucket(bucket, &mut |keys, residues| {
         for (key, counts) in keys.chunks_exact(T::Key::WORDS).zip(residues.chunks_exact(width)) {
             expander.read += 1;
-            let (closed, emitted) = (&mut expander.closed, &mut expander.emitted);
-            transition.expand(
-                step,
-                T::Key::from_words(key),
-                &mut |child| {
-                    *emitted += 1;
-                    child.push_words(children);
-                    children.extend_from_slice(counts);
-                },
-                &mut |slot| moduli.add_assign(&mut closed[slot * width..(slot + 1) * width], counts),
-            );
+            expand_into(transition, step, moduli, key, counts, children, expander);
             if children.len() >= CHILDREN * stride {
                 stage_streamed(transition, step, store, expander, children, stride)?;
             }
         }
         stage_streamed(transition, step, store, expander, children, stride)
-    });
-    expander.groups = Some(buffers);
-    outcome
+    })
+}
+
+/// Expands the state of key words `key` and `counts`: appends its successors to `children`
+/// (each with `counts`), and adds `counts` to the slots of the tours it closes.
+#[inline]
+fn expand_into<T: Transition>(
+    transition: &T,
+    step: usize,
+    moduli: &Moduli,
+    key: &[u64],
+    counts: &[u64],
+    children: &mut Vec<u64>,
+    expander: &mut Expander<T::Key>,
+) {
+    let width = counts.len();
+    let (closed, emitted) = (&mut expander.closed, &mut expander.emitted);
+    transition.expand(
+        step,
+        T::Key::from_words(key),
+        &mut |child| {
+            *emitted += 1;
+            child.push_words(children);
+            children.extend_from_slice(counts);
+        },
+        &mut |slot| moduli.add_assign(&mut closed[slot * width..(slot + 1) * width], counts),
+    );
 }
 
 /// Stages `children` (records of `stride` words, states before `step + 1`) for the buckets of

@@ -17,7 +17,7 @@ use rug::Integer;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::arith::{exact_count, Moduli, SATURATING};
-use crate::engine::grouped::{expand_bucket_grouped, expand_bucket_streamed, GroupBuffers, ReadingPlan, TABLE_ENTRIES};
+use crate::engine::grouped::{expand_bucket_grouped, GroupBuffers, ReadingPlan, TABLE_ENTRIES};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
 use crate::engine::transition::{StepPosition, SweepJob, Transition};
@@ -628,10 +628,8 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
     buckets_to_read
         .par_iter()
         .try_fold(new_expander, |mut expander, &bucket| -> Result<Expander<T::Key>> {
-            if grouped && plan.reads_whole(store.bucket_states(bucket)) {
-                expand_bucket_grouped(transition, cell, moduli, store, &mut expander, bucket)?;
-            } else if grouped {
-                expand_bucket_streamed(transition, cell, moduli, store, &mut expander, bucket)?;
+            if grouped {
+                expand_bucket_grouped(transition, cell, moduli, store, &mut expander, bucket, &plan)?;
             } else {
                 store.read_bucket(bucket, &mut |keys, residues| {
                     expand_chunk(transition, cell, moduli, store, &mut expander, keys, residues)
