@@ -38,9 +38,7 @@ fn disk_equals_memory() {
 fn tiny_memory_limit_forces_sorted_runs() {
     let memory = sweep(6, 10, &mut |layout, m| memory_store(layout, 7, m.clone(), u64::MAX));
     let dir = scratch("tiny");
-    // 8 MiB: tables of 60 KB (1,877 slots) for layers of hundreds of thousands of states. (4 MiB no
-    // longer leaves room for the blocks two threads write while they spill.)
-    let disk = sweep(6, 10, &mut |layout, m| disk_store(layout, &dir, 0, 7, m.clone(), 8 << 20, None));
+    let disk = sweep(6, 10, &mut |layout, m| disk_store(layout, &dir, 0, 7, m.clone(), 4 << 20, None));
     assert_eq!(memory.counts, disk.counts);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -64,9 +64,9 @@ pub(crate) const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
 /// budget, and a bucket larger than the rest allows is streamed ([`expand_bucket_streamed`]).
 ///
 /// Example: `--mem-limit 2GiB`, 503 buckets, two threads, three residues (32-byte records):
-/// 240 MiB a thread; group tables of at most 213 Ki entries (a table of `n` entries is at
+/// 247 MiB a thread; group tables of at most 219 Ki entries (a table of `n` entries is at
 /// most 80% full, rounded up to a base times a power of two, and holds a buffer of successors
-/// beside it: up to 9 records of room an entry while it grows), and buckets of up to 2.7 M
+/// beside it: up to 9 records of room an entry while it grows), and buckets of up to 2.8 M
 /// states read whole. The 8 x 12 sweep's largest buckets hold up to four times a layer's
 /// average share: up to 5 M states at its 680 M-state peak, streamed. Before this plan its
 /// residue pass reached 2.2 GiB resident under a 2 GiB limit, in the steps that read those

@@ -29,6 +29,11 @@ use crate::error::{Error, Result};
 /// `STAGE` records per bucket per thread, which the disk store counts against its budget.
 pub(crate) const STAGE: usize = 1024;
 
+/// Records per bucket per thread staged as records the store must merge (a group split for its
+/// size, a bucket streamed: see [`crate::engine::grouped`]): a quarter of a stage, since most
+/// steps stage none, and the disk store counts them against its budget too.
+pub(crate) const LOOSE_STAGE: usize = STAGE / 4;
+
 /// How to count: the engine's options, whatever the problem.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SweepOptions {
@@ -535,7 +540,7 @@ impl<K: StateKey> Expander<K> {
     #[inline]
     pub(crate) fn stage(&mut self, store: &dyn StateStore, bucket: usize, record: &[u64]) -> Result<()> {
         self.handed += 1;
-        stage_into(store, &mut self.stages[bucket], bucket, record, true)
+        stage_into(store, &mut self.stages[bucket], STAGE, bucket, record, true)
     }
 
     /// Stages `record` for `bucket` where other records may share its key.
@@ -544,7 +549,7 @@ impl<K: StateKey> Expander<K> {
         if self.loose.is_empty() {
             self.loose = vec![Vec::new(); self.stages.len()];
         }
-        stage_into(store, &mut self.loose[bucket], bucket, record, false)
+        stage_into(store, &mut self.loose[bucket], LOOSE_STAGE, bucket, record, false)
     }
 
     /// Hands every stage to the store: `merged` says whether `stages` holds merged records.
@@ -561,11 +566,19 @@ impl<K: StateKey> Expander<K> {
     }
 }
 
-/// Appends `record` to `stage`, the stage of `bucket`, handing the stage to the store when full.
+/// Appends `record` to `stage`, the stage of `bucket`, handing the stage to the store when it
+/// holds `records` records.
 #[inline]
-fn stage_into(store: &dyn StateStore, stage: &mut Vec<u64>, bucket: usize, record: &[u64], merged: bool) -> Result<()> {
+fn stage_into(
+    store: &dyn StateStore,
+    stage: &mut Vec<u64>,
+    records: usize,
+    bucket: usize,
+    record: &[u64],
+    merged: bool,
+) -> Result<()> {
     stage.extend_from_slice(record);
-    if stage.len() >= STAGE * record.len() {
+    if stage.len() >= records * record.len() {
         hand_to(store, bucket, stage, merged)?;
         stage.clear();
     }

@@ -113,28 +113,34 @@ impl<K: StateKey> DiskStore<K> {
         fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
         let threads = rayon::current_num_threads().max(1);
         let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
-        // The staging buffers of the threads (two sets: merged records and records the store
-        // must merge), the spill files' write buffers, and the process itself (code, allocator,
-        // stacks, the pages of the mapped files: 11 to 13 MiB before anything is counted), so
-        // that the resident size stays within the limit, not only the store's own accounts
-        // (a quarter of limits too small for that, which only tests set).
+        // The staging buffers of the threads (merged records, and records the store must
+        // merge), and the process itself (code, allocator, stacks, the pages of the mapped
+        // files: 11 to 13 MiB before anything is counted), so that the resident size stays
+        // within the limit, not only the store's own accounts (a quarter of limits too small
+        // for that, which only tests set, to force spills).
         let process = (mem_limit as usize / 16).clamp(16 << 20, 32 << 20).min(mem_limit as usize / 4);
-        let stages = 2 * threads * buckets * crate::engine::sweep::STAGE * record_bytes;
-        let fixed = stages + buckets * spill::SPILL_BUFFER_BYTES + process;
+        let stage_records = crate::engine::sweep::STAGE + crate::engine::sweep::LOOSE_STAGE;
+        let fixed = threads * buckets * stage_records * record_bytes + process;
         let width = moduli.len();
         let shared = (mem_limit as usize).saturating_sub(fixed);
         // The tables of the next layer's buckets share three quarters of the budget: the more
         // they hold, the fewer copies of a key reach the disk. Beside them each thread may hold
         // one table's worth more, for a moment: a table that grows (the old array beside the
         // new one), or a full table sorted (a key and a slot number per entry) and written a
-        // block at a time (the block, its encoding and zstd's output). The last quarter is the
-        // reading side's during a step (a bucket read whole, see `grouped::ReadingPlan`), the
-        // threads' merges of spill runs (a decoded block per run) after it.
+        // block at a time (the block, its encoding and zstd's output: three blocks, of at most
+        // the table's entries). The last quarter is the reading side's during a step (a bucket
+        // read whole, see `grouped::ReadingPlan`), the threads' merges of spill runs (a decoded
+        // block per run) after it.
         let budget = shared / 4 / threads;
-        let blocks = 3 * bucket_file::BLOCK_STATES * record_bytes;
+        let tables = shared / 4 * 3;
         let beside = record_bytes.max(std::mem::size_of::<(K, u32)>());
-        let tables = (shared / 4 * 3).saturating_sub(threads * blocks);
-        let table_bytes = tables / (buckets.max(1) * record_bytes + threads * beside) * record_bytes;
+        let block_bytes = bucket_file::BLOCK_STATES * record_bytes;
+        let entries = |tables: usize, beside: usize| tables / (buckets.max(1) * record_bytes + threads * beside);
+        let table_bytes = match entries(tables, beside + 3 * record_bytes) * record_bytes {
+            // Tables smaller than a block: the blocks are the size of a table.
+            small if small <= block_bytes => small,
+            _ => entries(tables.saturating_sub(threads * 3 * block_bytes), beside) * record_bytes,
+        };
         let minimum = 1 << 18;
         // A table takes a whole stage of records at once (more would regrow it past its bytes).
         let table_minimum = crate::engine::sweep::STAGE * 5 / 4 * record_bytes;

@@ -30,7 +30,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -42,9 +42,6 @@ use crate::engine::store::disk::bucket_file::{decode_block, encode_block, Bucket
 use crate::engine::store::{AggregationTable, StateBatch};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
-
-/// Write buffer of a spill file.
-pub const SPILL_BUFFER_BYTES: usize = 1 << 16;
 
 /// Where one block of a run lies in the spill file: offset, bytes, states.
 #[derive(Clone, Copy, Debug)]
@@ -67,7 +64,9 @@ pub struct SpillRuns<K: StateKey> {
 
 struct SpillFile {
     path: PathBuf,
-    out: BufWriter<File>,
+    /// Written a whole encoded block at a time: no write buffer (one per spilling bucket, 32 MiB
+    /// for 503 buckets, which the memory limit would have to count).
+    out: File,
 }
 
 impl<K: StateKey> SpillRuns<K> {
@@ -92,7 +91,7 @@ impl<K: StateKey> SpillRuns<K> {
                 .truncate(true)
                 .open(&path)
                 .map_err(|e| file_error(&path, "create", e))?;
-            self.file = Some(SpillFile { path, out: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file) });
+            self.file = Some(SpillFile { path, out: file });
         }
         crate::engine::fault::point("spill").map_err(|e| file_error(self.path(), "write", e))?;
         let mut run = RunWriter::new(table.layout());
@@ -117,10 +116,9 @@ impl<K: StateKey> SpillRuns<K> {
     /// The file as written so far, mapped for reading.
     fn map(&mut self) -> Result<Mmap> {
         let file = self.file.as_mut().expect("a spill with runs has a file");
-        file.out.flush().map_err(|e| file_error(&file.path, "write", e))?;
         // SAFETY: the spill file is this store's scratch; nothing truncates it while mapped, and
         // what is appended later lies past the mapped length.
-        unsafe { Mmap::map(file.out.get_ref()) }.map_err(|e| file_error(&file.path, "memory-map", e))
+        unsafe { Mmap::map(&file.out) }.map_err(|e| file_error(&file.path, "memory-map", e))
     }
 
     /// Merges the runs and `last` (the bucket's table at the end of the step, emptied) into the
