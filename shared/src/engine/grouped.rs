@@ -61,7 +61,7 @@ pub(crate) const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
 /// How a thread reads the buckets of a layer within a store's reading budget
 /// ([`StateStore::reading_budget`]). A bucket read whole costs, per state, its record twice
 /// (as read and in group order) and a group number; a group's table gets a quarter of the
-/// budget, and a bucket larger than the rest allows is streamed ([`expand_bucket_streamed`]).
+/// budget, and a bucket larger than the rest allows is streamed ([`expand_streamed`]).
 ///
 /// Example: `--mem-limit 2GiB`, 503 buckets, two threads, three residues (32-byte records):
 /// 247 MiB a thread; group tables of at most 219 Ki entries (a table of `n` entries is at
