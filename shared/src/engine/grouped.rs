@@ -169,9 +169,11 @@ impl<K: StateKey> GroupBuffers<K> {
     ) -> Result<usize> {
         let stride = K::WORDS + width;
         let GroupBuffers { records, group, grouped, starts, .. } = self;
-        // Exact sizes where the store says the bucket's size: a vector grown by doubling may
-        // take twice what the reading plan counted.
-        let expected = store.bucket_states(bucket).unwrap_or(0) as usize;
+        // Exact sizes where the store bounds reading: a vector grown by doubling may take twice
+        // what the reading plan counted. Unbounded (in memory), exact sizes cost time: each new
+        // largest bucket would be a fresh mapping.
+        let bounded = store.reading_budget().is_some();
+        let expected = if bounded { store.bucket_states(bucket).unwrap_or(0) as usize } else { 0 };
         reserve_exactly(records, expected * stride);
         reserve_exactly(grouped, expected * stride);
         reserve_exactly(group, expected);
