@@ -5,9 +5,11 @@
 //!   seam between a problem and the command line.
 //! * [`problems`]: one folder per problem (closed tours of leapers, Quarto draws), each behind
 //!   the engine's seams, and the registry that names them.
+//! * [`bits`]: scattering and gathering bits, by PDEP and PEXT where the CPU does them fast.
 //! * [`cpu`]: the instruction set the build assumes, checked when a binary starts.
 //! * [`heap`]: large frees returned to the OS, and the resident size the memory limit checks.
 
+pub mod bits;
 pub mod cpu;
 pub mod engine;
 pub mod error;

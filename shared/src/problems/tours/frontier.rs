@@ -53,6 +53,7 @@
 
 use std::marker::PhantomData;
 
+use crate::bits::BitOps;
 use crate::engine::StateKey;
 use crate::error::{Error, Result};
 
@@ -100,6 +101,8 @@ impl FrontierState {
 #[derive(Clone, Copy, Debug)]
 pub struct FrontierCodec<K> {
     len: usize,
+    /// PDEP and PEXT or shifts: the same keys either way.
+    bits: BitOps,
     key: PhantomData<K>,
 }
 
@@ -135,11 +138,17 @@ impl<K: StateKey> FrontierCodec<K> {
         if len > MAX_WINDOW || bits > K::BITS {
             return Err(describe(bits));
         }
-        Ok(FrontierCodec { len, key: PhantomData })
+        Ok(FrontierCodec { len, bits: BitOps::detect(), key: PhantomData })
     }
 
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// The same codec on the portable bit operations (the keys are the same: tests check it).
+    #[cfg(test)]
+    fn portable(self) -> Self {
+        FrontierCodec { bits: BitOps::portable(), ..self }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -155,8 +164,8 @@ impl<K: StateKey> FrontierCodec<K> {
         let full = state.full & window;
         let ends = state.used & !state.full & window;
         let closings = closing_mask(&state.mate) & ends;
-        let low = spread_bits((full | closings) >> start);
-        let high = spread_bits(ends >> start);
+        let low = self.bits.spread_even((full | closings) >> start);
+        let high = self.bits.spread_even(ends >> start);
         // 2 + 2L <= 64 bits: the fixed part always fits a u64.
         let mut key = K::from_u64(state.ends_used as u64 | (low | high << 1) << 2);
         let mut shift = 2 + 2 * self.len as u32;
@@ -182,17 +191,42 @@ impl<K: StateKey> FrontierCodec<K> {
     #[inline]
     pub fn kinds(&self, key: K) -> (u64, u64) {
         let codes = (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1);
-        let low = gather_bits(codes);
-        let high = gather_bits(codes >> 1);
+        let low = self.bits.gather_even(codes);
+        let high = self.bits.gather_even(codes >> 1);
         (low & !high, high)
+    }
+
+    /// Whether the first cell of the window is FULL (code `01`), read from the key.
+    #[inline]
+    pub fn first_is_full(&self, key: K) -> bool {
+        (key.low_u64() >> 2) & 0b11 == 0b01
+    }
+
+    /// The tour ends already used, read from the key.
+    #[inline]
+    pub fn ends_used(&self, key: K) -> u8 {
+        (key.low_u64() & 3) as u8
+    }
+
+    /// The key of a state whose first cell is FULL with the window moved on by one cell (what
+    /// [`encode`](Self::encode) with `start = 1` gives for the decoded state), without decoding:
+    /// a FULL cell is neither an opening nor a closing, so the ranks stay as they are; the
+    /// fixed part moves by one cell and the cell entering the window is EMPTY (`00`).
+    #[inline]
+    pub fn moved_past_full(&self, key: K) -> K {
+        debug_assert!(self.first_is_full(key));
+        let fixed_bits = 2 * self.len as u32;
+        let codes = (key >> 2).low_u64() & ((1u64 << fixed_bits) - 1);
+        let ranks = (key >> (2 + fixed_bits)) << (2 + fixed_bits);
+        ranks | K::from_u64((key.low_u64() & 3) | (codes >> 2) << 2)
     }
 
     /// The state of a key produced by [`encode`](Self::encode), positions `0..len`.
     #[inline]
     pub fn decode(&self, key: K) -> FrontierState {
         let codes = (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1);
-        let low = gather_bits(codes);
-        let high = gather_bits(codes >> 1);
+        let low = self.bits.gather_even(codes);
+        let high = self.bits.gather_even(codes >> 1);
         let full = low & !high;
         let closings = low & high;
         let openings = high & !low;
@@ -208,7 +242,7 @@ impl<K: StateKey> FrontierCodec<K> {
             let width = rank_bits(unmatched.count_ones());
             let rank = (bits.low_u64() & ((1u64 << width) - 1)) as u32;
             bits = bits >> width;
-            let mate = select_bit(unmatched, rank);
+            let mate = self.bits.select(unmatched, rank);
             matched |= 1 << mate;
             state.mate[p as usize] = mate as u8;
             state.mate[mate] = p as u8;
@@ -251,28 +285,6 @@ fn closing_mask(mate: &[u8; MAX_WINDOW + 1]) -> u64 {
     }
 }
 
-/// Moves bit `i` of the low 32 bits to bit `2i`.
-#[inline]
-fn spread_bits(x: u64) -> u64 {
-    let mut x = x & 0xFFFF_FFFF;
-    x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
-    x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
-    x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    x = (x | (x << 2)) & 0x3333_3333_3333_3333;
-    (x | (x << 1)) & 0x5555_5555_5555_5555
-}
-
-/// The inverse of [`spread_bits`]: bit `2i` to bit `i`.
-#[inline]
-fn gather_bits(x: u64) -> u64 {
-    let mut x = x & 0x5555_5555_5555_5555;
-    x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
-    x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
-    x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
-    x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
-    (x | (x >> 16)) & 0xFFFF_FFFF
-}
-
 /// For each 8-bit mask, eight mate bytes: FULL where the bit is set, EMPTY elsewhere.
 const FULL_OR_EMPTY_BYTES: [u64; 256] = {
     let mut table = [0u64; 256];
@@ -300,15 +312,6 @@ fn full_or_empty(full: u64) -> [u8; MAX_WINDOW + 1] {
         chunk.copy_from_slice(&FULL_OR_EMPTY_BYTES[group].to_le_bytes());
     }
     mate
-}
-
-/// Position of the `rank`-th set bit (0-based) of `mask`.
-#[inline]
-fn select_bit(mut mask: u64, rank: u32) -> usize {
-    for _ in 0..rank {
-        mask &= mask - 1;
-    }
-    mask.trailing_zeros() as usize
 }
 
 #[cfg(test)]
@@ -376,6 +379,20 @@ mod tests {
             prop_assert_eq!(codec.decode(key), state);
         }
 
+        /// PDEP and PEXT (where this CPU has them fast) and shifts make the same keys.
+        #[test]
+        fn both_bit_routes_make_the_same_keys(state in arbitrary_state(31, 2), ends in 0u8..3) {
+            let codec = FrontierCodec::<u128>::new(31, 2, too_wide).unwrap();
+            let portable = codec.portable();
+            let mut state = state;
+            state.ends_used = ends;
+            let key = codec.encode(&state, 0);
+            prop_assert_eq!(portable.encode(&state, 0), key);
+            prop_assert_eq!(portable.decode(key), state);
+            prop_assert_eq!(codec.decode(key), state);
+            prop_assert_eq!(portable.kinds(key), codec.kinds(key));
+        }
+
         #[test]
         fn wide_keys_round_trip(state in arbitrary_state(31, 2), ends in 0u8..3) {
             let codec = FrontierCodec::<u128>::new(31, 2, too_wide).unwrap();
@@ -402,6 +419,32 @@ mod tests {
             state.ends_used = ends;
             let key = codec.encode(&state, 0);
             prop_assert_eq!(codec.decode(key), state);
+        }
+
+        /// Moving past a FULL first cell on the key is encoding the state moved on.
+        #[test]
+        fn moving_past_a_full_cell_on_the_key(state in arbitrary_state(31, 2), ends in 0u8..3) {
+            let codec = FrontierCodec::<u128>::new(31, 2, too_wide).unwrap();
+            let mut state = state;
+            state.ends_used = ends;
+            let key = codec.encode(&state, 0);
+            prop_assert_eq!(codec.first_is_full(key), state.mate[0] == FULL);
+            prop_assert_eq!(codec.ends_used(key), ends);
+            if state.mate[0] == FULL {
+                prop_assert_eq!(codec.moved_past_full(key), codec.encode(&state, 1));
+            }
+        }
+
+        #[test]
+        fn moving_past_a_full_cell_on_a_64_bit_key(state in arbitrary_state(17, 2), ends in 0u8..3) {
+            let codec = FrontierCodec::<u64>::new(17, 2, too_wide).unwrap();
+            let mut state = state;
+            state.ends_used = ends;
+            let key = codec.encode(&state, 0);
+            prop_assert_eq!(codec.first_is_full(key), state.mate[0] == FULL);
+            if state.mate[0] == FULL {
+                prop_assert_eq!(codec.moved_past_full(key), codec.encode(&state, 1));
+            }
         }
 
         #[test]

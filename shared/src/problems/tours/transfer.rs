@@ -311,6 +311,15 @@ impl<K: StateKey> TransferMatrix<K> {
     /// before `cell + 1`, `close` the slot of each tour a branch completes.
     #[inline]
     pub fn expand(&self, cell: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
+        if self.codec.first_is_full(key) && !self.mirrors_after(cell) {
+            // A FULL first cell takes no edge: the key moves on without being decoded (a fifth
+            // of the states of the 7 x 8 sweep). Row ends decode it, for the mirror image.
+            let (full, ends) = self.codec.kinds(key);
+            if self.survives(cell, full, full | ends, self.codec.ends_used(key), 0) {
+                emit(self.codec.moved_past_full(key));
+            }
+            return;
+        }
         let state = self.codec.decode(key);
         let forward = &self.forward[cell];
         match state.mate[0] {
@@ -375,46 +384,7 @@ impl<K: StateKey> TransferMatrix<K> {
     /// Prunes, then emits the window moved on by one cell. Cell 0 is FULL here.
     #[inline]
     pub(super) fn settle(&self, cell: usize, next: &FrontierState, newly_full: u64, emit: &mut impl FnMut(K)) {
-        let reach = self.reach;
-        // Blocked window positions in the frame of `neighbours`: everything up to and including
-        // cell 0 (processed) and every FULL cell.
-        let blocked = ((next.full | 1) << reach) | ((1u64 << reach) - 1);
-        let mut check = self.forward_mask[cell];
-        let mut grown = newly_full;
-        while grown != 0 {
-            let x = grown.trailing_zeros() as usize;
-            grown &= grown - 1;
-            check |= (self.neighbours[cell + x] << x) >> reach;
-        }
-        // Cells past the window are untouched and checked when they enter it.
-        check &= !(next.full | 1) & ((2u64 << reach) - 1);
-        // An EMPTY cell must be covered only if every board still possible contains it: boards
-        // reach at least the last row anything touches, and at least `min_rows`.
-        let last_used = 63 - next.used.leading_zeros() as usize;
-        let covered_end = self.row_end[cell + last_used].max(self.required_end);
-        // Edges the cells checked lack beyond what they can still get: each tour end still to
-        // place excuses one (none for closed tours).
-        let mut spare_ends = self.kind.ends_to_place(next.ends_used);
-        while check != 0 {
-            let p = check.trailing_zeros() as usize;
-            check &= check - 1;
-            let lacking = if next.mate[p] != EMPTY {
-                1
-            } else if cell + p < covered_end {
-                2
-            } else {
-                continue;
-            };
-            let available = (self.neighbours[cell + p] & !(blocked >> p)).count_ones();
-            if available < lacking {
-                let short = lacking - available;
-                if short > spare_ends {
-                    return;
-                }
-                spare_ends -= short;
-            }
-        }
-        if !self.may_complete(cell, next, covered_end) {
+        if !self.survives(cell, next.full, next.used, next.ends_used, newly_full) {
             return;
         }
         let key = self.codec.encode(next, 1);
@@ -429,7 +399,55 @@ impl<K: StateKey> TransferMatrix<K> {
         emit(key);
     }
 
-    /// Whether `next` may still complete a board of some length the sweep counts (boards end
+    /// Whether a branch whose window (before it moves on) has the FULL cells `full` and the
+    /// cells with an edge `used` (cell 0 among both), with `ends_used` tour ends placed, survives
+    /// the prune: no cell checked is short of edges beyond the tour ends still to place, and
+    /// the check of the cells left allows it. `newly_full` are the cells this branch filled.
+    #[inline]
+    fn survives(&self, cell: usize, full: u64, used: u64, ends_used: u8, newly_full: u64) -> bool {
+        let reach = self.reach;
+        // Blocked window positions in the frame of `neighbours`: everything up to and including
+        // cell 0 (processed) and every FULL cell.
+        let blocked = ((full | 1) << reach) | ((1u64 << reach) - 1);
+        let mut check = self.forward_mask[cell];
+        let mut grown = newly_full;
+        while grown != 0 {
+            let x = grown.trailing_zeros() as usize;
+            grown &= grown - 1;
+            check |= (self.neighbours[cell + x] << x) >> reach;
+        }
+        // Cells past the window are untouched and checked when they enter it.
+        check &= !(full | 1) & ((2u64 << reach) - 1);
+        // An EMPTY cell must be covered only if every board still possible contains it: boards
+        // reach at least the last row anything touches, and at least `min_rows`.
+        let last_used = 63 - used.leading_zeros() as usize;
+        let covered_end = self.row_end[cell + last_used].max(self.required_end);
+        // Edges the cells checked lack beyond what they can still get: each tour end still to
+        // place excuses one (none for closed tours).
+        let mut spare_ends = self.kind.ends_to_place(ends_used);
+        while check != 0 {
+            let p = check.trailing_zeros() as usize;
+            check &= check - 1;
+            let lacking = if used >> p & 1 != 0 {
+                1
+            } else if cell + p < covered_end {
+                2
+            } else {
+                continue;
+            };
+            let available = (self.neighbours[cell + p] & !(blocked >> p)).count_ones();
+            if available < lacking {
+                let short = lacking - available;
+                if short > spare_ends {
+                    return false;
+                }
+                spare_ends -= short;
+            }
+        }
+        self.may_complete(cell, full, used, ends_used, covered_end)
+    }
+
+    /// Whether the state may still complete a board of some length the sweep counts (boards end
     /// at `covered_end` or later, on a row boundary), by the check of [`super::residual`] where
     /// the longest board has at most [`MAX_REGION`] cells left. Open tours whose two tour ends
     /// are placed are checked as closed tours are: every cell left needs all its edges. Before
@@ -437,17 +455,17 @@ impl<K: StateKey> TransferMatrix<K> {
     /// test of [`MoveMasks::ends_allow`] holds (which every state a closed tour may complete
     /// passes too, so `--tours both` asks it of its states without a tour end).
     #[inline]
-    fn may_complete(&self, cell: usize, next: &FrontierState, covered_end: usize) -> bool {
+    fn may_complete(&self, cell: usize, full: u64, used: u64, ends_used: u8, covered_end: usize) -> bool {
         let Some(masks) = &self.move_masks else {
             return true;
         };
-        let spare_ends = self.kind.ends_to_place(next.ends_used);
+        let spare_ends = self.kind.ends_to_place(ends_used);
         let cells = self.geometry.cells();
         if cells - (cell + 1) > MAX_REGION {
             return true;
         }
         // Window position `p >= 1` is cell `cell + p`: bit `p - 1` from the next cell on.
-        let (full, ends) = (next.full >> 1, (next.used & !next.full) >> 1);
+        let (full, ends) = (full >> 1, (used & !full) >> 1);
         // Longest board first: a state that completes at all mostly completes there, and one
         // question then settles it (7 x 10 sweep: 11% less CPU time than shortest first).
         let width = self.geometry.width;
