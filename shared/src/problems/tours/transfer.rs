@@ -468,17 +468,26 @@ impl<K: StateKey> TransferMatrix<K> {
         let (full, ends) = (full >> 1, (used & !full) >> 1);
         // Longest board first: a state that completes at all mostly completes there, and one
         // question then settles it (7 x 10 sweep: 11% less CPU time than shortest first).
+        // Stepped a row at a time rather than counted by a division: this runs for every
+        // successor, and a division was a twentieth of the prune's time.
         let width = self.geometry.width;
         debug_assert!(covered_end <= cells && (cells - covered_end).is_multiple_of(width));
-        (0..=(cells - covered_end) / width)
-            .map(|longer| cells - longer * width)
-            .any(|end| masks.cells_left_allow_cached(cell + 1, end, full, ends, spare_ends))
+        let mut end = cells;
+        loop {
+            if masks.cells_left_allow_cached(cell + 1, end, full, ends, spare_ends) {
+                return true;
+            }
+            if end < covered_end + width {
+                return false;
+            }
+            end -= width;
+        }
     }
 
     /// Whether the state emitted after `cell` starts a row and stands for its mirror image too.
     #[inline]
     fn mirrors_after(&self, cell: usize) -> bool {
-        self.mirror_rows && (cell + 1).is_multiple_of(self.geometry.width)
+        self.mirror_rows && self.row_end[cell] == cell + 1
     }
 
     /// The neighbourhood of a state before `cell` (see [`Transition::neighbourhood`]): the kinds
