@@ -3,8 +3,8 @@
 //! The frontier keys of a count (`problems::tours::frontier`) spread a mask of window cells to
 //! every other bit, gather it back, and find the `r`-th set bit of a mask, for every state and
 //! successor. BMI2's PDEP and PEXT do each in one instruction; the portable versions take a
-//! dozen shifts and masks, or a loop that mispredicts. The 7 x 8 knight sweep: 6.37 s with the
-//! portable versions, 5.85 s with PDEP and PEXT (docs/PERFORMANCE.md, issue 17).
+//! dozen shifts and masks, or a loop that mispredicts. The 7 x 8 knight sweep takes 0.91 of its
+//! time with PDEP and PEXT (docs/PERFORMANCE.md, issue 17).
 //!
 //! The build targets x86-64-v2, which has no BMI2, and AMD's Zen 1 and Zen 2 run PDEP and PEXT
 //! in microcode (a cycle or more per bit of the mask, slower than the shifts), so the choice is
@@ -35,11 +35,6 @@ impl BitOps {
     /// The portable route on every CPU (tests compare the two).
     pub const fn portable() -> Self {
         BitOps { pdep: false }
-    }
-
-    /// Whether this takes PDEP and PEXT.
-    pub fn uses_pdep(self) -> bool {
-        self.pdep
     }
 
     /// Moves bit `i` of the low 32 bits of `x` to bit `2i`.

@@ -145,14 +145,20 @@ impl<K: StateKey> FrontierCodec<K> {
         self.len
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// The same codec on the portable bit operations (the keys are the same: tests check it).
     #[cfg(test)]
     fn portable(self) -> Self {
         FrontierCodec { bits: BitOps::portable(), ..self }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    /// The fixed part of a key: two bits a window cell, cell 0 lowest.
+    #[inline]
+    fn codes(&self, key: K) -> u64 {
+        (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1)
     }
 
     /// The key of the window `state.mate[start..start + len]` (positions past the array are
@@ -190,7 +196,7 @@ impl<K: StateKey> FrontierCodec<K> {
     /// masks of positions `0..len`, read from the fixed part of the key without decoding it.
     #[inline]
     pub fn kinds(&self, key: K) -> (u64, u64) {
-        let codes = (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1);
+        let codes = self.codes(key);
         let low = self.bits.gather_even(codes);
         let high = self.bits.gather_even(codes >> 1);
         (low & !high, high)
@@ -199,7 +205,7 @@ impl<K: StateKey> FrontierCodec<K> {
     /// Whether the first cell of the window is FULL (code `01`), read from the key.
     #[inline]
     pub fn first_is_full(&self, key: K) -> bool {
-        (key.low_u64() >> 2) & 0b11 == 0b01
+        self.codes(key) & 0b11 == 0b01
     }
 
     /// The tour ends already used, read from the key.
@@ -215,23 +221,22 @@ impl<K: StateKey> FrontierCodec<K> {
     #[inline]
     pub fn moved_past_full(&self, key: K) -> K {
         debug_assert!(self.first_is_full(key));
-        let fixed_bits = 2 * self.len as u32;
-        let codes = (key >> 2).low_u64() & ((1u64 << fixed_bits) - 1);
-        let ranks = (key >> (2 + fixed_bits)) << (2 + fixed_bits);
-        ranks | K::from_u64((key.low_u64() & 3) | (codes >> 2) << 2)
+        let ranks_at = 2 + 2 * self.len as u32;
+        let ranks = (key >> ranks_at) << ranks_at;
+        ranks | K::from_u64(self.ends_used(key) as u64 | (self.codes(key) >> 2) << 2)
     }
 
     /// The state of a key produced by [`encode`](Self::encode), positions `0..len`.
     #[inline]
     pub fn decode(&self, key: K) -> FrontierState {
-        let codes = (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1);
+        let codes = self.codes(key);
         let low = self.bits.gather_even(codes);
         let high = self.bits.gather_even(codes >> 1);
         let full = low & !high;
         let closings = low & high;
         let openings = high & !low;
         let mut state =
-            FrontierState { mate: full_or_empty(full), full, used: high | full, ends_used: (key.low_u64() & 3) as u8 };
+            FrontierState { mate: full_or_empty(full), full, used: high | full, ends_used: self.ends_used(key) };
         let mut bits = key >> (2 + 2 * self.len as u32);
         let mut matched = 0u64;
         let mut pending = closings;
@@ -371,6 +376,23 @@ mod tests {
         })
     }
 
+    /// `moved_past_full` of the key of `state` (with `ends` tour ends used) against encoding
+    /// the state moved on, where its first cell is FULL.
+    fn moves_past_a_full_cell<K: StateKey + std::fmt::Debug>(
+        codec: FrontierCodec<K>,
+        mut state: FrontierState,
+        ends: u8,
+    ) -> std::result::Result<(), TestCaseError> {
+        state.ends_used = ends;
+        let key = codec.encode(&state, 0);
+        prop_assert_eq!(codec.first_is_full(key), state.mate[0] == FULL);
+        prop_assert_eq!(codec.ends_used(key), ends);
+        if state.mate[0] == FULL {
+            prop_assert_eq!(codec.moved_past_full(key), codec.encode(&state, 1));
+        }
+        Ok(())
+    }
+
     proptest! {
         #[test]
         fn round_trip(state in arbitrary_state(19, 0)) {
@@ -424,27 +446,12 @@ mod tests {
         /// Moving past a FULL first cell on the key is encoding the state moved on.
         #[test]
         fn moving_past_a_full_cell_on_the_key(state in arbitrary_state(31, 2), ends in 0u8..3) {
-            let codec = FrontierCodec::<u128>::new(31, 2, too_wide).unwrap();
-            let mut state = state;
-            state.ends_used = ends;
-            let key = codec.encode(&state, 0);
-            prop_assert_eq!(codec.first_is_full(key), state.mate[0] == FULL);
-            prop_assert_eq!(codec.ends_used(key), ends);
-            if state.mate[0] == FULL {
-                prop_assert_eq!(codec.moved_past_full(key), codec.encode(&state, 1));
-            }
+            moves_past_a_full_cell(FrontierCodec::<u128>::new(31, 2, too_wide).unwrap(), state, ends)?;
         }
 
         #[test]
         fn moving_past_a_full_cell_on_a_64_bit_key(state in arbitrary_state(17, 2), ends in 0u8..3) {
-            let codec = FrontierCodec::<u64>::new(17, 2, too_wide).unwrap();
-            let mut state = state;
-            state.ends_used = ends;
-            let key = codec.encode(&state, 0);
-            prop_assert_eq!(codec.first_is_full(key), state.mate[0] == FULL);
-            if state.mate[0] == FULL {
-                prop_assert_eq!(codec.moved_past_full(key), codec.encode(&state, 1));
-            }
+            moves_past_a_full_cell(FrontierCodec::<u64>::new(17, 2, too_wide).unwrap(), state, ends)?;
         }
 
         #[test]
