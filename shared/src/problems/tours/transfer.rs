@@ -184,6 +184,12 @@ pub struct TransferMatrix<K> {
     /// The moves as masks for the check of the cells left near the board's end
     /// ([`super::residual`]): plain boards only (not the folds of `--distinct`).
     move_masks: Option<MoveMasks>,
+    /// The first cell whose successors the check of the cells left prunes (`usize::MAX`:
+    /// none); before it the neighbourhood test does ([`survives`](Self::survives)).
+    residual_from: usize,
+    /// Tests: the neighbourhood test runs after `residual_from` too.
+    #[cfg(test)]
+    neighbours_everywhere: bool,
 }
 
 const NO_MIRROR: u8 = u8::MAX;
@@ -197,7 +203,7 @@ impl<K: StateKey> TransferMatrix<K> {
         let cells = geometry.cells();
         let edges: Vec<Vec<usize>> = (0..cells).map(|cell| geometry.neighbours(cell).collect()).collect();
         let mut matrix = Self::with_edges(geometry, min_rows, kind, reach, &edges, true)?;
-        matrix.move_masks = MoveMasks::new(&matrix.geometry);
+        matrix.set_move_masks(MoveMasks::new(&matrix.geometry));
         Ok(matrix)
     }
 
@@ -275,6 +281,9 @@ impl<K: StateKey> TransferMatrix<K> {
             untouched,
             symmetric,
             move_masks: None,
+            residual_from: usize::MAX,
+            #[cfg(test)]
+            neighbours_everywhere: false,
             geometry,
             codec,
             kind,
@@ -401,10 +410,44 @@ impl<K: StateKey> TransferMatrix<K> {
 
     /// Whether a branch whose window (before it moves on) has the FULL cells `full` and the
     /// cells with an edge `used` (cell 0 among both), with `ends_used` tour ends placed, survives
-    /// the prune: no cell checked is short of edges beyond the tour ends still to place, and
-    /// the check of the cells left allows it. `newly_full` are the cells this branch filled.
+    /// the prune: from [`residual_from`](Self::residual_from) on by the check of the cells left
+    /// ([`may_complete`](Self::may_complete)), before it by the neighbourhood test
+    /// ([`neighbours_allow`](Self::neighbours_allow)). `newly_full` are the cells this branch
+    /// filled.
+    ///
+    /// The check of the cells left implies the neighbourhood test: it asks every cell the test
+    /// asks about, of each board length the test admits, with no more edges open (rule 1 of
+    /// [`super::residual`]), so where it runs the test is left out: the 7 x 8 sweep reads the same
+    /// 47,490,756 states either way, in 7% less time without the test
+    /// (`the_check_of_the_cells_left_implies_the_neighbourhood_test`).
     #[inline]
     fn survives(&self, cell: usize, full: u64, used: u64, ends_used: u8, newly_full: u64) -> bool {
+        // An EMPTY cell must be covered only if every board still possible contains it: boards
+        // reach at least the last row anything touches, and at least `min_rows`.
+        let last_used = 63 - used.leading_zeros() as usize;
+        let covered_end = self.row_end[cell + last_used].max(self.required_end);
+        if cell < self.residual_from || self.neighbours_everywhere() {
+            self.neighbours_allow(cell, full, used, ends_used, newly_full, covered_end)
+                && self.may_complete(cell, full, used, ends_used, covered_end)
+        } else {
+            self.may_complete(cell, full, used, ends_used, covered_end)
+        }
+    }
+
+    /// The neighbourhood test of [`survives`](Self::survives): no cell whose neighbourhood just
+    /// shrank (a forward neighbour of `cell`, or a neighbour of a cell in `newly_full`) is short
+    /// of edges beyond the tour ends still to place. EMPTY cells count from `covered_end` on
+    /// only.
+    #[inline]
+    fn neighbours_allow(
+        &self,
+        cell: usize,
+        full: u64,
+        used: u64,
+        ends_used: u8,
+        newly_full: u64,
+        covered_end: usize,
+    ) -> bool {
         let reach = self.reach;
         // Blocked window positions in the frame of `neighbours`: everything up to and including
         // cell 0 (processed) and every FULL cell.
@@ -418,10 +461,6 @@ impl<K: StateKey> TransferMatrix<K> {
         }
         // Cells past the window are untouched and checked when they enter it.
         check &= !(full | 1) & ((2u64 << reach) - 1);
-        // An EMPTY cell must be covered only if every board still possible contains it: boards
-        // reach at least the last row anything touches, and at least `min_rows`.
-        let last_used = 63 - used.leading_zeros() as usize;
-        let covered_end = self.row_end[cell + last_used].max(self.required_end);
         // Edges the cells checked lack beyond what they can still get: each tour end still to
         // place excuses one (none for closed tours).
         let mut spare_ends = self.kind.ends_to_place(ends_used);
@@ -444,7 +483,31 @@ impl<K: StateKey> TransferMatrix<K> {
                 spare_ends -= short;
             }
         }
-        self.may_complete(cell, full, used, ends_used, covered_end)
+        true
+    }
+
+    /// Whether the neighbourhood test runs where the check of the cells left does too (tests).
+    #[inline]
+    fn neighbours_everywhere(&self) -> bool {
+        #[cfg(test)]
+        {
+            self.neighbours_everywhere
+        }
+        #[cfg(not(test))]
+        {
+            false
+        }
+    }
+
+    /// Sets the masks of the check of the cells left (`None`: no check), and the first cell
+    /// after which it runs: where the longest board has at most [`MAX_REGION`] cells left.
+    fn set_move_masks(&mut self, masks: Option<MoveMasks>) {
+        let cells = self.geometry.cells();
+        self.residual_from = match masks {
+            Some(_) => cells.saturating_sub(MAX_REGION + 1),
+            None => usize::MAX,
+        };
+        self.move_masks = masks;
     }
 
     /// Whether the state may still complete a board of some length the sweep counts (boards end
@@ -775,7 +838,7 @@ mod tests {
     /// states still exercise a reach that is not the knight's).
     fn unchecked(matrix: Result<TransferMatrix<u64>>) -> TransferMatrix<u64> {
         let mut matrix = matrix.unwrap();
-        matrix.move_masks = None;
+        matrix.set_move_masks(None);
         matrix
     }
 
@@ -945,6 +1008,33 @@ mod tests {
             assert!(rejected as f64 > share * dead as f64, "{geometry:?}: {rejected} of {dead} dead states rejected");
             assert!(rejected > 0, "{geometry:?}: no dead state rejected");
         }
+    }
+
+    #[test]
+    fn the_check_of_the_cells_left_implies_the_neighbourhood_test() {
+        // Where the check of the cells left runs, the neighbourhood test in front of it rejects
+        // nothing more: every layer is the same with it and without it. Sweeps and single
+        // boards, each kind of tour, and a board longer than the check reaches (5 x 14: its
+        // first cells are tested by neighbourhood only).
+        for (geometry, min_rows, kind) in [
+            (knight(6, 6), 6, TourKind::Closed),
+            (knight(5, 10), 1, TourKind::Closed),
+            (knight(5, 14), 14, TourKind::Closed),
+            (knight(5, 6), 6, TourKind::Open),
+            (knight(4, 8), 1, TourKind::Open),
+            (knight(5, 6), 1, TourKind::Both),
+        ] {
+            let checked = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
+            let mut both = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
+            both.neighbours_everywhere = true;
+            let (layers, _, tours) = layers_with_successors(&checked);
+            let (layers_both, _, tours_both) = layers_with_successors(&both);
+            let states: usize = layers.iter().map(Vec::len).sum();
+            assert!(states > 1000, "{geometry:?}: {states} states");
+            assert_eq!(layers, layers_both, "{geometry:?} {kind:?}");
+            assert_eq!(tours, tours_both, "{geometry:?} {kind:?}");
+        }
+        assert_eq!(TransferMatrix::<u64>::new(knight(5, 14), 14, TourKind::Closed).unwrap().residual_from, 5);
     }
 
     #[test]
