@@ -54,8 +54,11 @@ pub const MAX_REGION: usize = 64;
 /// The most moves a move set may have for the check: the knight has 8, two leapers 16.
 const MOST_MOVES: usize = 16;
 
-/// Verdicts a thread remembers (a direct-mapped table of 1 MiB).
-const CACHE_SLOTS: usize = 1 << 16;
+/// Verdicts a thread remembers: a direct-mapped table of 64 KiB, which stays in the core's L2
+/// cache beside a group's table. A table of 1 MiB answered more questions from memory but took
+/// the cache from the rest: the 7 x 8 sweep ran 0.97 of its time with 4 Ki slots, 0.96-0.99
+/// with 2 to 8 Ki, 0.99 with 16 Ki; 7 x 10 0.96, 8 x 7 0.99 (docs/PERFORMANCE.md).
+const CACHE_SLOTS: usize = 1 << 12;
 
 /// One remembered verdict: the FULL cells and path ends asked about, and a tag holding the
 /// cells the question spanned, the verdict, and a bit saying the slot is used.
@@ -123,7 +126,8 @@ impl MoveMasks {
         }
         let asked = full | ends << 32;
         let tag = 1 | (base as u64) << 22 | (end as u64) << 2 | (spare_ends as u64) << 42;
-        let slot = ((asked ^ tag.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize;
+        let slot = ((asked ^ tag.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            >> (64 - CACHE_SLOTS.trailing_zeros())) as usize;
         VERDICTS.with(|verdicts| {
             let mut verdicts = verdicts.borrow_mut();
             let (owner, table) = &mut *verdicts;
