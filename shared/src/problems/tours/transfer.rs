@@ -21,7 +21,8 @@
 //!    64 cells left, closed tours (and open ones once both tour ends are placed) are pruned
 //!    harder: every cell left is checked at once, with the moves forced on cells that have
 //!    exactly the edges they need ([`super::residual`]); open tours with tour ends still to
-//!    place, by the cells left short of edges, at most one per tour end.
+//!    place, by the cells left short of edges, at most one per tour end. That check implies the
+//!    neighbourhood test, which there is left out.
 //!    Pruning only removes states with no completion, so counts do not depend on it; it keeps
 //!    the layers small.
 //!
