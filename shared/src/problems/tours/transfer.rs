@@ -427,12 +427,14 @@ impl<K: StateKey> TransferMatrix<K> {
         // reach at least the last row anything touches, and at least `min_rows`.
         let last_used = 63 - used.leading_zeros() as usize;
         let covered_end = self.row_end[cell + last_used].max(self.required_end);
-        if cell < self.residual_from || self.neighbours_everywhere() {
-            self.neighbours_allow(cell, full, used, ends_used, newly_full, covered_end)
-                && self.may_complete(cell, full, used, ends_used, covered_end)
-        } else {
-            self.may_complete(cell, full, used, ends_used, covered_end)
+        if cell < self.residual_from {
+            return self.neighbours_allow(cell, full, used, ends_used, newly_full, covered_end);
         }
+        if self.neighbours_everywhere() && !self.neighbours_allow(cell, full, used, ends_used, newly_full, covered_end)
+        {
+            return false;
+        }
+        self.may_complete(cell, full, used, ends_used, covered_end)
     }
 
     /// The neighbourhood test of [`survives`](Self::survives): no cell whose neighbourhood just
@@ -512,8 +514,9 @@ impl<K: StateKey> TransferMatrix<K> {
     }
 
     /// Whether the state may still complete a board of some length the sweep counts (boards end
-    /// at `covered_end` or later, on a row boundary), by the check of [`super::residual`] where
-    /// the longest board has at most [`MAX_REGION`] cells left. Open tours whose two tour ends
+    /// at `covered_end` or later, on a row boundary), by the check of [`super::residual`]: asked
+    /// from [`residual_from`](Self::residual_from) on, where the longest board has at most
+    /// [`MAX_REGION`] cells left. Open tours whose two tour ends
     /// are placed are checked as closed tours are: every cell left needs all its edges. Before
     /// that any cell may still become a tour end and do with one edge fewer, and the weaker
     /// test of [`MoveMasks::ends_allow`] holds (which every state a closed tour may complete
@@ -525,9 +528,7 @@ impl<K: StateKey> TransferMatrix<K> {
         };
         let spare_ends = self.kind.ends_to_place(ends_used);
         let cells = self.geometry.cells();
-        if cells - (cell + 1) > MAX_REGION {
-            return true;
-        }
+        debug_assert!(cell >= self.residual_from && cells - (cell + 1) <= MAX_REGION);
         // Window position `p >= 1` is cell `cell + p`: bit `p - 1` from the next cell on.
         let (full, ends) = (full >> 1, (used & !full) >> 1);
         // Longest board first: a state that completes at all mostly completes there, and one
