@@ -6,11 +6,12 @@
 //! dozen shifts and masks, or a loop that mispredicts. The 7 x 8 knight sweep takes 0.91 of its
 //! time with PDEP and PEXT (docs/PERFORMANCE.md, issue 17).
 //!
-//! The build targets x86-64-v2, which has no BMI2, and AMD's Zen 1 and Zen 2 run PDEP and PEXT
-//! in microcode (a cycle or more per bit of the mask, slower than the shifts), so the choice is
+//! The build targets x86-64-v3, which has BMI2, but AMD's Zen 1 and Zen 2 run PDEP and PEXT in
+//! microcode (a cycle or more per bit of the mask, slower than the shifts), so the choice is
 //! made at run time: [`BitOps::detect`] asks CPUID once. The instructions are written as inline
-//! assembly, which inlines into any function (an intrinsic needs the feature enabled on its
-//! caller), behind a branch on a flag that never changes: both routes give the same bits.
+//! assembly, which inlines into any function and into a build for any instruction set (an
+//! intrinsic needs the feature enabled on its caller), behind a branch on a flag that never
+//! changes: both routes give the same bits.
 //!
 //! Worked example: `spread_even(0b1011) = 0b01_00_01_01` (bit `i` to bit `2i`),
 //! `gather_even` undoes it, and `select(0b1011_0100, 2) = 5` (set bits at 2, 4, 5, 7).
