@@ -55,14 +55,18 @@ const FEATURES: [Feature; 11] = [
 
 /// `Err` with a message naming what the CPU lacks, when it cannot run this build.
 pub fn check() -> Result<(), String> {
-    let missing = missing(has);
+    verdict(&missing(has))
+}
+
+/// What [`check`] says of a CPU that lacks `missing`.
+fn verdict(missing: &[&str]) -> Result<(), String> {
     if missing.is_empty() {
         return Ok(());
     }
     Err(format!(
         "this build of leaper needs {}, which this CPU lacks: rebuild it with \
          RUSTFLAGS=\"-C target-cpu=native\" (or remove .cargo/config.toml's target-cpu) to run here",
-        names(&missing)
+        names(missing)
     ))
 }
 
@@ -135,6 +139,14 @@ mod tests {
             assert_eq!(missing(|f| f.name != first), vec![first]);
         }
         assert!(missing(|_| true).is_empty());
+    }
+
+    #[test]
+    fn the_message_names_what_is_missing_and_the_way_out() {
+        assert_eq!(verdict(&[]), Ok(()));
+        let message = verdict(&["AVX2", "BMI2"]).unwrap_err();
+        assert!(message.starts_with("this build of leaper needs AVX2 and BMI2, which this CPU lacks"), "{message}");
+        assert!(message.contains("RUSTFLAGS=\"-C target-cpu=native\""), "{message}");
     }
 
     #[test]
