@@ -11,45 +11,43 @@
 //! Example: on a Sandy Bridge (AVX, no AVX2 or BMI) this build says "this build of leaper needs
 //! AVX2, BMI1, BMI2, FMA, F16C, LZCNT and MOVBE, which this CPU lacks: ...".
 
-/// Where CPUID reports a feature.
+/// Where the CPU reports a feature: a bit of a CPUID register, or the OS's AVX state.
 #[derive(Clone, Copy, Debug)]
-enum Register {
-    /// Leaf 1, ECX.
-    Leaf1Ecx,
-    /// Leaf 7 (subleaf 0), EBX.
-    Leaf7Ebx,
-    /// Leaf 0x8000_0001, ECX.
-    Extended1Ecx,
+enum Report {
+    /// This bit of leaf 1's ECX.
+    Leaf1Ecx(u32),
+    /// This bit of leaf 7's (subleaf 0) EBX.
+    Leaf7Ebx(u32),
+    /// This bit of leaf 0x8000_0001's ECX.
+    Extended1Ecx(u32),
     /// Not a CPUID bit: the operating system saves the AVX registers (OSXSAVE and XCR0).
     AvxState,
 }
 
-/// A feature the build may be compiled with: its name, whether this build uses it, and the bit
-/// that reports it.
+/// A feature the build may be compiled with: its name, whether this build uses it, and where
+/// the CPU reports it.
 struct Feature {
     name: &'static str,
     compiled: bool,
-    register: Register,
-    bit: u32,
+    report: Report,
 }
 
 /// Every feature of x86-64-v2 and v3 the build may assume.
 const FEATURES: [Feature; 11] = [
-    Feature { name: "SSE4.2", compiled: cfg!(target_feature = "sse4.2"), register: Register::Leaf1Ecx, bit: 20 },
-    Feature { name: "POPCNT", compiled: cfg!(target_feature = "popcnt"), register: Register::Leaf1Ecx, bit: 23 },
-    Feature { name: "AVX", compiled: cfg!(target_feature = "avx"), register: Register::Leaf1Ecx, bit: 28 },
-    Feature { name: "AVX2", compiled: cfg!(target_feature = "avx2"), register: Register::Leaf7Ebx, bit: 5 },
-    Feature { name: "BMI1", compiled: cfg!(target_feature = "bmi1"), register: Register::Leaf7Ebx, bit: 3 },
-    Feature { name: "BMI2", compiled: cfg!(target_feature = "bmi2"), register: Register::Leaf7Ebx, bit: 8 },
-    Feature { name: "FMA", compiled: cfg!(target_feature = "fma"), register: Register::Leaf1Ecx, bit: 12 },
-    Feature { name: "F16C", compiled: cfg!(target_feature = "f16c"), register: Register::Leaf1Ecx, bit: 29 },
-    Feature { name: "LZCNT", compiled: cfg!(target_feature = "lzcnt"), register: Register::Extended1Ecx, bit: 5 },
-    Feature { name: "MOVBE", compiled: cfg!(target_feature = "movbe"), register: Register::Leaf1Ecx, bit: 22 },
+    Feature { name: "SSE4.2", compiled: cfg!(target_feature = "sse4.2"), report: Report::Leaf1Ecx(20) },
+    Feature { name: "POPCNT", compiled: cfg!(target_feature = "popcnt"), report: Report::Leaf1Ecx(23) },
+    Feature { name: "AVX", compiled: cfg!(target_feature = "avx"), report: Report::Leaf1Ecx(28) },
+    Feature { name: "AVX2", compiled: cfg!(target_feature = "avx2"), report: Report::Leaf7Ebx(5) },
+    Feature { name: "BMI1", compiled: cfg!(target_feature = "bmi1"), report: Report::Leaf7Ebx(3) },
+    Feature { name: "BMI2", compiled: cfg!(target_feature = "bmi2"), report: Report::Leaf7Ebx(8) },
+    Feature { name: "FMA", compiled: cfg!(target_feature = "fma"), report: Report::Leaf1Ecx(12) },
+    Feature { name: "F16C", compiled: cfg!(target_feature = "f16c"), report: Report::Leaf1Ecx(29) },
+    Feature { name: "LZCNT", compiled: cfg!(target_feature = "lzcnt"), report: Report::Extended1Ecx(5) },
+    Feature { name: "MOVBE", compiled: cfg!(target_feature = "movbe"), report: Report::Leaf1Ecx(22) },
     Feature {
         name: "AVX state saved by the operating system",
         compiled: cfg!(target_feature = "avx"),
-        register: Register::AvxState,
-        bit: 0,
+        report: Report::AvxState,
     },
 ];
 
@@ -88,12 +86,12 @@ fn names(list: &[&str]) -> String {
 #[cfg(target_arch = "x86_64")]
 fn has(feature: &Feature) -> bool {
     use std::arch::x86_64::{__cpuid, __cpuid_count};
-    let bit = |value: u32| value >> feature.bit & 1 == 1;
-    match feature.register {
-        Register::Leaf1Ecx => bit(__cpuid(1).ecx),
-        Register::Leaf7Ebx => __cpuid(0).eax >= 7 && bit(__cpuid_count(7, 0).ebx),
-        Register::Extended1Ecx => __cpuid(0x8000_0000).eax >= 0x8000_0001 && bit(__cpuid(0x8000_0001).ecx),
-        Register::AvxState => os_saves_avx_state(),
+    let set = |value: u32, bit: u32| value >> bit & 1 == 1;
+    match feature.report {
+        Report::Leaf1Ecx(bit) => set(__cpuid(1).ecx, bit),
+        Report::Leaf7Ebx(bit) => __cpuid(0).eax >= 7 && set(__cpuid_count(7, 0).ebx, bit),
+        Report::Extended1Ecx(bit) => __cpuid(0x8000_0000).eax >= 0x8000_0001 && set(__cpuid(0x8000_0001).ecx, bit),
+        Report::AvxState => os_saves_avx_state(),
     }
 }
 
