@@ -10,6 +10,8 @@
 //! transition names neighbourhoods and the store takes it, a bucket is expanded group by group
 //! and its successors merged before they are staged ([`crate::engine::grouped`]).
 
+use std::any::Any;
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -532,6 +534,19 @@ pub(crate) struct Expander<K: StateKey> {
     /// Entries a group's table may hold before it is handed on, split
     /// ([`crate::engine::grouped::TABLE_ENTRIES`], or fewer within a store's reading budget).
     pub(crate) group_table_entries: usize,
+    /// Words a record: key words, then residues.
+    stride: usize,
+}
+
+thread_local! {
+    /// A thread's expander from its last step, buffers and all (see [`expand_layer`]).
+    static SPARE_EXPANDER: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+/// Whether this thread keeps an expander from an earlier step (tests).
+#[cfg(test)]
+pub(crate) fn thread_keeps_an_expander() -> bool {
+    SPARE_EXPANDER.with(|spare| spare.borrow().is_some())
 }
 
 impl<K: StateKey> Expander<K> {
@@ -598,7 +613,8 @@ fn hand_to(store: &dyn StateStore, bucket: usize, records: &[u64], merged: bool)
 /// emits the successors to the store (any bucket). Returns the closed residues and counts; the
 /// layer is not merged (`finish_step`). A cluster worker calls it with the buckets it owns.
 /// A transition with neighbourhoods has its buckets expanded group by group
-/// ([`crate::engine::grouped`]) where the store takes it.
+/// ([`crate::engine::grouped`]) where the store takes it. Where the store reads without a
+/// budget, each thread keeps its buffers for the next step.
 pub fn expand_layer<T: Transition>(
     transition: &T,
     cell: usize,
@@ -628,15 +644,39 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
     }
     let grouped = T::NEIGHBOURHOODS && store.takes_grouped();
     let plan = ReadingPlan::new(store.reading_budget(), layout.stride(), group_table_entries);
-    let new_expander = || Expander::<T::Key> {
-        stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
-        loose: Vec::new(),
-        closed: vec![0; slots * width],
-        emitted: 0,
-        handed: 0,
-        read: 0,
-        groups: None,
-        group_table_entries: plan.table_entries,
+    // Without a reading budget (in memory), each thread keeps its expander from step to step:
+    // made afresh, its stages and group buffers were new pages for the kernel to fault in and
+    // zero at every step (197 thousand of the 7 x 10 sweep's 684 thousand page faults).
+    // Within a budget they are freed, since the budget counts them only while a step runs.
+    let keep = store.reading_budget().is_none();
+    let new_expander = || {
+        let spare = SPARE_EXPANDER.with(|spare| spare.borrow_mut().take());
+        let reused = spare
+            .filter(|_| keep)
+            .and_then(|spare| spare.downcast::<Expander<T::Key>>().ok())
+            .filter(|spare| spare.stages.len() == buckets && spare.stride == layout.stride());
+        match reused {
+            Some(mut expander) => {
+                expander.closed.clear();
+                expander.closed.resize(slots * width, 0);
+                expander.emitted = 0;
+                expander.handed = 0;
+                expander.read = 0;
+                expander.group_table_entries = plan.table_entries;
+                *expander
+            }
+            None => Expander::<T::Key> {
+                stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
+                loose: Vec::new(),
+                closed: vec![0; slots * width],
+                emitted: 0,
+                handed: 0,
+                read: 0,
+                groups: None,
+                group_table_entries: plan.table_entries,
+                stride: layout.stride(),
+            },
+        }
     };
     buckets_to_read
         .par_iter()
@@ -653,14 +693,18 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
         .map(|expander| {
             let mut expander = expander?;
             expander.flush(store, grouped)?;
-            Ok(StepOutcome {
-                closed: expander.closed,
+            let outcome = StepOutcome {
+                closed: std::mem::take(&mut expander.closed),
                 emitted: expander.emitted,
                 // The plain route stages every successor it emits.
                 handed: if grouped { expander.handed } else { expander.emitted },
                 read: expander.read,
                 layer: LayerSummary::default(),
-            })
+            };
+            if keep {
+                SPARE_EXPANDER.with(|spare| *spare.borrow_mut() = Some(Box::new(expander)));
+            }
+            Ok(outcome)
         })
         .try_reduce(
             || StepOutcome { closed: vec![0; slots * width], ..StepOutcome::default() },

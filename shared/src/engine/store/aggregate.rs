@@ -337,17 +337,28 @@ impl<K: StateKey> AggregationTable<K> {
         Ok(())
     }
 
-    /// Makes an empty table at most eight times larger than `states` entries need: a drain
-    /// walks every slot, so a table grown for one large group would make every later small
-    /// group pay for its size.
+    /// Makes an empty table for `states` entries: grown to hold them where it is smaller (at
+    /// once, rather than doubling as they come), shrunk where it is more than eight times larger
+    /// (a drain walks every slot, so a table left large by one large group would make every
+    /// later small group pay for its size). Its allocation is kept where it is large enough: a
+    /// fresh one is a fresh set of pages for the kernel to fault in and zero, and a thread's
+    /// groups alternate between small and large.
     pub(crate) fn fit_empty(&mut self, states: usize) {
         debug_assert!(self.is_empty());
         let needed = Self::slots_for(BASES.start, states);
-        if self.capacity > 8 * needed {
-            let salt = self.salt;
-            *self = Self::sized(self.width, needed);
-            self.salt = salt;
+        if self.capacity >= needed && self.capacity <= 8 * needed {
+            return;
         }
+        let words = needed * Self::stride(self.width);
+        if self.slots.capacity() >= words {
+            // Every key in the table is vacant (it is empty), and the slots added are too.
+            self.slots.resize(words, u64::MAX);
+        } else {
+            // Freed first: a reallocation would hold the old and the new allocation at once.
+            self.slots = Vec::new();
+            self.slots = Self::vacant(needed, self.width);
+        }
+        self.capacity = needed;
     }
 
     /// Empties the table, keeping its allocation.
@@ -361,6 +372,47 @@ impl<K: StateKey> AggregationTable<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_fitted_to_its_groups_keeps_its_allocation_and_no_stale_entry() {
+        let moduli = Moduli::first(1).unwrap();
+        // Adds `keys` with count 1 each, then drains: the entries and their counts' sum.
+        let fill_and_drain = |table: &mut AggregationTable<u64>, keys: &[u64]| {
+            let records: Vec<u64> = keys.iter().flat_map(|&key| [key, 1]).collect();
+            table.add_records(&records, &moduli);
+            let (mut entries, mut total) = (0, 0);
+            table
+                .drain_each(|entry| -> Result<(), ()> {
+                    entries += 1;
+                    total += entry[1];
+                    Ok(())
+                })
+                .unwrap();
+            (entries, total)
+        };
+        let large: Vec<u64> = (0..100_000).collect();
+        let mut table = AggregationTable::<u64>::salted(1);
+        table.fit_empty(100_000);
+        let (capacity, allocation) = (table.capacity, table.slots.as_ptr());
+        assert!(capacity * 4 >= 100_000 * 5);
+        assert_eq!(fill_and_drain(&mut table, &large), (100_000, 100_000));
+        assert_eq!(table.capacity, capacity, "sized at once, not grown");
+
+        // A small group: the table shrinks (a drain walks its slots), its allocation stays.
+        table.fit_empty(1_000);
+        assert!(table.capacity < capacity / 8 && table.slots.len() == table.capacity * 2);
+        assert_eq!(table.slots.as_ptr(), allocation);
+        let small: Vec<u64> = (0..1_000).chain(0..1_000).collect();
+        assert_eq!(fill_and_drain(&mut table, &small), (1_000, 2_000));
+
+        // A large group again: the same allocation, and no entry left from before.
+        table.fit_empty(100_000);
+        assert_eq!((table.capacity, table.slots.as_ptr()), (capacity, allocation));
+        assert_eq!(fill_and_drain(&mut table, &large), (100_000, 100_000));
+        // Between, a group within eight times the table's size leaves it as it is.
+        table.fit_empty(20_000);
+        assert_eq!(table.capacity, capacity);
+    }
 
     #[test]
     fn a_bounded_table_filled_to_its_room_stays_within_its_bytes() {

@@ -240,14 +240,19 @@ impl<K: StateKey> FrontierCodec<K> {
         let mut bits = key >> (2 + 2 * self.len as u32);
         let mut matched = 0u64;
         let mut pending = closings;
+        let mut closed = 0;
         while pending != 0 {
             let p = pending.trailing_zeros();
             pending &= pending - 1;
-            let unmatched = openings & ((1u64 << p) - 1) & !matched;
-            let width = rank_bits(unmatched.count_ones());
+            // Every closing before `p` matched an opening before it: the unmatched openings
+            // are counted without `matched`, so that the rank's width and value do not wait for
+            // the mate found before (the loop's only chain is then select, then `matched`).
+            let before = openings & ((1u64 << p) - 1);
+            let width = rank_bits(before.count_ones() - closed);
+            closed += 1;
             let rank = (bits.low_u64() & ((1u64 << width) - 1)) as u32;
             bits = bits >> width;
-            let mate = self.bits.select(unmatched, rank);
+            let mate = self.bits.select(before & !matched, rank);
             matched |= 1 << mate;
             state.mate[p as usize] = mate as u8;
             state.mate[mate] = p as u8;
