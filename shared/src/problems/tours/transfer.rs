@@ -28,8 +28,10 @@
 //!
 //! 5. When the next cell starts a row, the window is two whole rows (plus cells no move has
 //!    reached yet), and the board is symmetric left to right: a state and its mirror image have
-//!    the same number of completions for every length. The smaller of the two keys stands for
-//!    both, which roughly halves every layer.
+//!    the same number of completions for every length. One key stands for both, which halves
+//!    the layers at row starts: the one whose FULL cells come first, read from the window's
+//!    first cell (see `row_start_key`: which of the two stands for both decides how the
+//!    row's states meet).
 //!
 //! Open tours (Hamiltonian paths) add one more choice per cell, described in [`super::ends`]: a
 //! cell may be one of the tour's two ends, with one edge fewer. [`TourKind`] says which tours a
