@@ -922,9 +922,10 @@ mod tests {
         assert!(matrix.mirrors_after(cell), "parents split at cell {cell}, which does not end a row");
     }
 
-    /// The 6 x 6 board's closed tours counted by the grouped expansion into the in-memory
-    /// store, its groups split when their tables hold `entries`: the count and every layer's size.
-    fn six_by_six_with_groups_split_at(entries: usize) -> (u64, Vec<u64>) {
+    /// The 6 x 6 board's closed-tour sweep by the grouped expansion into the in-memory store, its
+    /// groups split when their tables hold `entries`, step by step: the tours closed, the states
+    /// read, the successors emitted and the layer made.
+    fn six_by_six_steps(entries: usize) -> Vec<(u64, u64, u64, u64)> {
         use crate::engine::store::{MemoryStore, StateStore};
         use crate::engine::sweep::expand_layer_splitting_at;
         use crate::engine::Moduli;
@@ -934,13 +935,18 @@ mod tests {
         store.emit(0, &matrix.start_record(&moduli)).unwrap();
         store.finish_step().unwrap();
         let buckets: Vec<usize> = (0..store.buckets()).collect();
-        let (mut tours, mut layers) = (0, Vec::new());
+        let mut steps = Vec::new();
         for cell in 0..matrix.geometry().cells() {
             let outcome = expand_layer_splitting_at(&matrix, cell, &moduli, &store, &buckets, entries).unwrap();
-            tours += outcome.closed[6];
-            layers.push(store.finish_step().unwrap().states);
+            let made = store.finish_step().unwrap().states;
+            steps.push((outcome.closed[6], outcome.read, outcome.emitted, made));
         }
-        (tours, layers)
+        steps
+    }
+
+    /// The tours and the layers of [`six_by_six_steps`].
+    fn tours_and_layers(steps: &[(u64, u64, u64, u64)]) -> (u64, Vec<u64>) {
+        (steps.iter().map(|step| step.0).sum(), steps.iter().map(|step| step.3).collect())
     }
 
     #[test]
@@ -948,9 +954,9 @@ mod tests {
         // Whole groups reach the store merged (it appends them); a group whose table fills is
         // handed on in parts, which the store must merge: else its keys would come twice and
         // the layers grow.
-        let (tours, layers) = six_by_six_with_groups_split_at(crate::engine::grouped::TABLE_ENTRIES);
+        let (tours, layers) = tours_and_layers(&six_by_six_steps(crate::engine::grouped::TABLE_ENTRIES));
         assert_eq!(tours, 9862);
-        let (split_tours, split_layers) = six_by_six_with_groups_split_at(8);
+        let (split_tours, split_layers) = tours_and_layers(&six_by_six_steps(8));
         assert_eq!(split_tours, 9862);
         assert_eq!(split_layers, layers);
         assert!(layers.iter().max() > Some(&1000));
@@ -958,32 +964,13 @@ mod tests {
 
     #[test]
     fn a_thread_reuses_its_expander_from_step_to_step_and_sweep_to_sweep() {
-        use crate::engine::store::{MemoryStore, StateStore};
-        use crate::engine::sweep::{expand_layer, thread_keeps_an_expander};
-        use crate::engine::Moduli;
-        // The 6 x 6 sweep, step by step: tours closed, states read and successors emitted, and
-        // the layer made.
-        let sweep = || {
-            let matrix = TransferMatrix::<u64>::new(knight(6, 6), 6, TourKind::Closed).unwrap();
-            let moduli = Moduli::saturating();
-            let mut store = MemoryStore::<u64>::new(31, moduli.clone(), u64::MAX);
-            store.emit(0, &matrix.start_record(&moduli)).unwrap();
-            store.finish_step().unwrap();
-            let buckets: Vec<usize> = (0..store.buckets()).collect();
-            let mut steps = Vec::new();
-            for cell in 0..matrix.geometry().cells() {
-                let outcome = expand_layer(&matrix, cell, &moduli, &store, &buckets).unwrap();
-                let made = store.finish_step().unwrap().states;
-                steps.push((outcome.closed[6], outcome.read, outcome.emitted, made));
-            }
-            steps
-        };
         // One thread: every step after the first, and the whole second sweep, run on the
         // expander the thread kept; its counters must start from zero each time.
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let sweep = || six_by_six_steps(crate::engine::grouped::TABLE_ENTRIES);
         let first = pool.install(sweep);
-        assert!(pool.install(thread_keeps_an_expander));
-        assert_eq!(first.iter().map(|step| step.0).sum::<u64>(), 9862);
+        assert!(pool.install(crate::engine::sweep::thread_keeps_an_expander));
+        assert_eq!(tours_and_layers(&first).0, 9862);
         // Each step reads the layer the step before made.
         assert!(first.windows(2).all(|pair| pair[1].1 == pair[0].3));
         assert_eq!(pool.install(sweep), first);
