@@ -655,27 +655,24 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
             .filter(|_| keep)
             .and_then(|spare| spare.downcast::<Expander<T::Key>>().ok())
             .filter(|spare| spare.stages.len() == buckets && spare.stride == layout.stride());
-        match reused {
-            Some(mut expander) => {
-                expander.closed.clear();
-                expander.closed.resize(slots * width, 0);
-                expander.emitted = 0;
-                expander.handed = 0;
-                expander.read = 0;
-                expander.group_table_entries = plan.table_entries;
-                *expander
+        // A kept expander lends its buffers; the counts always start from zero.
+        let (stages, loose, groups) = match reused {
+            Some(spare) => {
+                let Expander { stages, loose, groups, .. } = *spare;
+                (stages, loose, groups)
             }
-            None => Expander::<T::Key> {
-                stages: (0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(),
-                loose: Vec::new(),
-                closed: vec![0; slots * width],
-                emitted: 0,
-                handed: 0,
-                read: 0,
-                groups: None,
-                group_table_entries: plan.table_entries,
-                stride: layout.stride(),
-            },
+            None => ((0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(), Vec::new(), None),
+        };
+        Expander::<T::Key> {
+            stages,
+            loose,
+            closed: vec![0; slots * width],
+            emitted: 0,
+            handed: 0,
+            read: 0,
+            groups,
+            group_table_entries: plan.table_entries,
+            stride: layout.stride(),
         }
     };
     buckets_to_read
