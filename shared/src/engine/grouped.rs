@@ -37,7 +37,7 @@
 //! right: a wrong neighbourhood would cost merges, not digits (the tours' test checks the claim
 //! itself on whole sweeps).
 
-use crate::engine::key::StateKey;
+use crate::engine::key::{append_words, copy_words, StateKey};
 use crate::engine::store::{AggregationTable, StateStore};
 use crate::engine::sweep::Expander;
 use crate::engine::transition::Transition;
@@ -179,8 +179,8 @@ impl<K: StateKey> GroupBuffers<K> {
         reserve_exactly(group, expected);
         store.read_bucket(bucket, &mut |keys, residues| {
             for (key, counts) in keys.chunks_exact(K::WORDS).zip(residues.chunks_exact(width)) {
-                records.extend_from_slice(key);
-                records.extend_from_slice(counts);
+                append_words(records, key);
+                append_words(records, counts);
             }
             Ok(())
         })?;
@@ -201,7 +201,7 @@ impl<K: StateKey> GroupBuffers<K> {
         let mut next = starts.clone();
         for (record, &g) in records.chunks_exact(stride).zip(group.iter()) {
             let at = next[g as usize] * stride;
-            grouped[at..at + stride].copy_from_slice(record);
+            copy_words(&mut grouped[at..at + stride], record);
             next[g as usize] += 1;
         }
         Ok(groups)
@@ -342,7 +342,7 @@ fn expand_into<T: Transition>(
         &mut |child| {
             *emitted += 1;
             child.push_words(children);
-            children.extend_from_slice(counts);
+            append_words(children, counts);
         },
         &mut |slot| moduli.add_assign(&mut closed[slot * width..(slot + 1) * width], counts),
     );

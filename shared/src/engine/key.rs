@@ -208,6 +208,31 @@ impl RecordLayout {
     }
 }
 
+/// Appends `words` (a record, or a record's residues) to `out`. Their length is known only at
+/// run time, and `extend_from_slice` of a run-time length is a call to `memcpy`, whose call,
+/// size dispatch and return were 8% of the 7 x 10 sweep's samples for records of two words
+/// (a 64-bit key and one count: the exact pass). One and two words are written as they are
+/// (7 x 8 sweep on one thread: 0.93 of the time); longer ones take `memcpy`.
+#[inline(always)]
+pub fn append_words(out: &mut Vec<u64>, words: &[u64]) {
+    match *words {
+        [a] => out.push(a),
+        [a, b] => out.extend_from_slice(&[a, b]),
+        _ => out.extend_from_slice(words),
+    }
+}
+
+/// Copies `from` into `to`, of the same length (see [`append_words`] for why short lengths are
+/// written out).
+#[inline(always)]
+pub fn copy_words(to: &mut [u64], from: &[u64]) {
+    match (to, from) {
+        ([x], &[a]) => *x = a,
+        ([x, y], &[a, b]) => (*x, *y) = (a, b),
+        (to, from) => to.copy_from_slice(from),
+    }
+}
+
 /// Runs `$body` with `$K` bound to the key type of `$words` words (1: `u64`, 2: `u128`); any
 /// other width becomes the error `$other` (an expression of the function's error type).
 #[macro_export]
@@ -253,6 +278,20 @@ mod tests {
             let (a, used) = u128::read_varint(&bytes).unwrap();
             let (b, rest) = u64::read_varint(&bytes[used..]).unwrap();
             prop_assert_eq!((a, b, used + rest), (wide, lo, bytes.len()));
+        }
+    }
+
+    #[test]
+    fn words_are_appended_and_copied_whatever_their_length() {
+        for len in 0..6u64 {
+            let words: Vec<u64> = (1..=len).collect();
+            let mut out = vec![99];
+            append_words(&mut out, &words);
+            assert_eq!(out[1..], words[..]);
+            assert_eq!(out[0], 99);
+            let mut to = vec![0; len as usize];
+            copy_words(&mut to, &words);
+            assert_eq!(to, words);
         }
     }
 

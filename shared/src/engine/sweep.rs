@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::arith::{exact_count, Moduli, SATURATING};
 use crate::engine::grouped::{expand_bucket_grouped, GroupBuffers, ReadingPlan, TABLE_ENTRIES};
-use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::key::{append_words, RecordLayout, StateKey};
 use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
 use crate::engine::transition::{StepPosition, SweepJob, Transition};
 use crate::error::{Error, Result};
@@ -592,7 +592,7 @@ fn stage_into(
     record: &[u64],
     merged: bool,
 ) -> Result<()> {
-    stage.extend_from_slice(record);
+    append_words(stage, record);
     if stage.len() >= records * record.len() {
         hand_to(store, bucket, stage, merged)?;
         stage.clear();
@@ -742,7 +742,7 @@ fn expand_chunk<T: Transition>(
                 let bucket = bucket_of(child, buckets);
                 let stage = &mut stages[bucket];
                 child.push_words(stage);
-                stage.extend_from_slice(counts);
+                append_words(stage, counts);
                 if stage.len() >= STAGE * stride {
                     if let Err(e) = store.emit(bucket, stage) {
                         failure.get_or_insert(e);

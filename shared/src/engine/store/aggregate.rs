@@ -7,7 +7,7 @@
 
 use std::marker::PhantomData;
 
-use crate::engine::key::{RecordLayout, StateKey};
+use crate::engine::key::{copy_words, RecordLayout, StateKey};
 use crate::engine::store::StateBatch;
 use crate::engine::Moduli;
 
@@ -188,7 +188,7 @@ impl<K: StateKey> AggregationTable<K> {
             }
             if found == K::VACANT {
                 key.write_words(entry);
-                entry[K::WORDS..].copy_from_slice(residues);
+                copy_words(&mut entry[K::WORDS..], residues);
                 self.len += 1;
                 return;
             }
@@ -244,7 +244,7 @@ impl<K: StateKey> AggregationTable<K> {
             while self.key_at(slot) != K::VACANT {
                 slot = self.after(slot);
             }
-            self.slots[slot * stride..(slot + 1) * stride].copy_from_slice(entry);
+            copy_words(&mut self.slots[slot * stride..(slot + 1) * stride], entry);
         }
     }
 

@@ -19,7 +19,7 @@ pub use aggregate::AggregationTable;
 pub use disk::{disk_store, BucketFile, BucketInfo, BucketWriter, DiskStore, BUCKET_FORMAT};
 pub use memory::MemoryStore;
 
-use crate::engine::key::{fold_words, RecordLayout, StateKey};
+use crate::engine::key::{append_words, fold_words, RecordLayout, StateKey};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
 
@@ -44,7 +44,7 @@ impl StateBatch {
     pub fn push<K: StateKey>(&mut self, key: K, residues: &[u64]) {
         debug_assert_eq!(K::WORDS, self.layout.key_words);
         key.push_words(&mut self.keys);
-        self.residues.extend_from_slice(residues);
+        append_words(&mut self.residues, residues);
     }
 
     pub fn len(&self) -> usize {
