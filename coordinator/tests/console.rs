@@ -103,10 +103,11 @@ fn a_pipe_gets_plain_step_lines_and_results_as_they_become_final() {
     let stderr = text(&output.stderr);
     assert_eq!(stderr.lines().filter(|line| line.contains("step done")).count(), 54, "{stderr}");
     assert!(!stderr.contains('\x1b'), "colour codes in a pipe: {stderr}");
-    // Counted from 1, as `leaper status` counts: the last step of 6x1 is row 1, column 6.
-    assert!(stderr.contains("step{pass=1 step=6 row=1 col=6}"), "{stderr}");
+    // Counted from 1, as `leaper status` counts: the last step of 6x1 is row 1, column 5 (a
+    // row's columns are taken from the edges inwards: 1, 6, 3, 4, 2, 5).
+    assert!(stderr.contains("step{pass=1 step=6 row=1 col=5}"), "{stderr}");
     let summary = stderr.lines().last().unwrap();
-    assert!(summary.contains("finished in") && summary.contains("peak layer 815,845 states"), "{summary}");
+    assert!(summary.contains("finished in") && summary.contains("peak layer 256,649 states"), "{summary}");
 
     // 6x8 is final after step 48 (its last cell), long before the sweep ends.
     let seen = interleaved(&SWEEP);

@@ -276,10 +276,10 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
             "version skew",
             |dir, _| {
                 let path = dir.join("manifest.json");
-                let text = fs::read_to_string(&path).unwrap().replacen("\"format\": 1", "\"format\": 7", 1);
+                let text = fs::read_to_string(&path).unwrap().replacen("\"format\": 2", "\"format\": 7", 1);
                 fs::write(path, text).unwrap();
             },
-            "manifest format 7, this leaper reads format 1",
+            "manifest format 7, this leaper reads format 2",
         ),
         (
             "manifest cut short",

@@ -14,8 +14,9 @@ pub mod v1 {
 
 /// Version of the wire protocol and of the worker's data directory layout; a peer speaking
 /// another one is refused. Format 2 names problems by their registry name and carries keys of
-/// any width.
-pub const FORMAT_VERSION: u32 = 2;
+/// any width; format 3 keys the tours' states by positions in the order of
+/// `leaper_core::problems::tours::order` (a worker of format 2 would read them row-major).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The metadata key that carries the shared token.
 pub const AUTHORIZATION: &str = "authorization";

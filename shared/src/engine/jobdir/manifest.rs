@@ -24,8 +24,11 @@ use crate::engine::store::{BucketInfo, DurableLayer, LayerFile};
 use crate::engine::sweep::SweepProgress;
 use crate::error::{Error, Result};
 
-/// Version of the manifest layout; manifests of another version are refused.
-pub const MANIFEST_FORMAT: u32 = 1;
+/// Version of the manifest layout and of what the layers it names mean; manifests of another
+/// version are refused. Format 2: the tours' layers are keyed by positions in the order of
+/// `problems::tours::order` (format 1: row-major), so a layer of format 1 read now would give
+/// wrong counts.
+pub const MANIFEST_FORMAT: u32 = 2;
 
 /// The last committed step of a job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -308,9 +311,10 @@ mod tests {
         fs::write(dir.join(MANIFEST_FILE), text.replace("\"next_cell\": 7", "\"next_cell\": 8")).unwrap();
         let error = Manifest::load(&dir).unwrap_err().to_string();
         assert!(error.contains("checksum mismatch"), "{error}");
-        fs::write(dir.join(MANIFEST_FILE), text.replace("\"format\": 1", "\"format\": 2")).unwrap();
+        let other = MANIFEST_FORMAT + 1;
+        fs::write(dir.join(MANIFEST_FILE), text.replace("\"format\": 2", &format!("\"format\": {other}"))).unwrap();
         let error = Manifest::load(&dir).unwrap_err().to_string();
-        assert!(error.contains("manifest format 2") && error.contains("manifest.json"), "{error}");
+        assert!(error.contains(&format!("manifest format {other}")) && error.contains("manifest.json"), "{error}");
         fs::write(dir.join(MANIFEST_FILE), &text[..text.len() / 2]).unwrap();
         let error = Manifest::load(&dir).unwrap_err().to_string();
         assert!(error.contains("damaged manifest") && error.contains("manifest.copy.json is intact"), "{error}");

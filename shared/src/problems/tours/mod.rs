@@ -29,6 +29,7 @@ pub mod files;
 pub mod forced;
 pub mod frontier;
 pub mod obstruction;
+pub mod order;
 mod residual;
 pub mod transfer;
 

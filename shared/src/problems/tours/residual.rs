@@ -21,10 +21,11 @@
 //! counts are unchanged, and `transfer.rs` checks on small boards that no state with a
 //! completion is rejected and that most without one are. The rules read only
 //! which cells are FULL and which are path ends, not which ends are paired, so the masks of one
-//! machine word hold everything: bit `q` stands for cell `base + q`, one mask per move holds
-//! the cells whose edge of that move is open, and shifting a mask by a move's row-major offset
-//! moves each cell onto its neighbour. Counting "at least one, two, three" edges per cell is
-//! three bit operations per move, for every cell at once.
+//! machine word hold everything: bit `q` stands for cell `base + q`, one mask per offset holds
+//! the cells whose edge to the cell that far on is open (in row-major order an offset is a
+//! move; in the orders of [`super::order`] a move has an offset per pair of columns), and
+//! shifting a mask by its offset moves each cell onto its neighbour. Counting "at least one,
+//! two, three" edges per cell is three bit operations per offset, for every cell at once.
 //!
 //! Worked example, the knight on a board 4 wide and 5 long. Processing cell 3 gives it the
 //! edge 3-10, and cell 10 (row 2, column 2), which had the edge 1-10, becomes FULL. The corner
@@ -47,12 +48,14 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::board::Geometry;
+use super::order::RowOrder;
 
 /// The most cells from the window's start on the check looks at: one machine word.
 pub const MAX_REGION: usize = 64;
 
-/// The most moves a move set may have for the check: the knight has 8, two leapers 16.
-const MOST_MOVES: usize = 16;
+/// The most offsets between neighbours the check holds: the knight has 8 in row-major order
+/// and 18 to 24 in the orders of [`super::order`], two leapers 16 in row-major order.
+const MOST_MOVES: usize = 24;
 
 /// Verdicts a thread remembers: a direct-mapped table of 64 KiB, which stays in the core's L2
 /// cache beside a group's table. A table of 1 MiB answered more questions from memory but took
@@ -75,30 +78,43 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// The board's moves as shifts of a mask of cells.
 #[derive(Debug)]
 pub struct MoveMasks {
-    /// Per move: its row-major offset, and the cells (bit `v` of a bit set over the board, with
-    /// a word of padding) whose move of that offset lands on the board.
+    /// Per offset between neighbours: the offset, and the cells (bit `v` of a bit set over the
+    /// board, with a word of padding) that have a neighbour at that offset.
     moves: Vec<(i64, Vec<u64>)>,
     /// Tells this board's verdicts from another's in a thread's table.
     id: u64,
 }
 
 impl MoveMasks {
-    /// The masks of `geometry`'s board, or `None` when its move set has more moves than the
-    /// check holds.
+    /// The masks of `geometry`'s board in row-major order, or `None` when its moves have more
+    /// offsets than the check holds.
     pub fn new(geometry: &Geometry) -> Option<Self> {
-        let vectors = geometry.moves.vectors();
-        if vectors.len() > MOST_MOVES {
+        Self::from_edges(&RowOrder::row_major(geometry.width).edges(geometry))
+    }
+
+    /// The masks of a graph on the cells `0..edges.len()` (`edges[v]`: the neighbours of `v`),
+    /// one per offset between neighbours (a move of the board in row-major order; in another
+    /// order a move has an offset per pair of columns, [`super::order`]), or `None` when there
+    /// are more than [`MOST_MOVES`].
+    pub fn from_edges(edges: &[Vec<usize>]) -> Option<Self> {
+        let offset = |v: usize, u: usize| u as i64 - v as i64;
+        let mut offsets: Vec<i64> =
+            edges.iter().enumerate().flat_map(|(v, adjacent)| adjacent.iter().map(move |&u| offset(v, u))).collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        if offsets.len() > MOST_MOVES {
             return None;
         }
-        let cells = geometry.cells();
-        let moves = vectors
-            .iter()
-            .map(|&(dx, dy)| {
-                let mut words = vec![0u64; cells / 64 + 2];
-                for v in (0..cells).filter(|&v| geometry.step(v, (dx, dy)).is_some()) {
-                    words[v / 64] |= 1 << (v % 64);
+        let moves = offsets
+            .into_iter()
+            .map(|d| {
+                let mut words = vec![0u64; edges.len() / 64 + 2];
+                for (v, adjacent) in edges.iter().enumerate() {
+                    if adjacent.iter().any(|&u| offset(v, u) == d) {
+                        words[v / 64] |= 1 << (v % 64);
+                    }
                 }
-                (dy as i64 * geometry.width as i64 + dx as i64, words)
+                (d, words)
             })
             .collect();
         Some(MoveMasks { moves, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) })

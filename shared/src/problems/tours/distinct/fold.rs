@@ -36,6 +36,7 @@ use crate::engine::{StateKey, StepPosition, Transition};
 use crate::error::{Error, Result};
 use crate::problems::tours::board::Geometry;
 use crate::problems::tours::frontier::{worst_case_bits, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
+use crate::problems::tours::order::RowOrder;
 use crate::problems::tours::transfer::{join, Joined, TourKind, TransferMatrix};
 
 /// A cell's vertex in the fold, and whether the cell is the image of the vertex's own cell.
@@ -176,8 +177,15 @@ impl<K: StateKey> FoldedTours<K> {
         let kind = if fold.has_ends(open) { TourKind::Open } else { TourKind::Closed };
         let adjacency: Vec<Vec<usize>> = fold.edges.iter().map(|e| e.iter().map(|&(b, _)| b).collect()).collect();
         let rows = fold.geometry.rows;
-        let inner =
-            TransferMatrix::with_edges(fold.geometry.clone(), rows, kind, fold.reach, &adjacency, fold.mirror_rows)?;
+        let inner = TransferMatrix::with_edges(
+            fold.geometry.clone(),
+            rows,
+            kind,
+            fold.reach,
+            &adjacency,
+            fold.mirror_rows,
+            RowOrder::row_major(fold.geometry.width),
+        )?;
         let forward = fold
             .edges
             .iter()
