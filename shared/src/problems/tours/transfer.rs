@@ -213,8 +213,9 @@ pub struct TransferMatrix<K> {
     /// Per cell: the window positions no expansion at that cell gives an edge (all but the cell
     /// itself and its forward neighbours), whose kinds make the cell's neighbourhoods.
     untouched: Vec<u64>,
-    /// Per cell that ends a row: the untouched positions whose mirror images (in the next
-    /// state's frame) are untouched too; the neighbourhood there is read on them only.
+    /// Per cell after which the cells processed are symmetric: the untouched positions whose
+    /// mirror images (in the next state's frame) are untouched too; the neighbourhood there is
+    /// read on them only.
     symmetric: Vec<u64>,
     /// The moves as masks for the check of the cells left near the board's end
     /// ([`super::residual`]): plain boards only (not the folds of `--distinct`).
@@ -235,7 +236,7 @@ struct Mirror {
     /// The window position (next state's frame) of the image of each position (`NO_MIRROR`
     /// where the image falls outside the window).
     image: [u8; MAX_WINDOW + 1],
-    /// [`mirror_mask`](TransferMatrix::mirror_mask) by table: for each byte of a mask (positions
+    /// [`mirror_mask`] by table: for each byte of a mask (positions
     /// `8i` to `8i + 7`), the images of its positions ([`OUTSIDE`] for an image outside the
     /// window).
     bytes: Box<[[u64; 256]; 4]>,
@@ -271,7 +272,7 @@ impl Mirror {
     }
 }
 
-/// The image [`TransferMatrix::mirror_mask`] gives a position whose mirror image falls outside
+/// The image [`mirror_mask`] gives a position whose mirror image falls outside
 /// the window: a bit no window position has.
 const OUTSIDE: u64 = 1 << 63;
 
@@ -689,14 +690,15 @@ impl<K: StateKey> TransferMatrix<K> {
     /// masks. An expansion changes only the kinds of the cell and its forward neighbours, so
     /// every parent of a key sees the kinds the key has at the other positions.
     ///
-    /// Where the key emitted is the lesser of a state and its mirror image (the cell ends a
-    /// row), the parents of a key may also be the parents of its image: there the kinds are read
-    /// only at positions whose images are read too, and the lesser of the two readings (as
-    /// they are, and mirrored) is the neighbourhood. Example: the knight on a board 3 wide
-    /// in row-major order (window of 7), at cell 2, whose forward neighbours are at positions 1 and 5: positions 2,
-    /// 3, 4 and 6 are untouched; in the next state's frame they are 1, 2, 3 and 5, whose images
-    /// are 1, 0, 5 and 3; the image of 2 (0, position 1 now) is touched, so the kinds are read at
-    /// positions 2, 4 and 6, and 4 and 6 trade places in the mirrored reading.
+    /// Where the key emitted stands for a state and its mirror image (the cells processed after
+    /// `cell` are symmetric), the parents of a key may also be the parents of its image: there
+    /// the kinds are read only at positions whose images are read too, and the lesser of the
+    /// two readings (as they are, and mirrored) is the neighbourhood. Example: the knight on a
+    /// board 3 wide in row-major order (window of 7), at cell 2, whose forward neighbours are at
+    /// positions 1 and 5: positions 2, 3, 4 and 6 are untouched; in the next state's frame they
+    /// are 1, 2, 3 and 5, whose images are 1, 0, 5 and 3; the image of 2 (0, position 1 now) is
+    /// touched, so the kinds are read at positions 2, 4 and 6, and 4 and 6 trade places in the
+    /// mirrored reading.
     pub fn neighbourhood_of(&self, cell: usize, key: K) -> u64 {
         let (full, ends) = self.codec.kinds(key);
         let Some(&untouched) = self.untouched.get(cell) else {
