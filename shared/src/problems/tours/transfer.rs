@@ -141,11 +141,12 @@ pub fn closed_tours(geometry: Geometry, min_rows: usize) -> Result<Box<dyn Sweep
 /// sweep reaches; counts are reported for `min_rows..=rows`), with the narrowest key its
 /// frontier fits: 64 bits where the worst case allows, 128 bits beyond.
 pub fn tours(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Box<dyn SweepJob>> {
-    let window = plain_window(&geometry, kind);
+    let order = plain_order(&geometry, kind);
+    let window = order::window(&geometry, &order);
     if window <= MAX_WINDOW && worst_case_bits(window, kind.max_free()) <= u64::BITS {
-        Ok(Box::new(TransferMatrix::<u64>::new(geometry, min_rows, kind)?))
+        Ok(Box::new(TransferMatrix::<u64>::in_order(geometry, min_rows, kind, order)?))
     } else {
-        Ok(Box::new(TransferMatrix::<u128>::new(geometry, min_rows, kind)?))
+        Ok(Box::new(TransferMatrix::<u128>::in_order(geometry, min_rows, kind, order)?))
     }
 }
 
