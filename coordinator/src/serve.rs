@@ -87,7 +87,7 @@ fn serve(
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        let incoming = tonic::transport::server::TcpIncoming::from(listener);
+        let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
         let shutdown = async move {
             let _ = stopping.wait_for(|stop| *stop).await;
         };

@@ -544,7 +544,7 @@ mod protocol {
     use leaper_core::engine::RecordLayout;
     use leaper_core::problems::quarto::Quarto;
     use leaper_proto::client::{client, Credentials};
-    use leaper_proto::convert::encode_batch;
+    use leaper_proto::convert::{encode_batch, BatchSection};
     use leaper_proto::v1::{InfoRequest, PrepareRequest, ShardLease, StateBatch};
     use leaper_proto::FORMAT_VERSION;
     use tonic::Code;
@@ -552,12 +552,20 @@ mod protocol {
     use super::*;
 
     fn prepare(workers: Vec<String>, job_id: &str) -> PrepareRequest {
+        let params = "piece = \"knight\"\nmoves = \"1,2\"\nboard = \"5x6\"\nsweep = false\n";
+        let table = toml::from_str(params).unwrap();
+        let Ok(leaper_core::engine::Job::Sweep(sweep)) =
+            leaper_core::problems::find("tours").and_then(|problem| problem.job(&table))
+        else {
+            panic!("a tours job is a sweep")
+        };
         PrepareRequest {
             job_id: job_id.into(),
             format_version: FORMAT_VERSION,
             problem: "tours".into(),
-            params: "piece = \"knight\"\nmoves = \"1,2\"\nboard = \"5x6\"\nsweep = false\n".into(),
+            params: params.into(),
             key_words: 1,
+            key_layout: sweep.key_layout(),
             buckets: 4,
             workers,
             index: 0,
@@ -588,16 +596,23 @@ mod protocol {
             let mut skewed = prepare(vec![worker.address.clone(), other.clone()], "job-a");
             skewed.format_version = FORMAT_VERSION + 1;
             assert_eq!(good.prepare(skewed).await.unwrap_err().code(), Code::FailedPrecondition);
+            // A worker whose keys would mean something else (another release) refuses the job.
+            let mut other_keys = prepare(vec![worker.address.clone(), other.clone()], "job-a");
+            other_keys.key_layout.push_str(" (another release)");
+            let refused = good.prepare(other_keys).await.unwrap_err();
+            assert_eq!(refused.code(), Code::FailedPrecondition, "{refused}");
+            assert!(refused.message().contains("run the same leaper release everywhere"), "{refused}");
             good.prepare(prepare(vec![worker.address.clone(), other], "job-a")).await.expect("prepared");
 
             // Bucket 1 belongs to worker 1 (1 mod 2), not to this one.
             let layout = RecordLayout::new(1, 1);
-            let foreign = encode_batch("job-a", 0, 0, &[(1, vec![42, 1])], layout);
+            let section = |bucket: usize| BatchSection { bucket, records: vec![42, 1], merged: false };
+            let foreign = encode_batch("job-a", 0, 0, &[section(1)], layout);
             let error = good.push(tokio_stream::iter(vec![foreign])).await.unwrap_err();
             assert_eq!(error.code(), Code::PermissionDenied, "{error}");
             assert!(error.message().contains("bucket 1"), "{error}");
 
-            let stranger: StateBatch = encode_batch("job-b", 0, 0, &[(0, vec![42, 1])], layout);
+            let stranger: StateBatch = encode_batch("job-b", 0, 0, &[section(0)], layout);
             let error = good.push(tokio_stream::iter(vec![stranger])).await.unwrap_err();
             assert_eq!(error.code(), Code::PermissionDenied, "{error}");
 

@@ -229,6 +229,14 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
+/// Replaces `from` by `to` in the job's spec, which must hold `from`.
+fn edit_spec(dir: &Path, from: &str, to: &str) {
+    let path = dir.join("job.toml");
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{from} not in {text}");
+    fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
 #[test]
 fn damaged_job_directories_are_refused_by_name_and_left_alone() {
     // A clean checkpoint: the crash comes right after a commit, so every file is named.
@@ -264,23 +272,49 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         (
             "swapped",
             |dir, bucket| {
-                // A valid bucket file, but not the one the checkpoint recorded.
+                // Valid sections, but not where the checkpoint recorded them: the segment's first
+                // section moved to its end.
+                let manifest: serde_json::Value =
+                    serde_json::from_slice(&fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+                let first = manifest["layer"]["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|f| f["file"] == bucket && f["offset"].as_u64().unwrap_or(0) == 0)
+                    .unwrap()["bytes"]
+                    .as_u64()
+                    .unwrap() as usize;
                 let path = dir.join(bucket);
-                let layer = path.parent().unwrap();
-                let other = fs::read_dir(layer).unwrap().map(|e| e.unwrap().path()).find(|p| *p != path).unwrap();
-                fs::copy(other, &path).unwrap();
+                let mut bytes = fs::read(&path).unwrap();
+                assert!(first < bytes.len(), "the segment holds more than one section");
+                bytes.rotate_left(first);
+                fs::write(&path, bytes).unwrap();
             },
-            "the checkpoint recorded",
+            // The sections the checkpoint names are not where it says (damaged), or hold other
+            // states than it recorded: either way refused, with the way back.
+            "restore it",
         ),
         (
             "version skew",
             |dir, _| {
                 let path = dir.join("manifest.json");
-                let text = fs::read_to_string(&path).unwrap().replacen("\"format\": 2", "\"format\": 7", 1);
+                let text = fs::read_to_string(&path).unwrap().replacen("\"format\": 3", "\"format\": 7", 1);
                 fs::write(path, text).unwrap();
             },
-            "manifest format 7, this leaper reads format 2",
+            "manifest format 7, this leaper reads format 3",
         ),
+        (
+            // What is counted, edited after the start: the layers' keys would mean other states.
+            "spec edited: moves",
+            |dir, _| edit_spec(dir, "moves = \"1,2\"", "moves = \"1,3\""),
+            "was job.toml edited?",
+        ),
+        (
+            "spec edited: tours",
+            |dir, _| edit_spec(dir, "tours = \"closed\"", "tours = \"open\""),
+            "was job.toml edited?",
+        ),
+        ("spec edited: sweep", |dir, _| edit_spec(dir, "sweep = true", "sweep = false"), "was job.toml edited?"),
         (
             "manifest cut short",
             |dir, _| {
@@ -310,7 +344,11 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
         assert!(output.stdout.is_empty(), "{name}");
         assert!(stderr.contains(message), "{name}: {stderr}");
-        let named = if name.contains("skew") || name.contains("manifest") { "" } else { bucket.as_str() };
+        let named = match name {
+            _ if name.contains("skew") || name.contains("manifest") => "",
+            _ if name.contains("spec edited") => "manifest.json",
+            _ => bucket.as_str(),
+        };
         assert!(stderr.contains(named), "{name}: the error does not name {named}: {stderr}");
         assert!(snapshot(&dir) == before, "{name}: the failed resume changed the job directory");
         fs::remove_dir_all(&dir).unwrap();

@@ -15,37 +15,50 @@ use crate::v1;
 
 /// Most bytes of uncompressed records in one batch; a message stays well under the size limit.
 pub const BATCH_BYTES: usize = 1 << 20;
+/// zstd's level for state batches: one of its fast levels (negative), since every record of a
+/// step passes through it once on the sender and once on the receiver.
+pub const BATCH_LEVEL: i32 = -3;
 /// Largest message either side accepts.
 pub const MAX_MESSAGE_BYTES: usize = 8 << 20;
 
-/// Encodes per-bucket record runs (key words, then residues, per record) into one batch.
+/// Records for one bucket in a batch (key words, then residues, per record), and whether they
+/// were merged before they were sent (see `StateStore::emit_merged`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchSection {
+    pub bucket: usize,
+    pub records: Vec<u64>,
+    pub merged: bool,
+}
+
+/// Encodes per-bucket record runs into one batch.
 pub fn encode_batch(
     job_id: &str,
     generation: u64,
     step: u64,
-    sections: &[(usize, Vec<u64>)],
+    sections: &[BatchSection],
     layout: RecordLayout,
 ) -> v1::StateBatch {
     let stride = layout.stride();
-    let words: usize = sections.iter().map(|(_, records)| records.len()).sum();
+    let words: usize = sections.iter().map(|section| section.records.len()).sum();
     let mut raw = Vec::with_capacity(words * 8);
-    for (_, records) in sections {
-        for word in records {
+    for section in sections {
+        for word in &section.records {
             raw.extend_from_slice(&word.to_le_bytes());
         }
     }
     v1::StateBatch {
         job_id: job_id.to_string(),
         step,
-        buckets: sections.iter().map(|(bucket, _)| *bucket as u32).collect(),
-        counts: sections.iter().map(|(_, records)| (records.len() / stride) as u32).collect(),
-        records: zstd::bulk::compress(&raw, 1).expect("compressing into memory cannot fail"),
+        buckets: sections.iter().map(|section| section.bucket as u32).collect(),
+        counts: sections.iter().map(|section| (section.records.len() / stride) as u32).collect(),
+        records: zstd::bulk::compress(&raw, BATCH_LEVEL).expect("compressing into memory cannot fail"),
         generation,
+        merged: sections.iter().map(|section| section.merged).collect(),
     }
 }
 
-/// Decodes a batch into `(bucket, records)` runs, checking that the counts add up.
-pub fn decode_batch(batch: &v1::StateBatch, layout: RecordLayout) -> Result<Vec<(usize, Vec<u64>)>, Status> {
+/// Decodes a batch into its sections, checking that the counts add up.
+pub fn decode_batch(batch: &v1::StateBatch, layout: RecordLayout) -> Result<Vec<BatchSection>, Status> {
     let stride = layout.stride();
     if batch.buckets.len() != batch.counts.len() {
         return Err(Status::invalid_argument("state batch: buckets and counts differ in length"));
@@ -63,12 +76,20 @@ pub fn decode_batch(batch: &v1::StateBatch, layout: RecordLayout) -> Result<Vec<
             raw.len()
         )));
     }
+    if batch.merged.len() > batch.buckets.len() {
+        return Err(Status::invalid_argument("state batch: more merged flags than buckets"));
+    }
     let mut words = raw.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
     Ok(batch
         .buckets
         .iter()
         .zip(&batch.counts)
-        .map(|(&bucket, &count)| (bucket as usize, words.by_ref().take(count as usize * stride).collect()))
+        .enumerate()
+        .map(|(i, (&bucket, &count))| BatchSection {
+            bucket: bucket as usize,
+            records: words.by_ref().take(count as usize * stride).collect(),
+            merged: batch.merged.get(i).copied().unwrap_or(false),
+        })
         .collect())
 }
 
@@ -85,6 +106,7 @@ pub fn files_to_wire(data_dir: &Path, layer: &DurableLayer) -> Result<Vec<v1::La
             Ok(v1::LayerFile {
                 bucket: file.bucket as u32,
                 file: relative.to_string(),
+                offset: file.offset,
                 states: file.info.states,
                 bytes: file.info.bytes,
                 crc32: file.info.crc32,
@@ -109,6 +131,7 @@ pub fn layer_from_wire(data_dir: &Path, number: u64, files: &[v1::LayerFile]) ->
             Ok(LayerFile {
                 bucket: file.bucket as usize,
                 path: data_dir.join(relative),
+                offset: file.offset,
                 info: BucketInfo { states: file.states, bytes: file.bytes, crc32: file.crc32 },
             })
         })
@@ -121,6 +144,7 @@ pub fn record_to_wire(file: &FileRecord) -> v1::LayerFile {
     v1::LayerFile {
         bucket: file.bucket as u32,
         file: file.file.clone(),
+        offset: file.offset,
         states: file.info.states,
         bytes: file.info.bytes,
         crc32: file.info.crc32,
@@ -135,6 +159,7 @@ pub fn layer_from_merge(reply: &v1::MergeReply) -> LayerRecord {
         .map(|f| FileRecord {
             bucket: f.bucket as usize,
             file: f.file.clone(),
+            offset: f.offset,
             info: BucketInfo { states: f.states, bytes: f.bytes, crc32: f.crc32 },
         })
         .collect();
@@ -244,9 +269,19 @@ mod tests {
     #[test]
     fn batches_round_trip_and_refuse_bad_counts() {
         let layout = RecordLayout::new(1, 2);
-        let sections = vec![(3, vec![10, 1, 2, 11, 3, 4]), (7, vec![12, 5, 6])];
+        let sections = vec![
+            BatchSection { bucket: 3, records: vec![10, 1, 2, 11, 3, 4], merged: true },
+            BatchSection { bucket: 7, records: vec![12, 5, 6], merged: false },
+        ];
         let batch = encode_batch("job", 1, 4, &sections, layout);
         assert_eq!(decode_batch(&batch, layout).unwrap(), sections);
+        // A batch without flags (none merged), and one with more flags than sections.
+        let mut unflagged = batch.clone();
+        unflagged.merged.clear();
+        assert!(decode_batch(&unflagged, layout).unwrap().iter().all(|section| !section.merged));
+        let mut flagged = batch.clone();
+        flagged.merged.push(true);
+        assert!(decode_batch(&flagged, layout).is_err());
         let mut bad = batch.clone();
         bad.counts[0] = 3;
         assert!(decode_batch(&bad, layout).is_err());

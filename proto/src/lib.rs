@@ -14,9 +14,11 @@ pub mod v1 {
 
 /// Version of the wire protocol and of the worker's data directory layout; a peer speaking
 /// another one is refused. Format 2 names problems by their registry name and carries keys of
-/// any width; format 3 keys the tours' states by positions in the order of
-/// `leaper_core::problems::tours::order` (a worker of format 2 would read them row-major).
-pub const FORMAT_VERSION: u32 = 3;
+/// any width; format 3 keyed the tours' states in the order of
+/// `leaper_core::problems::tours::order`; format 4 sends what the keys mean
+/// (`PrepareRequest.key_layout`, the transition's `key_layout`), which the worker compares with
+/// its own, so that a change of a problem's keys needs no new format.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The metadata key that carries the shared token.
 pub const AUTHORIZATION: &str = "authorization";

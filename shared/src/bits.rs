@@ -66,6 +66,47 @@ impl BitOps {
         (x | (x >> 16)) & 0xFFFF_FFFF
     }
 
+    /// Deposits the low bits of `x`, in order, at the set bits of `mask` (PDEP). Worked example:
+    /// `deposit(0b101, 0b1101_0000) = 0b1001_0000`.
+    #[inline(always)]
+    pub fn deposit(self, x: u64, mask: u64) -> u64 {
+        if self.pdep {
+            return pdep(x, mask);
+        }
+        if mask & mask.wrapping_add(1) == 0 {
+            // The low bits, in place (every mask of a plain window): no loop.
+            return x & mask;
+        }
+        let (mut out, mut rest, mut i) = (0, mask, 0);
+        while rest != 0 {
+            let low = rest & rest.wrapping_neg();
+            out |= low & ((x >> i) & 1).wrapping_neg();
+            rest ^= low;
+            i += 1;
+        }
+        out
+    }
+
+    /// The inverse of [`deposit`](Self::deposit): the bits of `x` at the set bits of `mask`,
+    /// packed into the low bits in order (PEXT).
+    #[inline(always)]
+    pub fn extract(self, x: u64, mask: u64) -> u64 {
+        if self.pdep {
+            return pext(x, mask);
+        }
+        if mask & mask.wrapping_add(1) == 0 {
+            return x & mask;
+        }
+        let (mut out, mut rest, mut i) = (0, mask, 0);
+        while rest != 0 {
+            let low = rest & rest.wrapping_neg();
+            out |= u64::from(x & low != 0) << i;
+            rest ^= low;
+            i += 1;
+        }
+        out
+    }
+
     /// The position of the `rank`-th set bit (from 0) of `mask`, which has more than `rank`.
     #[inline(always)]
     pub fn select(self, mut mask: u64, rank: u32) -> usize {
@@ -151,6 +192,8 @@ mod tests {
             assert_eq!(ops.spread_even(0b1011), 0b01_00_01_01);
             assert_eq!(ops.gather_even(0b01_00_01_01), 0b1011);
             assert_eq!(ops.select(0b1011_0100, 2), 5);
+            assert_eq!(ops.deposit(0b101, 0b1101_0000), 0b1001_0000);
+            assert_eq!(ops.extract(0b1001_0000, 0b1101_0000), 0b101);
         }
     }
 
@@ -167,6 +210,15 @@ mod tests {
             prop_assert_eq!(fast.select(mask, rank), at);
             prop_assert_eq!((mask & ((1 << at) - 1)).count_ones(), rank);
             prop_assert_eq!(mask >> at & 1, 1);
+            prop_assert_eq!(fast.deposit(x, mask), portable.deposit(x, mask));
+            prop_assert_eq!(fast.extract(x, mask), portable.extract(x, mask));
+            let ones = mask.count_ones();
+            let kept = if ones == 64 { x } else { x & ((1u64 << ones) - 1) };
+            prop_assert_eq!(portable.extract(portable.deposit(x, mask), mask), kept);
+            // A mask of low bits takes the portable route's shortcut.
+            let low = u64::MAX >> (rank % 64);
+            prop_assert_eq!(portable.deposit(x, low), fast.deposit(x, low));
+            prop_assert_eq!(portable.extract(x, low), fast.extract(x, low));
         }
     }
 }

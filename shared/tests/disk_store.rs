@@ -50,10 +50,10 @@ fn an_impossible_memory_limit_is_refused() {
     let error =
         disk_store(layout, &dir, 0, 503, Moduli::first(2).unwrap(), 1 << 20, None).err().expect("refused").to_string();
     assert!(error.contains("--mem-limit"), "{error}");
-    // Enough to merge, too little for tables of 503 buckets that each take a whole stage.
+    // Enough to merge, too little for shares of 503 buckets that each take a whole stage twice.
     let error =
         disk_store(layout, &dir, 0, 503, Moduli::first(2).unwrap(), 34 << 20, None).err().expect("refused").to_string();
-    assert!(error.contains("per bucket table") && error.contains("lower --buckets"), "{error}");
+    assert!(error.contains("bytes per bucket") && error.contains("lower --buckets"), "{error}");
     // With 31 buckets the same limit is enough.
     assert!(disk_store(layout, &dir, 0, 31, Moduli::first(2).unwrap(), 34 << 20, None).is_ok());
     let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,7 @@ use leaper_core::engine::store::{LayerSummary, StateStore, StateVisitor};
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 use leaper_core::{Error, Result};
 use leaper_proto::client::Client;
-use leaper_proto::convert::{encode_batch, BATCH_BYTES};
+use leaper_proto::convert::{encode_batch, BatchSection, BATCH_BYTES};
 use leaper_proto::v1::StateBatch;
 use tokio::sync::mpsc;
 
@@ -51,7 +51,7 @@ impl ActiveJob {
 /// Records waiting to be sent to one peer.
 #[derive(Default)]
 struct Outbox {
-    sections: Vec<(usize, Vec<u64>)>,
+    sections: Vec<BatchSection>,
     bytes: usize,
 }
 
@@ -103,7 +103,7 @@ impl<'a> ShuffleStore<'a> {
         }
         let full = {
             let mut outbox = self.outboxes[owner].lock().expect("outbox lock");
-            outbox.sections.push((bucket, records.to_vec()));
+            outbox.sections.push(BatchSection { bucket, records: records.to_vec(), merged });
             outbox.bytes += records.len() * 8;
             if outbox.bytes >= BATCH_BYTES {
                 outbox.bytes = 0;
@@ -118,7 +118,7 @@ impl<'a> ShuffleStore<'a> {
         }
     }
 
-    fn send(&self, peer: usize, sections: Vec<(usize, Vec<u64>)>) -> Result<()> {
+    fn send(&self, peer: usize, sections: Vec<BatchSection>) -> Result<()> {
         let started = Instant::now();
         let job = self.job;
         let batch = encode_batch(&job.job_id, job.generation, job.step.load(Ordering::SeqCst), &sections, job.layout);
@@ -179,8 +179,8 @@ impl StateStore for ShuffleStore<'_> {
         self.send_or_keep(bucket, records, false)
     }
 
-    /// Merged records kept here stay merged; sent, the owner merges them as any others (a key's
-    /// records all come from one group, so they never meet records sent as merged).
+    /// Merged records stay merged, kept here or sent (the batch says so, and the owner appends
+    /// them as this worker would).
     fn emit_merged(&self, bucket: usize, records: &[u64]) -> Result<()> {
         self.send_or_keep(bucket, records, true)
     }

@@ -97,6 +97,13 @@ impl WorkerService {
                 64 * sweep.key_words()
             )));
         }
+        if sweep.key_layout() != request.key_layout {
+            return Err(Status::failed_precondition(format!(
+                "the coordinator's keys mean \"{}\", this worker's \"{}\": run the same leaper release everywhere",
+                request.key_layout,
+                sweep.key_layout()
+            )));
+        }
         data.claim(&request.job_id).map_err(to_status)?;
 
         let moduli = Moduli::from_values(request.moduli.clone());
@@ -288,19 +295,24 @@ impl Worker for WorkerService {
                 )));
             }
             let sections = decode_batch(&batch, job.layout)?;
-            if let Some((bucket, _)) = sections.iter().find(|(bucket, _)| job.owner(*bucket) != job.index) {
+            if let Some(section) = sections.iter().find(|section| job.owner(section.bucket) != job.index) {
                 return Err(Status::permission_denied(format!(
-                    "a batch for bucket {bucket}, which worker {} owns, not this one ({})",
-                    job.owner(*bucket),
+                    "a batch for bucket {}, which worker {} owns, not this one ({})",
+                    section.bucket,
+                    job.owner(section.bucket),
                     job.index
                 )));
             }
-            let records: u64 = sections.iter().map(|(_, r)| (r.len() / job.layout.stride()) as u64).sum();
+            let records: u64 =
+                sections.iter().map(|section| (section.records.len() / job.layout.stride()) as u64).sum();
             let storing = job.clone();
             tokio::task::spawn_blocking(move || -> leaper_core::Result<()> {
                 let guard = storing.store.read().expect("store lock");
                 let store = guard.as_ref().ok_or_else(|| Error::Aborted("the pass has ended".into()))?;
-                sections.iter().try_for_each(|(bucket, records)| store.emit(*bucket, records))
+                sections.iter().try_for_each(|section| match section.merged {
+                    true => store.emit_merged(section.bucket, &section.records),
+                    false => store.emit(section.bucket, &section.records),
+                })
             })
             .await
             .map_err(join_error)?

@@ -17,7 +17,7 @@ use leaper_core::engine::sweep::{StepOutcome, SweepHost, SweepProgress};
 use leaper_core::engine::{Moduli, RecordLayout};
 use leaper_core::{Error, Result};
 use leaper_proto::client::{Client, Credentials};
-use leaper_proto::convert::{encode_batch, from_status, layer_from_merge, record_to_wire};
+use leaper_proto::convert::{encode_batch, from_status, layer_from_merge, record_to_wire, BatchSection};
 use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
@@ -36,8 +36,9 @@ pub struct ClusterPlan {
     /// The problem and its parameters (TOML), from which each worker rebuilds the transition.
     pub problem: String,
     pub params: String,
-    /// Words per key, and result slots: the workers' transition must agree.
+    /// Words per key, what the keys mean, and result slots: the workers' transition must agree.
     pub key_words: usize,
+    pub key_layout: String,
     pub slots: usize,
     pub buckets: usize,
     pub mem_limit: u64,
@@ -131,6 +132,7 @@ impl<'a> ClusterHost<'a> {
                     problem: self.plan.problem.clone(),
                     params: self.plan.params.clone(),
                     key_words: self.plan.key_words as u32,
+                    key_layout: self.plan.key_layout.clone(),
                     buckets: self.plan.buckets as u32,
                     workers: self.addresses.clone(),
                     index: index as u32,
@@ -158,7 +160,13 @@ impl<'a> ClusterHost<'a> {
         let workers = self.addresses.len();
         let bucket = bucket_of_words(&self.seed[..self.plan.key_words], self.plan.buckets);
         let owner = bucket % workers;
-        let batch = encode_batch(&self.job_id(), self.generation, 0, &[(bucket, self.seed.clone())], self.layout());
+        let batch = encode_batch(
+            &self.job_id(),
+            self.generation,
+            0,
+            &[BatchSection { bucket, records: self.seed.clone(), merged: false }],
+            self.layout(),
+        );
         let mut client = self.clients[owner].clone();
         let address = self.addresses[owner].clone();
         self.runtime

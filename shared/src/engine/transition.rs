@@ -72,6 +72,13 @@ pub trait Transition: Send + Sync + 'static {
     /// The key of the state every sweep starts from.
     fn start(&self) -> Self::Key;
 
+    /// What a key means, in words: everything the keys depend on (the problem, the parameters
+    /// that shape its frontier, the order of the steps, the key's layout and its version). A
+    /// layer is read only by a transition that gives the same text: a job's manifest records
+    /// it, and a resume and every worker compare, so that an edited `job.toml` or a release
+    /// that lays keys out otherwise is refused by name rather than read as other states.
+    fn key_layout(&self) -> String;
+
     /// Where step `step` is on the board.
     fn position(&self, step: usize) -> StepPosition;
 
@@ -122,6 +129,9 @@ pub trait SweepJob: Send + Sync {
 
     /// Words of a key: 1 or 2.
     fn key_words(&self) -> usize;
+
+    /// What a key means ([`Transition::key_layout`]).
+    fn key_layout(&self) -> String;
 
     /// The record layout for `residues` residues per state.
     fn layout(&self, residues: usize) -> RecordLayout {
@@ -177,6 +187,10 @@ impl<T: Transition> SweepJob for T {
 
     fn key_words(&self) -> usize {
         T::Key::WORDS
+    }
+
+    fn key_layout(&self) -> String {
+        Transition::key_layout(self)
     }
 
     fn start_record(&self, moduli: &Moduli) -> Vec<u64> {

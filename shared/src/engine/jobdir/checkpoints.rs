@@ -33,6 +33,8 @@ pub struct SweepCheckpoints {
     mem_limit: u64,
     passes: usize,
     steps: usize,
+    /// What the layers' keys mean (see [`Manifest::key_layout`]).
+    key_layout: String,
     /// A resumed job's files that no checkpoint names are still to be removed.
     leftovers: bool,
 }
@@ -43,7 +45,16 @@ const ALWAYS_KEPT: [JobFile; 2] = [JobFile::Spec, JobFile::Lock];
 impl SweepCheckpoints {
     /// A new job: nothing committed yet.
     pub fn new(job: JobDir, buckets: usize, mem_limit: u64) -> SweepCheckpoints {
-        SweepCheckpoints { job, manifest: None, buckets, mem_limit, passes: 0, steps: 0, leftovers: false }
+        SweepCheckpoints {
+            job,
+            manifest: None,
+            buckets,
+            mem_limit,
+            passes: 0,
+            steps: 0,
+            key_layout: String::new(),
+            leftovers: false,
+        }
     }
 
     /// A job to continue: checks its manifest and that the directory holds only leaper's files;
@@ -65,7 +76,39 @@ impl SweepCheckpoints {
             }
         }
         refuse_strangers(job.path())?;
-        Ok(SweepCheckpoints { job, manifest, buckets, mem_limit, passes: 0, steps: 0, leftovers: true })
+        Ok(SweepCheckpoints {
+            job,
+            manifest,
+            buckets,
+            mem_limit,
+            passes: 0,
+            steps: 0,
+            key_layout: String::new(),
+            leftovers: true,
+        })
+    }
+
+    /// Checks that the job's transition means by its keys what the committed layers mean by
+    /// theirs (`key_layout`, [`crate::engine::Transition::key_layout`]), and records it for the
+    /// manifests to come. A job whose `job.toml` was edited after its start, or a release that
+    /// lays keys out otherwise, would read the layers as other states: it is refused, naming
+    /// both, before anything is read or removed.
+    pub fn check_key_layout(&mut self, key_layout: &str) -> Result<()> {
+        if let Some(manifest) = &self.manifest {
+            if manifest.key_layout != key_layout {
+                return Err(Error::File {
+                    path: self.job.file(JobFile::Manifest),
+                    message: format!(
+                        "the job's layers were counted as \"{}\", but its job.toml now asks for \"{key_layout}\": \
+                         was job.toml edited? restore it, or resume with the leaper release that started the job; \
+                         nothing was changed",
+                        manifest.key_layout
+                    ),
+                });
+            }
+        }
+        self.key_layout = key_layout.to_string();
+        Ok(())
     }
 
     /// Removes what an interrupted run left that no checkpoint names (a half-written layer,
@@ -139,11 +182,13 @@ impl SweepCheckpoints {
     }
 
     fn manifest_for(&self, progress: &SweepProgress, layer: Option<LayerRecord>) -> Manifest {
+        debug_assert!(!self.key_layout.is_empty(), "check_key_layout comes before any commit");
         Manifest {
             format: MANIFEST_FORMAT,
             job: self.job.id().to_string(),
             passes: if progress.passes > 0 { progress.passes } else { self.passes },
             cells: self.steps,
+            key_layout: self.key_layout.clone(),
             progress: progress.clone(),
             layer,
             workers: Vec::new(),

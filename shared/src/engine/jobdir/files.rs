@@ -8,7 +8,8 @@
 //! ledger.jsonl                             Ledger        the finished shards of a subtree job
 //! job-id                                   JobId         a worker's data directory: whose it is
 //! worker-id                                WorkerId      a worker's data directory: which worker it is
-//! pass-P/layer-NNNNNN/bBBBB.lpb            Bucket        one bucket of one committed layer
+//! pass-P/layer-NNNNNN/sSSS.lps            Segment       bucket sections of one layer, one file per writing thread
+//! pass-P/layer-NNNNNN/bBBBB.lpb            Bucket        one bucket of a layer of releases before segments
 //! pass-P/layer-NNNNNN/spill-BBBB.raw       Spill         successors waiting to be merged
 //! pass-P/layer-NNNNNN/spill-BBBB.runK      Run           a sorted run of a spill too big to merge at once
 //! NAME.tmp                                 (temporary)   a file being replaced durably
@@ -39,6 +40,13 @@ pub enum JobFile {
         pass: usize,
         layer: u64,
     },
+    /// Bucket sections of one layer, one after another (see `store::disk::segment`).
+    Segment {
+        pass: usize,
+        layer: u64,
+        segment: usize,
+    },
+    /// A bucket file of one layer, as releases before segments wrote them.
     Bucket {
         pass: usize,
         layer: u64,
@@ -89,6 +97,9 @@ impl JobFile {
             JobFile::WorkerId => WORKER_ID_FILE.into(),
             JobFile::Pass { pass } => format!("pass-{pass}").into(),
             JobFile::Layer { pass, layer } => JobFile::Pass { pass }.path().join(format!("layer-{layer:06}")),
+            JobFile::Segment { pass, layer, segment } => {
+                JobFile::Layer { pass, layer }.path().join(format!("s{segment:03}.lps"))
+            }
             JobFile::Bucket { pass, layer, bucket } => {
                 JobFile::Layer { pass, layer }.path().join(format!("b{bucket:04}.lpb"))
             }
@@ -131,7 +142,9 @@ impl JobFile {
             }
             [pass, layer, name] => {
                 let (pass, layer) = (number(pass, "pass-", "")? as usize, number(layer, "layer-", "")?);
-                if let Some(bucket) = number(name, "b", ".lpb") {
+                if let Some(segment) = number(name, "s", ".lps") {
+                    JobFile::Segment { pass, layer, segment: segment as usize }
+                } else if let Some(bucket) = number(name, "b", ".lpb") {
                     JobFile::Bucket { pass, layer, bucket: bucket as usize }
                 } else if let Some(bucket) = number(name, "spill-", ".runs") {
                     JobFile::Spill { pass, layer, bucket: bucket as usize }
@@ -197,6 +210,8 @@ mod tests {
             JobFile::WorkerId,
             JobFile::Pass { pass: 3 },
             JobFile::Layer { pass: 0, layer: 17 },
+            JobFile::Segment { pass: 0, layer: 4, segment: 1 },
+            JobFile::Segment { pass: 0, layer: 4, segment: 1234 },
             JobFile::Bucket { pass: 1, layer: 2, bucket: 502 },
             JobFile::Bucket { pass: 1, layer: 2, bucket: 12345 },
             JobFile::Spill { pass: 0, layer: 9, bucket: 7 },

@@ -24,11 +24,12 @@ use crate::engine::store::{BucketInfo, DurableLayer, LayerFile};
 use crate::engine::sweep::SweepProgress;
 use crate::error::{Error, Result};
 
-/// Version of the manifest layout and of what the layers it names mean; manifests of another
-/// version are refused. Format 2: the tours' layers are keyed by positions in the order of
-/// `problems::tours::order` (format 1: row-major), so a layer of format 1 read now would give
-/// wrong counts.
-pub const MANIFEST_FORMAT: u32 = 2;
+/// Version of the manifest layout; manifests of another version are refused. Format 3 records
+/// what the layer's keys mean (`key_layout`), which a resume compares with the job's own: what
+/// the keys mean is the problem's to say, and a change of it no longer needs a new format.
+/// (Format 2: the tours' layers keyed in the order of `problems::tours::order`; format 1:
+/// row-major. Both are refused: they do not say what their keys mean.)
+pub const MANIFEST_FORMAT: u32 = 3;
 
 /// The last committed step of a job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -38,6 +39,10 @@ pub struct Manifest {
     pub job: String,
     pub passes: usize,
     pub cells: usize,
+    /// What the layers' keys mean, as the job's transition says
+    /// ([`crate::engine::Transition::key_layout`]): a job whose transition now says otherwise
+    /// (its `job.toml` edited, or a release that lays keys out otherwise) is refused.
+    pub key_layout: String,
     /// Where the sweep stands and what it has counted.
     pub progress: SweepProgress,
     /// The committed layer (absent between passes, when a pass starts from its seed).
@@ -73,10 +78,14 @@ pub struct WorkerLayer {
     pub layer: Option<LayerRecord>,
 }
 
+/// One bucket of a layer: its section of a segment file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FileRecord {
     pub bucket: usize,
     pub file: String,
+    /// Where the section starts in the file.
+    #[serde(default)]
+    pub offset: u64,
     #[serde(flatten)]
     pub info: BucketInfo,
 }
@@ -96,7 +105,12 @@ impl LayerRecord {
                     path: file.path.clone(),
                     message: "the file name is not UTF-8".into(),
                 })?;
-                Ok(FileRecord { bucket: file.bucket, file: file_name.to_string(), info: file.info })
+                Ok(FileRecord {
+                    bucket: file.bucket,
+                    file: file_name.to_string(),
+                    offset: file.offset,
+                    info: file.info,
+                })
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(LayerRecord {
@@ -112,14 +126,22 @@ impl LayerRecord {
         let files = self
             .files
             .iter()
-            .map(|file| LayerFile { bucket: file.bucket, path: job_dir.join(&file.file), info: file.info })
+            .map(|file| LayerFile {
+                bucket: file.bucket,
+                path: job_dir.join(&file.file),
+                offset: file.offset,
+                info: file.info,
+            })
             .collect();
         DurableLayer { number: self.number, files }
     }
 
-    /// Paths (relative to the job directory) of the files this layer names.
+    /// Paths (relative to the job directory) of the files this layer names, each once.
     pub fn file_names(&self) -> impl Iterator<Item = &str> {
-        self.files.iter().map(|file| file.file.as_str())
+        let mut names: Vec<&str> = self.files.iter().map(|file| file.file.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.into_iter()
     }
 }
 
@@ -236,8 +258,8 @@ impl Manifest {
     }
 }
 
-/// The first committed layer directory under `dir`, if any (a layer directory holding a bucket
-/// file).
+/// The first committed layer directory under `dir`, if any (a layer directory holding a segment
+/// or a bucket file).
 fn committed_layer(dir: &Path) -> Result<Option<PathBuf>> {
     let list = |at: &Path| -> Result<Vec<PathBuf>> {
         match fs::read_dir(at) {
@@ -256,7 +278,10 @@ fn committed_layer(dir: &Path) -> Result<Option<PathBuf>> {
         }
         for layer in list(&pass)? {
             let bucket_file = |file: &PathBuf| {
-                matches!(file.strip_prefix(dir).ok().and_then(JobFile::parse), Some(JobFile::Bucket { .. }))
+                matches!(
+                    file.strip_prefix(dir).ok().and_then(JobFile::parse),
+                    Some(JobFile::Segment { .. } | JobFile::Bucket { .. })
+                )
             };
             if list(&layer)?.iter().any(bucket_file) {
                 return Ok(Some(layer));
@@ -278,6 +303,7 @@ mod tests {
             job: job.into(),
             passes: 1,
             cells: 48,
+            key_layout: "test keys".into(),
             progress: SweepProgress { pass: 0, next_cell: 7, ..SweepProgress::default() },
             layer: Some(LayerRecord {
                 number: 8,
@@ -285,7 +311,8 @@ mod tests {
                 bytes: 500,
                 files: vec![FileRecord {
                     bucket: 3,
-                    file: "pass-0/layer-000008/b0003.lpb".into(),
+                    file: "pass-0/layer-000008/s000.lps".into(),
+                    offset: 0,
                     info: BucketInfo { states: 10, bytes: 500, crc32: 0xdead_beef },
                 }],
             }),
@@ -312,7 +339,11 @@ mod tests {
         let error = Manifest::load(&dir).unwrap_err().to_string();
         assert!(error.contains("checksum mismatch"), "{error}");
         let other = MANIFEST_FORMAT + 1;
-        fs::write(dir.join(MANIFEST_FILE), text.replace("\"format\": 2", &format!("\"format\": {other}"))).unwrap();
+        fs::write(
+            dir.join(MANIFEST_FILE),
+            text.replace(&format!("\"format\": {MANIFEST_FORMAT}"), &format!("\"format\": {other}")),
+        )
+        .unwrap();
         let error = Manifest::load(&dir).unwrap_err().to_string();
         assert!(error.contains(&format!("manifest format {other}")) && error.contains("manifest.json"), "{error}");
         fs::write(dir.join(MANIFEST_FILE), &text[..text.len() / 2]).unwrap();
@@ -327,7 +358,7 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(dir.join("pass-0/layer-000008")).unwrap();
         sample("a").commit(&dir).unwrap();
-        fs::write(dir.join("pass-0/layer-000008/b0003.lpb"), b"states").unwrap();
+        fs::write(dir.join("pass-0/layer-000008/s000.lps"), b"states").unwrap();
         fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
         let error = Manifest::load(&dir).unwrap_err().to_string();
         assert!(error.contains("manifest.json: missing") && error.contains("step 7"), "{error}");

@@ -343,6 +343,38 @@ impl<K: StateKey> AggregationTable<K> {
     /// later small group pay for its size). Its allocation is kept where it is large enough: a
     /// fresh one is a fresh set of pages for the kernel to fault in and zero, and a thread's
     /// groups alternate between small and large.
+    /// Drains the table in key order merged with `sorted` (whole records, key words then
+    /// residues, keys ascending, each once), the residues of a key found in both added.
+    pub fn drain_sorted_with<E>(
+        &mut self,
+        sorted: &[u64],
+        moduli: &Moduli,
+        mut write: impl FnMut(K, &[u64]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let stride = Self::stride(self.width);
+        let mut others = sorted.chunks_exact(stride).peekable();
+        let mut sum = vec![0u64; self.width];
+        for (key, slot) in self.sorted_slots() {
+            let entry = &self.slots[slot as usize * stride + K::WORDS..(slot as usize + 1) * stride];
+            while let Some(other) = others.next_if(|record| K::from_words(record) < key) {
+                write(K::from_words(other), &other[K::WORDS..])?;
+            }
+            match others.next_if(|record| K::from_words(record) == key) {
+                Some(other) => {
+                    sum.copy_from_slice(entry);
+                    moduli.add_assign(&mut sum, &other[K::WORDS..]);
+                    write(key, &sum)?;
+                }
+                None => write(key, entry)?,
+            }
+        }
+        for other in others {
+            write(K::from_words(other), &other[K::WORDS..])?;
+        }
+        self.clear();
+        Ok(())
+    }
+
     pub(crate) fn fit_empty(&mut self, states: usize) {
         debug_assert!(self.is_empty());
         let needed = Self::slots_for(BASES.start, states);

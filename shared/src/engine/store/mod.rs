@@ -16,7 +16,9 @@ pub(crate) mod disk;
 mod memory;
 
 pub use aggregate::AggregationTable;
-pub use disk::{disk_store, BucketFile, BucketInfo, BucketWriter, DiskStore, BUCKET_FORMAT};
+pub use disk::{
+    disk_store, map_file, BucketFile, BucketInfo, BucketWriter, DiskStore, Section, SegmentWriter, BUCKET_FORMAT,
+};
 pub use memory::MemoryStore;
 
 use crate::engine::key::{append_words, fold_words, RecordLayout, StateKey};
@@ -99,11 +101,13 @@ pub struct DurableLayer {
     pub files: Vec<LayerFile>,
 }
 
-/// One bucket file of a durable layer.
+/// One bucket of a durable layer: its section of a segment file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerFile {
     pub bucket: usize,
     pub path: std::path::PathBuf,
+    /// Where the bucket's section starts in the file.
+    pub offset: u64,
     pub info: BucketInfo,
 }
 

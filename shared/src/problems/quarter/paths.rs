@@ -288,6 +288,19 @@ impl<K: StateKey> Transition for FoldedSweep<K> {
         K::from_u64(0)
     }
 
+    /// The stages as they are (points, frontiers, edges and moves fix what a key's nibbles
+    /// mean), as a CRC, with the key's width.
+    fn key_layout(&self) -> String {
+        let slots: Vec<String> = self.stages.iter().map(|stage| stage.slot.to_string()).collect();
+        format!(
+            "quarter paths: {} stages for slots {}, stages {:08x}, {}-bit keys of a nibble a point",
+            self.stages.len(),
+            slots.join(","),
+            crc32fast::hash(format!("{:?}", self.stages).as_bytes()),
+            K::BITS
+        )
+    }
+
     fn position(&self, step: usize) -> StepPosition {
         let (stage, i) = self.locate(step);
         let (x, y) = self.stages[stage].graph.points[i];

@@ -47,15 +47,38 @@
 //! The worst case puts all openings first: with `P` pairs (and `f` free ends) it costs
 //! `2 + 2L + sum over u = 1..P of ceil(log2(u + f))` bits. The key is a `u64` when that fits
 //! and a `u128` otherwise ([`FrontierCodec::new`] refuses a window whose worst case exceeds
-//! the key it is given). For the knight's closed tours 64 bits admit widths up to 9 (`L = 19`:
-//! 61 bits); width 10 needs 69 bits, and 128 bits hold every window up to [`MAX_WINDOW`] cells
-//! (width 15: `L = 31`, 109 bits).
+//! the key it is given).
+//!
+//! # Dense keys
+//!
+//! A window position can hold an edge only if its cell has a neighbour among the cells already
+//! processed; every other position is EMPTY, and the key need not say so. A key before cell
+//! `at` stores the codes of those positions only ([`live_positions`]: a mask per cell, since
+//! which they are depends on where the cell lies in its row and on the board's edges), packed
+//! with PEXT and unpacked with PDEP ([`crate::bits::BitOps`]); the ranks follow them. In the
+//! example above, before cell 3, cells 4 (neighbours 9 and 11) and 9 (neighbours 4, 8, 14
+//! and 16) have no neighbour before 3, so positions 1 and 6 are not stored: the codes take
+//! `10 11 10 01 11`, 10 bits rather than 14.
+//!
+//! It matters where the window is long and sparse: processed from the edges inwards
+//! ([`super::order`]), a knight's window on a board 9 wide spans 23 positions (77 bits in the
+//! plain layout) but at most 19 of them can hold an edge (61 bits), so the order that reads the
+//! fewest states keeps 64-bit keys at width 9; in row-major order nearly every position can,
+//! and the layouts agree to a few bits. For the knight's closed tours 64 bits admit widths up
+//! to 9; width 10 needs 75 bits, and 128 bits hold every window up to [`MAX_WINDOW`] cells.
+//! The same state has different keys in the two layouts, so a layer kept on disk is read only
+//! by the layout that wrote it (the job's key layout, recorded in its manifest).
 
 use std::marker::PhantomData;
 
 use crate::bits::BitOps;
 use crate::engine::StateKey;
 use crate::error::{Error, Result};
+
+/// Version of the key layout this module writes: a layer of keys made by another version is
+/// never read (it is part of the transition's [`key_layout`](crate::engine::Transition::key_layout)).
+/// Version 2: the dense layout where the plain one does not fit the key.
+pub const FRONTIER_FORMAT: u32 = 2;
 
 /// Longest window the working representation holds.
 pub const MAX_WINDOW: usize = 31;
@@ -97,13 +120,62 @@ impl FrontierState {
     }
 }
 
-/// Encodes and decodes frontier states of one window length, into keys of type `K`.
-#[derive(Clone, Copy, Debug)]
+/// Encodes and decodes frontier states of one window length, into keys of type `K`, each in the
+/// frame of the cell it comes before (see "Dense keys" in the module's comment).
+#[derive(Clone, Debug)]
 pub struct FrontierCodec<K> {
     len: usize,
     /// PDEP and PEXT or shifts: the same keys either way.
     bits: BitOps,
+    /// Whether keys store only the positions of their frame (else every position: the plain
+    /// layout, and no PDEP or PEXT to pay where it fits the key anyway).
+    dense: bool,
+    /// Per cell: the frame of the states before it (the last one also serves every cell after:
+    /// a plain codec has one frame, of every position).
+    frames: Box<[Frame]>,
     key: PhantomData<K>,
+}
+
+/// Which window positions a key before one cell stores, and where its ranks begin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Frame {
+    /// The two code bits of each position stored (every other position is EMPTY).
+    codes: u64,
+    /// Bits before the ranks: the tour ends' two, then two per position stored.
+    ranks_at: u32,
+}
+
+impl Frame {
+    /// The frame that stores the positions of the mask `live`.
+    fn of(live: u64) -> Frame {
+        Frame { codes: BitOps::portable().spread_even(live) * 0b11, ranks_at: 2 + 2 * live.count_ones() }
+    }
+}
+
+/// Per cell `at` of a graph on cells `0..edges.len()` processed in order (`0..=cells`: the
+/// states before each cell, and after the last), the window positions `p < window` whose cell
+/// `at + p` has a neighbour before `at`: only those can hold an edge when the window starts at
+/// `at`, every other one is EMPTY.
+pub fn live_positions(edges: &[Vec<usize>], window: usize) -> Vec<u64> {
+    let mut live = vec![0u64; edges.len() + 1];
+    for (u, adjacent) in edges.iter().enumerate() {
+        for &v in adjacent {
+            // The later end of the edge, seen from every cell after the earlier one up to it.
+            let (first, last) = (u.min(v), u.max(v));
+            for (at, mask) in live.iter_mut().enumerate().take(last + 1).skip(first + 1) {
+                if last - at < window {
+                    *mask |= 1 << (last - at);
+                }
+            }
+        }
+    }
+    live
+}
+
+/// The worst-case key size of windows whose positions that can hold an edge are `live` (one
+/// mask per cell, [`live_positions`]), with up to `max_free` free ends.
+pub fn dense_worst_case_bits(live: &[u64], max_free: usize) -> u32 {
+    live.iter().map(|mask| worst_case_bits(mask.count_ones() as usize, max_free)).max().unwrap_or(2)
 }
 
 /// Bits needed to store a rank below `u`.
@@ -131,14 +203,65 @@ impl<K: StateKey> FrontierCodec<K> {
             .unwrap_or(0)
     }
 
-    /// A codec for windows of `len` cells, with room for `max_free` free ends (0 for closed tours).
+    /// A codec for windows of `len` cells, with room for `max_free` free ends (0 for closed tours),
+    /// that stores every position before every cell (the plain layout).
     /// Fails when the worst case does not fit a `K`; `describe` names the board in the error.
     pub fn new(len: usize, max_free: usize, describe: impl FnOnce(u32) -> Error) -> Result<Self> {
-        let bits = Self::worst_case_bits(len, max_free);
-        if len > MAX_WINDOW || bits > K::BITS {
+        let every = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
+        Self::with_frames(len, max_free, &[every], false, describe)
+    }
+
+    /// A codec for windows of `len` cells that stores, before cell `at`, only the positions of
+    /// `live[at]` ([`live_positions`]; the last mask serves every later cell too).
+    pub fn with_live(len: usize, max_free: usize, live: &[u64], describe: impl FnOnce(u32) -> Error) -> Result<Self> {
+        Self::with_frames(len, max_free, live, true, describe)
+    }
+
+    /// The plain layout where its worst case fits a `K`, else the dense one of `live`
+    /// ([`with_live`](Self::with_live)): the same states either way, and the plain keys are
+    /// cheaper to make (the 7 x 10 sweep took 1.07 times as long with dense keys).
+    /// `live` is asked for only where the dense layout is needed.
+    pub fn fitting(
+        len: usize,
+        max_free: usize,
+        live: impl FnOnce() -> Vec<u64>,
+        describe: impl FnOnce(u32) -> Error,
+    ) -> Result<Self> {
+        if len > MAX_WINDOW {
+            return Err(describe(worst_case_bits(len, max_free)));
+        }
+        if worst_case_bits(len, max_free) <= K::BITS {
+            Self::new(len, max_free, describe)
+        } else {
+            Self::with_live(len, max_free, &live(), describe)
+        }
+    }
+
+    fn with_frames(
+        len: usize,
+        max_free: usize,
+        live: &[u64],
+        dense: bool,
+        describe: impl FnOnce(u32) -> Error,
+    ) -> Result<Self> {
+        let bits = dense_worst_case_bits(live, max_free);
+        let outside = live.iter().any(|&mask| len < 64 && mask >> len != 0);
+        if len > MAX_WINDOW || bits > K::BITS || live.is_empty() || outside {
             return Err(describe(bits));
         }
-        Ok(FrontierCodec { len, bits: BitOps::detect(), key: PhantomData })
+        let frames = live.iter().map(|&mask| Frame::of(mask)).collect();
+        Ok(FrontierCodec { len, bits: BitOps::detect(), dense, frames, key: PhantomData })
+    }
+
+    /// Whether keys store only the positions that can hold an edge (see the module's comment).
+    pub fn is_dense(&self) -> bool {
+        self.dense
+    }
+
+    /// The frame of the states before cell `at`.
+    #[inline(always)]
+    fn frame(&self, at: usize) -> Frame {
+        self.frames[at.min(self.frames.len() - 1)]
     }
 
     pub fn len(&self) -> usize {
@@ -151,30 +274,54 @@ impl<K: StateKey> FrontierCodec<K> {
 
     /// The same codec on the portable bit operations (the keys are the same: tests check it).
     #[cfg(test)]
-    fn portable(self) -> Self {
-        FrontierCodec { bits: BitOps::portable(), ..self }
+    fn portable(&self) -> Self {
+        FrontierCodec { bits: BitOps::portable(), ..self.clone() }
     }
 
-    /// The fixed part of a key: two bits a window cell, cell 0 lowest.
+    /// The codes of a key before cell `at`, two bits a window position, position 0 lowest
+    /// (positions the key does not store are EMPTY, `00`).
     #[inline]
-    fn codes(&self, key: K) -> u64 {
-        (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1)
+    fn codes(&self, key: K, at: usize) -> u64 {
+        if !self.dense {
+            return (key >> 2).low_u64() & ((1u64 << (2 * self.len)) - 1);
+        }
+        let frame = self.frame(at);
+        let stored = (key >> 2).low_u64() & ((1u64 << (frame.ranks_at - 2)) - 1);
+        self.bits.deposit(stored, frame.codes)
+    }
+
+    /// Where the ranks of a key before cell `at` begin.
+    #[inline(always)]
+    fn ranks_at(&self, at: usize) -> u32 {
+        if self.dense {
+            self.frame(at).ranks_at
+        } else {
+            2 + 2 * self.len as u32
+        }
     }
 
     /// The key of the window `state.mate[start..start + len]` (positions past the array are
-    /// EMPTY). `start = 1` encodes the window after its first cell has been processed, without
-    /// copying.
+    /// EMPTY) as the state before cell `at`. `start = 1` encodes the window after its first cell
+    /// has been processed, without copying.
     #[inline]
-    pub fn encode(&self, state: &FrontierState, start: usize) -> K {
+    pub fn encode(&self, state: &FrontierState, start: usize, at: usize) -> K {
         let window = ((1u64 << self.len) - 1) << start;
         let full = state.full & window;
         let ends = state.used & !state.full & window;
         let closings = closing_mask(&state.mate) & ends;
         let low = self.bits.spread_even((full | closings) >> start);
         let high = self.bits.spread_even(ends >> start);
+        let codes = low | high << 1;
+        let stored = if self.dense {
+            let frame = self.frame(at);
+            debug_assert_eq!(codes & !frame.codes, 0, "an edge at a position no neighbour reaches");
+            self.bits.extract(codes, frame.codes)
+        } else {
+            codes
+        };
         // 2 + 2L <= 64 bits: the fixed part always fits a u64.
-        let mut key = K::from_u64(state.ends_used as u64 | (low | high << 1) << 2);
-        let mut shift = 2 + 2 * self.len as u32;
+        let mut key = K::from_u64(state.ends_used as u64 | stored << 2);
+        let mut shift = self.ranks_at(at);
         let openings = ends & !closings;
         let mut matched = 0u64;
         let mut pending = closings;
@@ -193,19 +340,21 @@ impl<K: StateKey> FrontierCodec<K> {
     }
 
     /// The window's FULL cells and its path ends (openings, closings and FREE ends), as bit
-    /// masks of positions `0..len`, read from the fixed part of the key without decoding it.
+    /// masks of positions `0..len`, read from the fixed part of the key before cell `at` without
+    /// decoding it.
     #[inline]
-    pub fn kinds(&self, key: K) -> (u64, u64) {
-        let codes = self.codes(key);
+    pub fn kinds(&self, key: K, at: usize) -> (u64, u64) {
+        let codes = self.codes(key, at);
         let low = self.bits.gather_even(codes);
         let high = self.bits.gather_even(codes >> 1);
         (low & !high, high)
     }
 
-    /// Whether the first cell of the window is FULL (code `01`), read from the key.
+    /// Whether the first cell of the window is FULL (code `01`), read from the key before cell
+    /// `at`: where position 0 is stored, its code is the key's first.
     #[inline]
-    pub fn first_is_full(&self, key: K) -> bool {
-        self.codes(key) & 0b11 == 0b01
+    pub fn first_is_full(&self, key: K, at: usize) -> bool {
+        (!self.dense || self.frame(at).codes & 0b11 != 0) && key.low_u64() >> 2 & 0b11 == 0b01
     }
 
     /// The tour ends already used, read from the key.
@@ -214,22 +363,26 @@ impl<K: StateKey> FrontierCodec<K> {
         (key.low_u64() & 3) as u8
     }
 
-    /// The key of a state whose first cell is FULL with the window moved on by one cell (what
-    /// [`encode`](Self::encode) with `start = 1` gives for the decoded state), without decoding:
-    /// a FULL cell is neither an opening nor a closing, so the ranks stay as they are; the
-    /// fixed part moves by one cell and the cell entering the window is EMPTY (`00`).
+    /// The key before cell `at + 1` of a state before `at` whose first cell is FULL, the window
+    /// moved on by one cell (what [`encode`](Self::encode) with `start = 1` gives for the decoded
+    /// state), without decoding: a FULL cell is neither an opening nor a closing, so the ranks
+    /// stay as they are; the codes move by one cell, the cell entering the window is EMPTY
+    /// (`00`), and both are stored in the next cell's frame.
     #[inline]
-    pub fn moved_past_full(&self, key: K) -> K {
-        debug_assert!(self.first_is_full(key));
-        let ranks_at = 2 + 2 * self.len as u32;
-        let ranks = (key >> ranks_at) << ranks_at;
-        ranks | K::from_u64(self.ends_used(key) as u64 | (self.codes(key) >> 2) << 2)
+    pub fn moved_past_full(&self, key: K, at: usize) -> K {
+        debug_assert!(self.first_is_full(key, at));
+        let (from, to) = (self.ranks_at(at), self.ranks_at(at + 1));
+        let moved = self.codes(key, at) >> 2;
+        let stored = if self.dense { self.bits.extract(moved, self.frame(at + 1).codes) } else { moved };
+        let ranks = (key >> from) << to;
+        ranks | K::from_u64(self.ends_used(key) as u64 | stored << 2)
     }
 
-    /// The state of a key produced by [`encode`](Self::encode), positions `0..len`.
+    /// The state of a key produced by [`encode`](Self::encode) before cell `at`, positions
+    /// `0..len`.
     #[inline]
-    pub fn decode(&self, key: K) -> FrontierState {
-        let codes = self.codes(key);
+    pub fn decode(&self, key: K, at: usize) -> FrontierState {
+        let codes = self.codes(key, at);
         let low = self.bits.gather_even(codes);
         let high = self.bits.gather_even(codes >> 1);
         let full = low & !high;
@@ -237,7 +390,7 @@ impl<K: StateKey> FrontierCodec<K> {
         let openings = high & !low;
         let mut state =
             FrontierState { mate: full_or_empty(full), full, used: high | full, ends_used: self.ends_used(key) };
-        let mut bits = key >> (2 + 2 * self.len as u32);
+        let mut bits = key >> self.ranks_at(at);
         let mut matched = 0u64;
         let mut pending = closings;
         let mut closed = 0;
@@ -389,21 +542,79 @@ mod tests {
         ends: u8,
     ) -> std::result::Result<(), TestCaseError> {
         state.ends_used = ends;
-        let key = codec.encode(&state, 0);
-        prop_assert_eq!(codec.first_is_full(key), state.mate[0] == FULL);
+        let key = codec.encode(&state, 0, 0);
+        prop_assert_eq!(codec.first_is_full(key, 0), state.mate[0] == FULL);
         prop_assert_eq!(codec.ends_used(key), ends);
         if state.mate[0] == FULL {
-            prop_assert_eq!(codec.moved_past_full(key), codec.encode(&state, 1));
+            prop_assert_eq!(codec.moved_past_full(key, 0), codec.encode(&state, 1, 1));
         }
         Ok(())
     }
 
+    #[test]
+    fn the_dense_example_of_the_module() {
+        // The knight 3 wide, row-major (window 7): before cell 3 positions 1 and 6 (cells 4 and
+        // 9) have no neighbour processed.
+        let geometry =
+            crate::problems::tours::board::Geometry::new(3, 4, crate::problems::tours::board::MoveSet::knight());
+        let edges: Vec<Vec<usize>> = (0..geometry.cells()).map(|cell| geometry.neighbours(cell).collect()).collect();
+        let live = live_positions(&edges, 7);
+        assert_eq!(live[3], 0b011_1101);
+        assert_eq!(live[0], 0, "nothing is processed before the first cell");
+        let mut state = FrontierState::empty();
+        for (p, mate) in [(0, 2), (2, 0), (3, 5), (5, 3)] {
+            state.set_end(p, mate);
+        }
+        state.set_full(4);
+        let dense = FrontierCodec::<u64>::with_live(7, 0, &live, too_wide).unwrap();
+        let key = dense.encode(&state, 0, 3);
+        // Ends 00, codes 10 11 10 01 11 (positions 0, 2, 3, 4, 5), then the ranks of the two
+        // closings: 0 of 1 opening (no bits), then 0 of 1 (no bits).
+        assert_eq!(key, 0b11_01_10_11_10 << 2);
+        assert_eq!(dense.decode(key, 3), state);
+        let plain = FrontierCodec::<u64>::new(7, 0, too_wide).unwrap();
+        assert_eq!(dense.kinds(key, 3), plain.kinds(plain.encode(&state, 0, 0), 0));
+    }
+
     proptest! {
+        /// A dense key holds what the plain key holds: the same state back, the same kinds, the
+        /// same move past a FULL first cell, on both bit routes, and no more bits than its
+        /// frame's worst case.
+        #[test]
+        fn dense_keys_hold_what_plain_keys_hold(
+            state in arbitrary_state(23, 2),
+            ends in 0u8..3,
+            extra in any::<u64>(),
+            extra_next in any::<u64>(),
+        ) {
+            let every = (1u64 << 23) - 1;
+            let mut state = state;
+            state.ends_used = ends;
+            // Positions outside a frame are EMPTY: the frames hold the state's used cells.
+            let live = (extra & every) | state.used;
+            let next = (extra_next & every) | state.used >> 1;
+            let dense = FrontierCodec::<u128>::with_live(23, 2, &[live, next], too_wide).unwrap();
+            let plain = FrontierCodec::<u128>::new(23, 2, too_wide).unwrap();
+            let key = dense.encode(&state, 0, 0);
+            prop_assert_eq!(dense.decode(key, 0), state);
+            prop_assert_eq!(dense.portable().encode(&state, 0, 0), key);
+            prop_assert_eq!(dense.portable().decode(key, 0), state);
+            prop_assert_eq!(dense.kinds(key, 0), plain.kinds(plain.encode(&state, 0, 0), 0));
+            prop_assert_eq!(dense.first_is_full(key, 0), state.mate[0] == FULL);
+            prop_assert_eq!(dense.ends_used(key), ends);
+            let bits = dense_worst_case_bits(&[live], 2);
+            prop_assert!(bits == 128 || key >> bits == 0, "{} bits, key {:#x}", bits, key);
+            if state.mate[0] == FULL {
+                prop_assert_eq!(dense.moved_past_full(key, 0), dense.encode(&state, 1, 1));
+                prop_assert_eq!(dense.decode(dense.moved_past_full(key, 0), 1), dense.decode(dense.encode(&state, 1, 1), 1));
+            }
+        }
+
         #[test]
         fn round_trip(state in arbitrary_state(19, 0)) {
             let codec = FrontierCodec::<u64>::new(19, 0, too_wide).unwrap();
-            let key = codec.encode(&state, 0);
-            prop_assert_eq!(codec.decode(key), state);
+            let key = codec.encode(&state, 0, 0);
+            prop_assert_eq!(codec.decode(key, 0), state);
         }
 
         /// PDEP and PEXT (where this CPU has them fast) and shifts make the same keys.
@@ -413,11 +624,11 @@ mod tests {
             let portable = codec.portable();
             let mut state = state;
             state.ends_used = ends;
-            let key = codec.encode(&state, 0);
-            prop_assert_eq!(portable.encode(&state, 0), key);
-            prop_assert_eq!(portable.decode(key), state);
-            prop_assert_eq!(codec.decode(key), state);
-            prop_assert_eq!(portable.kinds(key), codec.kinds(key));
+            let key = codec.encode(&state, 0, 0);
+            prop_assert_eq!(portable.encode(&state, 0, 0), key);
+            prop_assert_eq!(portable.decode(key, 0), state);
+            prop_assert_eq!(codec.decode(key, 0), state);
+            prop_assert_eq!(portable.kinds(key, 0), codec.kinds(key, 0));
         }
 
         #[test]
@@ -425,9 +636,9 @@ mod tests {
             let codec = FrontierCodec::<u128>::new(31, 2, too_wide).unwrap();
             let mut state = state;
             state.ends_used = ends;
-            let key = codec.encode(&state, 0);
+            let key = codec.encode(&state, 0, 0);
             prop_assert_ne!(key, u128::MAX);
-            prop_assert_eq!(codec.decode(key), state);
+            prop_assert_eq!(codec.decode(key, 0), state);
         }
 
         #[test]
@@ -436,7 +647,7 @@ mod tests {
             let wide = FrontierCodec::<u128>::new(17, 2, too_wide).unwrap();
             let mut state = state;
             state.ends_used = ends;
-            prop_assert_eq!(wide.encode(&state, 0), narrow.encode(&state, 0) as u128);
+            prop_assert_eq!(wide.encode(&state, 0, 0), narrow.encode(&state, 0, 0) as u128);
         }
 
         #[test]
@@ -444,8 +655,8 @@ mod tests {
             let codec = FrontierCodec::<u64>::new(17, 2, too_wide).unwrap();
             let mut state = state;
             state.ends_used = ends;
-            let key = codec.encode(&state, 0);
-            prop_assert_eq!(codec.decode(key), state);
+            let key = codec.encode(&state, 0, 0);
+            prop_assert_eq!(codec.decode(key, 0), state);
         }
 
         /// Moving past a FULL first cell on the key is encoding the state moved on.
@@ -472,9 +683,9 @@ mod tests {
                 if state.mate[p] != EMPTY { moved.used |= 1 << (p + 1); shifted.used |= 1 << p; }
                 shifted.mate[p] = state.mate[p];
             }
-            prop_assert_eq!(codec.encode(&moved, 1), codec.encode(&shifted, 0));
-            let again = codec.decode(codec.encode(&state, 0));
-            prop_assert_eq!(codec.encode(&again, 0), codec.encode(&state, 0));
+            prop_assert_eq!(codec.encode(&moved, 1, 0), codec.encode(&shifted, 0, 0));
+            let again = codec.decode(codec.encode(&state, 0, 0), 0);
+            prop_assert_eq!(codec.encode(&again, 0, 0), codec.encode(&state, 0, 0));
         }
     }
 }

@@ -53,7 +53,9 @@ use serde::{Deserialize, Serialize};
 
 use super::board::Geometry;
 use super::bound::{cycle_bound_bits, path_bound_bits};
-use super::frontier::{worst_case_bits, FrontierCodec, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
+use super::frontier::{
+    dense_worst_case_bits, live_positions, FrontierCodec, FrontierState, EMPTY, FREE, FRONTIER_FORMAT, FULL, MAX_WINDOW,
+};
 use super::order::{self, RowOrder};
 use super::residual::{MoveMasks, MAX_REGION};
 use crate::engine::{ProfileHint, StateKey, StepPosition, SweepJob, Transition};
@@ -142,35 +144,46 @@ pub fn closed_tours(geometry: Geometry, min_rows: usize) -> Result<Box<dyn Sweep
 /// frontier fits: 64 bits where the worst case allows, 128 bits beyond.
 pub fn tours(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Box<dyn SweepJob>> {
     let order = plain_order(&geometry, kind);
-    let window = order::window(&geometry, &order);
-    if window <= MAX_WINDOW && worst_case_bits(window, kind.max_free()) <= u64::BITS {
+    if key_bits(&geometry, &order, kind) <= u64::BITS {
         Ok(Box::new(TransferMatrix::<u64>::in_order(geometry, min_rows, kind, order)?))
     } else {
         Ok(Box::new(TransferMatrix::<u128>::in_order(geometry, min_rows, kind, order)?))
     }
 }
 
+/// The worst-case key of `kind` tours of a board of `geometry`'s width in `order`, whatever its
+/// length (a board tall enough for every move): the window's positions that can hold an edge
+/// ([`live_positions`]), or more than 128 bits where the window is longer than the codec
+/// holds.
+fn key_bits(geometry: &Geometry, order: &RowOrder, kind: TourKind) -> u32 {
+    let window = order::window(geometry, order);
+    if window > MAX_WINDOW {
+        return u128::BITS + 1;
+    }
+    let tall = Geometry::new(geometry.width, geometry.reach() / geometry.width.max(1) + 4, geometry.moves.clone());
+    dense_worst_case_bits(&live_positions(&order.edges(&tall), window), kind.max_free())
+}
+
 /// The order of a plain board's cells ([`super::order`]): the first of
-/// [`RowOrder::candidates`] whose window takes a key as narrow as row-major order's and whose
-/// moves the check of the cells left holds (row-major order always qualifies).
+/// [`RowOrder::candidates`] whose key is as narrow as row-major order's and whose moves the
+/// check of the cells left holds (row-major order always qualifies).
 fn plain_order(geometry: &Geometry, kind: TourKind) -> RowOrder {
-    let bits = |window: usize| worst_case_bits(window, kind.max_free());
-    let narrow = bits(geometry.reach()) <= u64::BITS;
+    let narrow = key_bits(geometry, &RowOrder::row_major(geometry.width), kind) <= u64::BITS;
     let checked = MoveMasks::new(geometry).is_some();
     RowOrder::candidates(geometry.width)
         .into_iter()
         .find(|order| {
-            let window = order::window(geometry, order);
-            window <= MAX_WINDOW
-                && (bits(window) <= u64::BITS || !narrow)
+            let bits = key_bits(geometry, order, kind);
+            bits <= u128::BITS
+                && (bits <= u64::BITS || !narrow)
                 && (MoveMasks::from_edges(&order.edges(geometry)).is_some() || !checked)
         })
         .unwrap_or_else(|| RowOrder::row_major(geometry.width))
 }
 
-/// The window of a plain board's frontier, in the order [`plain_order`] chooses.
-pub fn plain_window(geometry: &Geometry, kind: TourKind) -> usize {
-    order::window(geometry, &plain_order(geometry, kind))
+/// The worst-case key of a plain board's frontier, in the order [`plain_order`] chooses.
+pub fn plain_key_bits(geometry: &Geometry, kind: TourKind) -> u32 {
+    key_bits(geometry, &plain_order(geometry, kind), kind)
 }
 
 /// What adding one edge did.
@@ -311,20 +324,26 @@ impl<K: StateKey> TransferMatrix<K> {
     ) -> Result<Self> {
         let min_rows = min_rows.clamp(1, geometry.rows.max(1));
         let max_free = kind.max_free();
-        let codec = FrontierCodec::new(reach, max_free, |needed_bits| {
-            let fits = |w: usize| {
-                let reach = Geometry::new(w, geometry.rows, geometry.moves.clone()).reach();
-                reach <= MAX_WINDOW && worst_case_bits(reach, max_free) <= K::BITS
-            };
-            Error::FrontierTooWide {
-                width: geometry.width,
-                moves: geometry.moves.to_string(),
-                window: reach,
-                needed_bits,
-                available_bits: K::BITS,
-                max_width: (1..=geometry.width).rev().find(|&w| fits(w)).unwrap_or(0),
-            }
-        })?;
+        let codec = FrontierCodec::fitting(
+            reach,
+            max_free,
+            || live_positions(edges, reach),
+            |needed_bits| {
+                // Keys grow with the width: the widest that fits is the last of a run from 1.
+                let fits = |w: &usize| {
+                    let narrower = Geometry::new(*w, geometry.rows, geometry.moves.clone());
+                    RowOrder::candidates(*w).iter().any(|order| key_bits(&narrower, order, kind) <= K::BITS)
+                };
+                Error::FrontierTooWide {
+                    width: geometry.width,
+                    moves: geometry.moves.to_string(),
+                    window: reach,
+                    needed_bits,
+                    available_bits: K::BITS,
+                    max_width: (1..=geometry.width).take_while(fits).last().unwrap_or(0),
+                }
+            },
+        )?;
         debug_assert!(2 * reach + 1 < 64, "the codec admits no window this long");
         let cells = edges.len();
         let mut forward = Vec::with_capacity(cells);
@@ -411,25 +430,60 @@ impl<K: StateKey> TransferMatrix<K> {
         self.kind
     }
 
+    /// What a key means ([`Transition::key_layout`]): the move set and board, the tours and
+    /// lengths counted, the order of a row's columns, the graph (a CRC of every cell's
+    /// neighbours, for the folded boards of `--distinct`), where mirror images share a key,
+    /// the window and the key's layout. Example: `tours (frontier 2): 1,2 on 9x10, closed
+    /// tours of 1 to 10 rows, columns 0,8,2,6,4,1,7,3,5, graph 5c9e6f3a, mirrors after
+    /// 0,2,4,6,8, window 23, dense 64-bit keys`.
+    pub fn key_layout(&self) -> String {
+        let columns: Vec<String> = (0..self.geometry.width).map(|i| self.order.column(i).to_string()).collect();
+        let mut graph = crc32fast::Hasher::new();
+        for mask in &self.neighbours {
+            graph.update(&mask.to_le_bytes());
+        }
+        let width = self.geometry.width;
+        let mirrors: Vec<String> = (0..width)
+            .filter(|&k| self.mirror_after.get((k + width - 1) % width) != Some(&NO_MIRROR))
+            .map(|k| k.to_string())
+            .collect();
+        format!(
+            "tours (frontier {FRONTIER_FORMAT}): {} on {}x{}, {} tours of {} to {} rows, columns {}, graph {:08x}, \
+             mirrors after {}, window {}, {} {}-bit keys",
+            self.geometry.moves,
+            width,
+            self.geometry.rows,
+            self.kind.name(),
+            self.min_rows,
+            self.geometry.rows,
+            columns.join(","),
+            graph.finalize(),
+            if mirrors.is_empty() { "none".to_string() } else { mirrors.join(",") },
+            self.reach,
+            if self.codec.is_dense() { "dense" } else { "plain" },
+            K::BITS
+        )
+    }
+
     /// The key of the empty frontier, where every sweep starts.
     pub fn start_key(&self) -> K {
-        self.codec.encode(&FrontierState::empty(), 0)
+        self.codec.encode(&FrontierState::empty(), 0, 0)
     }
 
     /// All successors of `key` (the state before `cell`): `emit` receives the key of each state
     /// before `cell + 1`, `close` the slot of each tour a branch completes.
     #[inline]
     pub fn expand(&self, cell: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
-        if self.codec.first_is_full(key) && !self.mirrors_after(cell) {
+        if self.codec.first_is_full(key, cell) && !self.mirrors_after(cell) {
             // A FULL first cell takes no edge: the key moves on without being decoded (a fifth
             // of the states of the 7 x 8 sweep). Row ends decode it, for the mirror image.
-            let (full, ends) = self.codec.kinds(key);
+            let (full, ends) = self.codec.kinds(key, cell);
             if self.survives(cell, full, full | ends, self.codec.ends_used(key), 0) {
-                emit(self.codec.moved_past_full(key));
+                emit(self.codec.moved_past_full(key, cell));
             }
             return;
         }
-        let state = self.codec.decode(key);
+        let state = self.codec.decode(key, cell);
         let forward = &self.forward[cell];
         match state.mate[0] {
             FULL => self.settle(cell, &state, 0, emit),
@@ -501,7 +555,7 @@ impl<K: StateKey> TransferMatrix<K> {
             // completions, so one key stands for both.
             emit(self.shared_key(cell, next));
         } else {
-            emit(self.codec.encode(next, 1));
+            emit(self.codec.encode(next, 1, cell + 1));
         }
     }
 
@@ -520,15 +574,15 @@ impl<K: StateKey> TransferMatrix<K> {
         let (full, ends) = (next.full & !1, next.used & !next.full);
         let (full_image, ends_image) = (mirror_mask(mirror, full), mirror_mask(mirror, ends));
         if (full_image | ends_image) & OUTSIDE != 0 {
-            return self.codec.encode(next, 1);
+            return self.codec.encode(next, 1, cell + 1);
         }
         // Position p's FULL bit at 63 - p, its path-end bit at 31 - p: the greater reading has
         // the first FULL cell, then the first path end, of the two.
         let first_cells_first = |full: u64, ends: u64| full.reverse_bits() | ends.reverse_bits() >> 32;
         match first_cells_first(full, ends).cmp(&first_cells_first(full_image, ends_image)) {
-            Ordering::Greater => self.codec.encode(next, 1),
-            Ordering::Less => self.mirrored_key(mirror, next),
-            Ordering::Equal => self.codec.encode(next, 1).min(self.mirrored_key(mirror, next)),
+            Ordering::Greater => self.codec.encode(next, 1, cell + 1),
+            Ordering::Less => self.mirrored_key(cell, mirror, next),
+            Ordering::Equal => self.codec.encode(next, 1, cell + 1).min(self.mirrored_key(cell, mirror, next)),
         }
     }
 
@@ -701,7 +755,7 @@ impl<K: StateKey> TransferMatrix<K> {
     /// touched, so the kinds are read at positions 2, 4 and 6, and 4 and 6 trade places in the
     /// mirrored reading.
     pub fn neighbourhood_of(&self, cell: usize, key: K) -> u64 {
-        let (full, ends) = self.codec.kinds(key);
+        let (full, ends) = self.codec.kinds(key, cell);
         let Some(&untouched) = self.untouched.get(cell) else {
             return full | ends << 32;
         };
@@ -716,9 +770,9 @@ impl<K: StateKey> TransferMatrix<K> {
         as_is.min(mirrored)
     }
 
-    /// The key of the left-right mirror image of the window `next[1..=R]` by `mirror`, whose
-    /// used cells all have their images inside the window.
-    fn mirrored_key(&self, mirror: &Mirror, next: &FrontierState) -> K {
+    /// The key of the left-right mirror image of the window `next[1..=R]` after `cell` by
+    /// `mirror`, whose used cells all have their images inside the window.
+    fn mirrored_key(&self, cell: usize, mirror: &Mirror, next: &FrontierState) -> K {
         let mut image = FrontierState::empty();
         image.ends_used = next.ends_used;
         let mut used = next.used & !1;
@@ -733,7 +787,7 @@ impl<K: StateKey> TransferMatrix<K> {
                 mate => image.set_end(q as usize, mirror.image[mate as usize - 1]),
             }
         }
-        self.codec.encode(&image, 0)
+        self.codec.encode(&image, 0, cell + 1)
     }
 
     /// A cycle (`open == false`) or a path between the two tour ends (`open`) completed at
@@ -786,6 +840,10 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
 
     fn start(&self) -> K {
         self.start_key()
+    }
+
+    fn key_layout(&self) -> String {
+        TransferMatrix::key_layout(self)
     }
 
     fn position(&self, step: usize) -> StepPosition {
@@ -1011,13 +1069,13 @@ mod tests {
         // The check above can fail: the kinds of every cell, or the untouched cells' kinds
         // without the mirror's symmetric reading, put parents of one key apart.
         let matrix = TransferMatrix::<u64>::new(knight(5, 6), 1, TourKind::Closed).unwrap();
-        let every_cell = |_: usize, key: u64| {
-            let (full, ends) = matrix.codec().kinds(key);
+        let every_cell = |cell: usize, key: u64| {
+            let (full, ends) = matrix.codec().kinds(key, cell);
             full | ends << 32
         };
         assert!(first_parents_apart(&matrix, every_cell).is_err());
         let no_mirror = |cell: usize, key: u64| {
-            let (full, ends) = matrix.codec().kinds(key);
+            let (full, ends) = matrix.codec().kinds(key, cell);
             let untouched = matrix.untouched.get(cell).copied().unwrap_or(u64::MAX);
             (full & untouched) | (ends & untouched) << 32
         };
@@ -1082,14 +1140,25 @@ mod tests {
     /// Every layer of `matrix`'s sweep, state by state: the keys, each key's successors (indices
     /// into the next layer) and whether it closes a tour counted, and the tours per slot.
     #[allow(clippy::type_complexity)]
-    fn layers_with_successors(matrix: &TransferMatrix<u64>) -> (Vec<Vec<u64>>, Vec<Vec<(Vec<usize>, bool)>>, Vec<u64>) {
+    fn layers_with_successors<K: StateKey>(
+        matrix: &TransferMatrix<K>,
+    ) -> (Vec<Vec<K>>, Vec<Vec<(Vec<usize>, bool)>>, Vec<u64>) {
+        layers_with_successors_to(matrix, matrix.geometry().cells())
+    }
+
+    /// [`layers_with_successors`] of the sweep's first `cells` cells.
+    #[allow(clippy::type_complexity)]
+    fn layers_with_successors_to<K: StateKey>(
+        matrix: &TransferMatrix<K>,
+        cells: usize,
+    ) -> (Vec<Vec<K>>, Vec<Vec<(Vec<usize>, bool)>>, Vec<u64>) {
         let reported = Transition::reported(matrix);
         let mut tours = vec![0u64; Transition::slots(matrix)];
         let mut layers = vec![vec![matrix.start_key()]];
         let mut successors = Vec::new();
         let mut counts = vec![1u64];
-        for cell in 0..matrix.geometry().cells() {
-            let mut index: HashMap<u64, usize> = HashMap::new();
+        for cell in 0..cells {
+            let mut index: HashMap<K, usize> = HashMap::new();
             let (mut next, mut next_counts) = (Vec::new(), Vec::new());
             let mut step = Vec::new();
             for (&key, &count) in layers[cell].iter().zip(&counts) {
@@ -1151,7 +1220,7 @@ mod tests {
                     .collect();
                 let first_end = ((min_rows * geometry.width).max(cell + 1)).div_ceil(geometry.width) * geometry.width;
                 for (&key, &alive) in layers[cell].iter().zip(&alive) {
-                    let state = plain.codec().decode(key);
+                    let state = plain.codec().decode(key, cell);
                     let ends = state.used & !state.full;
                     let spare_ends = kind.ends_to_place(state.ends_used);
                     let allowed = (first_end..=geometry.cells())
@@ -1224,6 +1293,93 @@ mod tests {
             assert!(runs.iter().all(|run| run.0 == row_major.0), "{geometry:?} {kind:?}: {runs:?}");
             assert!(runs[0].1 < row_major.1, "{geometry:?} {kind:?}: {runs:?}");
         }
+    }
+
+    /// `matrix` with the plain key layout: every window position stored before every cell.
+    fn with_plain_keys<K: StateKey>(mut matrix: TransferMatrix<K>) -> TransferMatrix<K> {
+        matrix.codec = FrontierCodec::new(matrix.reach, matrix.kind.max_free(), |bits| Error::Bug(format!("{bits}")))
+            .expect("the plain layout fits");
+        matrix
+    }
+
+    /// `matrix` with the dense key layout: only the positions some neighbour reaches.
+    fn with_dense_keys<K: StateKey>(mut matrix: TransferMatrix<K>, edges: &[Vec<usize>]) -> TransferMatrix<K> {
+        let live = live_positions(edges, matrix.reach);
+        matrix.codec =
+            FrontierCodec::with_live(matrix.reach, matrix.kind.max_free(), &live, |bits| Error::Bug(format!("{bits}")))
+                .expect("the dense layout fits");
+        assert!(matrix.codec.is_dense());
+        matrix
+    }
+
+    #[test]
+    fn dense_and_plain_keys_make_the_same_layers_state_by_state() {
+        // The dense layout (positions no neighbour reaches left out) against the plain one, in
+        // the order each board is counted in: every layer the same states in the same order
+        // (decoded), the same successors, the same tours per slot. Widths 3 to 9, each kind of
+        // tour, sweeps and single boards, a leaper other than the knight; at width 9 the dense
+        // key is 64 bits where the plain one needs 128.
+        let cases = [
+            (knight(3, 8), 1, TourKind::Open),
+            (knight(4, 7), 1, TourKind::Both),
+            (knight(5, 8), 1, TourKind::Closed),
+            (knight(6, 6), 6, TourKind::Closed),
+            (knight(7, 6), 6, TourKind::Closed),
+            (knight(8, 4), 1, TourKind::Closed),
+            (knight(5, 6), 6, TourKind::Open),
+            (Geometry::new(6, 5, MoveSet::leaper(1, 3).unwrap()), 1, TourKind::Both),
+            (knight(9, 8), 1, TourKind::Closed),
+            (knight(9, 3), 3, TourKind::Open),
+        ];
+        for (geometry, min_rows, kind) in cases {
+            // The 9 x 8 sweep's first 14 cells (its layers then grow past a test's patience).
+            let cells = if geometry.rows == 8 && geometry.width == 9 { 14 } else { geometry.cells() };
+            let dense = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind);
+            let plain = with_plain_keys(TransferMatrix::<u128>::new(geometry.clone(), min_rows, kind).unwrap());
+            let (layers, successors, tours) = layers_with_successors_to(&plain, cells);
+            let states: usize = layers.iter().map(Vec::len).sum();
+            assert!(states > 500, "{geometry:?} {kind:?}: {states} states");
+            let decoded = |layers: &[Vec<u128>]| -> Vec<Vec<FrontierState>> {
+                layers
+                    .iter()
+                    .enumerate()
+                    .map(|(at, layer)| layer.iter().map(|&k| plain.codec.decode(k, at)).collect())
+                    .collect()
+            };
+            let expected = decoded(&layers);
+            // The dense layout in 128-bit keys, and the matrix a count makes (64-bit keys, dense
+            // where the plain layout does not fit them).
+            let wide = TransferMatrix::<u128>::new(geometry.clone(), min_rows, kind).unwrap();
+            let edges = wide.order.edges(&geometry);
+            let wide = with_dense_keys(wide, &edges);
+            let (wide_layers, wide_successors, wide_tours) = layers_with_successors_to(&wide, cells);
+            let wide_decoded: Vec<Vec<FrontierState>> = wide_layers
+                .iter()
+                .enumerate()
+                .map(|(at, layer)| layer.iter().map(|&k| wide.codec.decode(k, at)).collect())
+                .collect();
+            assert_eq!(wide_decoded, expected, "{geometry:?} {kind:?}");
+            assert_eq!((&wide_successors, &wide_tours), (&successors, &tours), "{geometry:?} {kind:?}");
+            if let Ok(dense) = dense {
+                let (narrow_layers, narrow_successors, narrow_tours) = layers_with_successors_to(&dense, cells);
+                let narrow_decoded: Vec<Vec<FrontierState>> = narrow_layers
+                    .iter()
+                    .enumerate()
+                    .map(|(at, layer)| layer.iter().map(|&k| dense.codec.decode(k, at)).collect())
+                    .collect();
+                assert_eq!(narrow_decoded, expected, "{geometry:?} {kind:?}");
+                assert_eq!((&narrow_successors, &narrow_tours), (&successors, &tours), "{geometry:?} {kind:?}");
+            }
+        }
+        // The flagship's width: 64-bit dense keys in the order that reads the fewest states.
+        let nine = TransferMatrix::<u64>::new(knight(9, 10), 10, TourKind::Closed).unwrap();
+        assert_eq!(nine.order, RowOrder::even_then_odd(9));
+        assert_eq!(nine.reach, 23);
+        assert!(nine.codec.is_dense());
+        let seven = TransferMatrix::<u64>::new(knight(7, 10), 10, TourKind::Closed).unwrap();
+        assert!(!seven.codec.is_dense(), "the plain layout fits 64 bits at width 7, and costs less");
+        assert_eq!(super::super::frontier::worst_case_bits(nine.reach, 0), 77, "the plain layout needs 128 bits");
+        assert_eq!(plain_key_bits(&knight(9, 10), TourKind::Closed), 61);
     }
 
     #[test]

@@ -1,25 +1,37 @@
-//! The out-of-core store: layers live in bucket files under a directory, and memory stays
-//! within a budget however large a layer grows.
+//! The out-of-core store: layers live in bucket sections of segment files under a directory,
+//! and memory stays within a budget however large a layer grows.
 //!
-//! A step streams each bucket file of layer `h` (memory-mapped, block by block) through the
-//! engine; successors are merged in a table per bucket of layer `h + 1` (the tables share three
-//! quarters of the budget, and keep their allocations from step to step), and a table that
-//! fills up is written out sorted, as a spill run of its bucket (see [`spill`]): the copies of a
-//! key that meet in a table reach the disk once.
-//! In `finish_step` a bucket whose table never filled goes straight to its file (no spill at
-//! all); the others merge their runs and their table's last entries k ways. The result is a
-//! sorted, compressed, checksummed [`bucket file`](bucket_file), fsynced before the files of
-//! layer `h` are deleted.
+//! A step streams each bucket section of layer `h` (memory-mapped, block by block) through the
+//! engine. Successors merged before they come (a neighbourhood's group, see
+//! [`crate::engine::grouped`]: no other record of the step has their keys) are appended to
+//! their bucket's array as they are; any others go to the bucket's table, which adds up equal
+//! keys. A bucket whose array and table together outgrow its share of the budget (the shares
+//! are three quarters of it) sorts what it holds and writes it out as a spill run (see
+//! [`spill`]). The arrays and tables keep their allocations from step to step.
+//! In `finish_step` each bucket sorts its array ([`records`]) and writes it, merged with its
+//! table and with its runs where it spilled, as one sorted, compressed, checksummed section of
+//! a segment file ([`segment`]: one file per writing thread); the segments are fsynced before
+//! the checkpoint names them, and the files of layer `h` are deleted only after it.
+//!
+//! Example, one step of `knight 7x10 --sweep --job-dir D` at its peak: 4.4 M states read, 6 M
+//! successors appended to 503 arrays (no table: every bucket fits the reading budget, so every
+//! successor comes merged), each array sorted and written as a section: two segment files of
+//! about 10 MB, two fsyncs.
 
 mod bucket_file;
+mod records;
+mod segment;
 mod spill;
 
-pub use bucket_file::{BucketFile, BucketInfo, BucketWriter, BUCKET_FORMAT};
+pub use bucket_file::{map_file, BucketFile, BucketInfo, BucketWriter, Section, BUCKET_FORMAT};
+pub use segment::{SegmentWriter, Segments};
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use memmap2::Mmap;
 use rayon::prelude::*;
 
 use crate::engine::jobdir::durable::remove_folder;
@@ -30,6 +42,7 @@ use crate::engine::store::{
 };
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
+use records::{fold_equal_keys, sort_records};
 use spill::SpillRuns;
 
 /// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
@@ -74,7 +87,7 @@ pub fn disk_store(
     )
 }
 
-/// Layers of states with keys of type `K` in bucket files under `root/pass-P`.
+/// Layers of states with keys of type `K` in segment files under `root/pass-P`.
 pub struct DiskStore<K: StateKey> {
     root: PathBuf,
     pass: usize,
@@ -82,25 +95,38 @@ pub struct DiskStore<K: StateKey> {
     /// Bytes a thread may hold to read the current layer during a step, and to merge a
     /// bucket's spill runs after it.
     aggregation_budget: usize,
+    /// Words a bucket of the next layer may hold in memory: its array and its table together.
+    share_words: usize,
     layer: u64,
-    /// Bucket files of the current layer (`None`: the bucket is empty).
-    current: Vec<Option<(PathBuf, BucketInfo)>>,
-    /// The next layer's successors on their way to the bucket files.
+    /// Bucket sections of the current layer (`None`: the bucket is empty).
+    current: Vec<Option<LayerFile>>,
+    /// The current layer's files, mapped once each.
+    maps: HashMap<PathBuf, Arc<Mmap>>,
+    /// The next layer's successors on their way to the segment files.
     pending: Vec<Mutex<Pending<K>>>,
 }
 
-/// A bucket of the new layer: its file (none when empty) and the bytes its spill took.
-type MergedBucket = (Option<(PathBuf, BucketInfo)>, u64);
-
-/// The successors of one bucket of the next layer not yet on disk, merged, and its spill runs.
+/// The successors of one bucket of the next layer not yet on disk, and its spill runs.
 struct Pending<K: StateKey> {
+    /// Successors merged before they came, as they came (whole records).
+    appended: Vec<u64>,
+    /// Every other successor, equal keys added.
     table: AggregationTable<K>,
     spill: SpillRuns<K>,
 }
 
 impl<K: StateKey> Pending<K> {
     fn new(width: usize, table_bytes: usize) -> Self {
-        Pending { table: AggregationTable::bounded(width, table_bytes), spill: SpillRuns::new() }
+        Pending { appended: Vec::new(), table: AggregationTable::bounded(width, table_bytes), spill: SpillRuns::new() }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.appended.is_empty() && self.table.is_empty() && self.spill.is_empty()
+    }
+
+    /// Words held in memory.
+    fn words(&self) -> usize {
+        self.appended.len() + self.table.bytes() / 8
     }
 }
 
@@ -123,48 +149,54 @@ impl<K: StateKey> DiskStore<K> {
         let fixed = threads * buckets * stage_records * record_bytes + process;
         let width = moduli.len();
         let shared = (mem_limit as usize).saturating_sub(fixed);
-        // The tables of the next layer's buckets share three quarters of the budget: the more
-        // they hold, the fewer copies of a key reach the disk. Beside them each thread may hold
-        // one table's worth more, for a moment: a table that grows (the old array beside the
-        // new one), or a full table sorted (a key and a slot number per entry) and written a
-        // block at a time (the block, its encoding and zstd's output: three blocks, of at most
-        // the table's entries). The last quarter is the reading side's during a step (a bucket
-        // read whole, see `grouped::ReadingPlan`), the threads' merges of spill runs (a decoded
-        // block per run) after it.
+        // The next layer's buckets share three quarters of the budget: the more they hold, the
+        // fewer runs reach the disk. Beside them each thread may hold one bucket's worth more,
+        // for a moment: a table that grows (the old array beside the new one), or a full table
+        // sorted (a key and a slot number per entry) and written a block at a time (the block,
+        // its encoding and zstd's output: three blocks, of at most the share's records). The
+        // last quarter is the reading side's during a step (a bucket read whole, see
+        // `grouped::ReadingPlan`), the threads' merges of spill runs (a decoded block per run)
+        // after it.
         let budget = shared / 4 / threads;
-        let tables = shared / 4 * 3;
+        let shares = shared / 4 * 3;
         let beside = record_bytes.max(std::mem::size_of::<(K, u32)>());
         let block_bytes = bucket_file::BLOCK_STATES * record_bytes;
-        let entries = |tables: usize, beside: usize| tables / (buckets.max(1) * record_bytes + threads * beside);
-        let table_bytes = match entries(tables, beside + 3 * record_bytes) * record_bytes {
-            // Tables smaller than a block: the blocks are the size of a table.
+        let entries = |shares: usize, beside: usize| shares / (buckets.max(1) * record_bytes + threads * beside);
+        let share_bytes = match entries(shares, beside + 3 * record_bytes) * record_bytes {
+            // Shares smaller than a block: the blocks are the size of a share.
             small if small <= block_bytes => small,
-            _ => entries(tables.saturating_sub(threads * 3 * block_bytes), beside) * record_bytes,
+            _ => entries(shares.saturating_sub(threads * 3 * block_bytes), beside) * record_bytes,
         };
         let minimum = 1 << 18;
-        // A table takes a whole stage of records at once (more would regrow it past its bytes).
+        // A share takes a whole stage of records at once, twice over (the array and the table).
         let table_minimum = crate::engine::sweep::STAGE * 5 / 4 * record_bytes;
-        if budget < minimum || table_bytes < table_minimum {
+        if budget < minimum || share_bytes < 2 * table_minimum {
             return Err(Error::InvalidRequest(format!(
-                "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for merging and {table_bytes} \
-                 bytes per bucket table after the staging buffers of {buckets} buckets (at least {minimum} and \
-                 {table_minimum} are needed); raise --mem-limit or lower --buckets"
+                "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for merging and {share_bytes} \
+                 bytes per bucket after the staging buffers of {buckets} buckets (at least {minimum} and {} are \
+                 needed); raise --mem-limit or lower --buckets",
+                2 * table_minimum
             )));
         }
+        // The table takes what successors come unmerged (a bucket too large to read whole, a
+        // group split for its size): a quarter of the share, and the array the rest.
+        let table_bytes = (share_bytes / 4).max(table_minimum);
         Ok(DiskStore {
             root: root.to_path_buf(),
             pass,
             moduli,
             aggregation_budget: budget,
+            share_words: share_bytes / 8,
             layer: 0,
             current: vec![None; buckets],
+            maps: HashMap::new(),
             pending: (0..buckets).map(|_| Mutex::new(Pending::new(width, table_bytes))).collect(),
         })
     }
 
-    /// A store whose current layer is `layer`, as a checkpoint recorded it. Every file is opened
-    /// and verified (size, checksum, state count) before anything else is done: a refused
-    /// resume changes nothing on disk.
+    /// A store whose current layer is `layer`, as a checkpoint recorded it. Every section is
+    /// mapped and verified (bounds, checksum, state count) before anything else is done: a
+    /// refused resume changes nothing on disk.
     pub fn resume(
         root: &Path,
         pass: usize,
@@ -173,46 +205,63 @@ impl<K: StateKey> DiskStore<K> {
         mem_limit: u64,
         layer: &DurableLayer,
     ) -> Result<Self> {
-        Self::verify(layer, buckets, moduli.len())?;
+        let maps = Self::verify(layer, buckets, moduli.len())?;
         let mut store = DiskStore::create(root, pass, buckets, moduli, mem_limit)?;
         store.layer = layer.number;
+        store.maps = maps;
         for file in &layer.files {
-            store.current[file.bucket] = Some((file.path.clone(), file.info));
+            store.current[file.bucket] = Some(file.clone());
         }
         Ok(store)
     }
 
-    /// Checks that every file of `layer` is there and is what the checkpoint recorded.
-    fn verify(layer: &DurableLayer, buckets: usize, width: usize) -> Result<()> {
-        layer.files.par_iter().try_for_each(|file| -> Result<()> {
+    /// Checks that every section of `layer` is there and is what the checkpoint recorded;
+    /// returns its files, mapped.
+    fn verify(layer: &DurableLayer, buckets: usize, width: usize) -> Result<HashMap<PathBuf, Arc<Mmap>>> {
+        let mut maps = HashMap::new();
+        for file in &layer.files {
             if file.bucket >= buckets {
                 return Err(Error::File {
                     path: file.path.clone(),
                     message: format!("the checkpoint names bucket {} of a job with {buckets} buckets", file.bucket),
                 });
             }
+            if maps.contains_key(&file.path) {
+                continue;
+            }
             if !file.path.exists() {
                 return Err(Error::File {
                     path: file.path.clone(),
-                    message: "missing: the last checkpoint names this bucket file; restore it, or start the job \
-                              again in a new directory"
+                    message: "missing: the last checkpoint names this file; restore it, or start the job again in \
+                              a new directory"
                         .into(),
                 });
             }
-            let found = BucketFile::<K>::open(&file.path, width)?.info();
+            maps.insert(file.path.clone(), map_file(&file.path)?);
+        }
+        layer.files.par_iter().try_for_each(|file| -> Result<()> {
+            let map = maps[&file.path].clone();
+            let found = BucketFile::<K>::section(map, &file.path, file.offset, file.info.bytes, width)?.info();
             if found != file.info {
                 return Err(Error::File {
                     path: file.path.clone(),
                     message: format!(
-                        "holds {} states in {} bytes (checksum {:08x}) but the checkpoint recorded {} states in \
-                         {} bytes (checksum {:08x}); the file was replaced or damaged: restore it, or start \
-                         the job again in a new directory",
-                        found.states, found.bytes, found.crc32, file.info.states, file.info.bytes, file.info.crc32
+                        "holds {} states in {} bytes (checksum {:08x}) at byte {} but the checkpoint recorded {} \
+                         states in {} bytes (checksum {:08x}); the file was replaced or damaged: restore it, or \
+                         start the job again in a new directory",
+                        found.states,
+                        found.bytes,
+                        found.crc32,
+                        file.offset,
+                        file.info.states,
+                        file.info.bytes,
+                        file.info.crc32
                     ),
                 });
             }
             Ok(())
-        })
+        })?;
+        Ok(maps)
     }
 
     fn path(&self, file: JobFile) -> PathBuf {
@@ -235,10 +284,24 @@ impl<K: StateKey> DiskStore<K> {
         Ok(next_dir)
     }
 
-    /// Removes a layer's folder: its bucket files, spills and runs (never a file leaper did not
+    /// Removes a layer's folder: its segments, spills and runs (never a file leaper did not
     /// write).
     fn remove_layer(&self, layer: u64) -> Result<()> {
         remove_folder(&self.root, &self.layer_dir(layer)).map(|_| ())
+    }
+
+    /// Writes what `bucket` holds in memory as a spill run, and empties it.
+    fn spill(&self, bucket: usize, pending: &mut Pending<K>) -> Result<()> {
+        if pending.spill.is_empty() {
+            self.make_next_dir()?;
+        }
+        let layout = self.layout();
+        sort_records::<K>(&mut pending.appended, layout);
+        fold_equal_keys::<K>(&mut pending.appended, layout, &self.moduli);
+        let Pending { appended, table, spill } = pending;
+        spill.append(appended, table, &self.moduli, || self.spill_path(bucket))?;
+        appended.clear();
+        Ok(())
     }
 }
 
@@ -256,12 +319,19 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn bucket_states(&self, bucket: usize) -> Option<u64> {
-        Some(self.current[bucket].as_ref().map_or(0, |(_, info)| info.states))
+        Some(self.current[bucket].as_ref().map_or(0, |file| file.info.states))
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
         match &self.current[bucket] {
-            Some((path, _)) => BucketFile::<K>::open(path, self.moduli.len())?.visit(visit),
+            Some(file) => {
+                let map = self
+                    .maps
+                    .get(&file.path)
+                    .cloned()
+                    .ok_or_else(|| Error::Bug(format!("{} is not mapped", file.path.display())))?;
+                BucketFile::<K>::section(map, &file.path, file.offset, file.info.bytes, self.moduli.len())?.visit(visit)
+            }
             None => Ok(()),
         }
     }
@@ -270,45 +340,67 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         let mut pending = self.pending[bucket].lock().expect("pending lock");
         let incoming = records.len() / self.layout().stride();
         if incoming > pending.table.room() && !pending.table.is_empty() {
-            if pending.spill.is_empty() {
-                self.make_next_dir()?;
-            }
-            let Pending { table, spill } = &mut *pending;
-            spill.append(table, || self.spill_path(bucket))?;
+            self.spill(bucket, &mut pending)?;
         }
         pending.table.add_records(records, &self.moduli);
         Ok(())
     }
 
+    fn emit_merged(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        let mut pending = self.pending[bucket].lock().expect("pending lock");
+        if pending.words() + records.len() > self.share_words && pending.words() > 0 {
+            self.spill(bucket, &mut pending)?;
+        }
+        if pending.appended.capacity() == 0 {
+            // Once, for the whole share: an array that doubled would copy itself and leave the
+            // freed halves in the heap.
+            let room = self.share_words.saturating_sub(pending.table.bytes() / 8).max(records.len());
+            pending.appended.reserve_exact(room);
+        }
+        pending.appended.extend_from_slice(records);
+        Ok(())
+    }
+
     fn finish_step(&mut self) -> Result<LayerSummary> {
         let next_dir = self.make_next_dir()?;
+        let layout = self.layout();
         let width = self.moduli.len();
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
-        let (root, pass, layer) = (&self.root, self.pass, self.layer);
-        // The tables stay, emptied, for the next step: allocated once, not regrown every step
-        // (regrowing fragments the heap, and the resident size outgrows the budget).
-        let merged: Result<Vec<MergedBucket>> = self
+        let segments = Segments::new(&self.root, self.pass, self.layer + 1);
+        // The arrays and tables stay, emptied, for the next step: allocated once, not regrown
+        // every step (regrowing fragments the heap, and the resident size outgrows the budget).
+        let merged: Result<Vec<(Option<LayerFile>, u64)>> = self
             .pending
             .par_iter_mut()
             .enumerate()
-            .map(|(bucket, slot)| -> Result<MergedBucket> {
+            .map(|(bucket, slot)| -> Result<(Option<LayerFile>, u64)> {
                 let pending = slot.get_mut().expect("pending lock");
+                if pending.is_empty() {
+                    return Ok((None, 0));
+                }
                 let spill = std::mem::replace(&mut pending.spill, SpillRuns::new());
-                let out = root.join(JobFile::Bucket { pass, layer: layer + 1, bucket }.path());
-                let (info, spilled) = if spill.is_empty() {
-                    // The whole bucket stayed in its table: it goes to its file without a spill.
-                    if pending.table.is_empty() {
-                        return Ok((None, 0));
-                    }
-                    let mut writer = BucketWriter::<K>::create(&out, width)?;
-                    pending.table.drain_sorted(|key, residues| writer.push(key, residues))?;
-                    (writer.finish()?, 0)
-                } else {
-                    spill.merge_into(&mut pending.table, &out, moduli, budget)?
-                };
-                crate::engine::fault::point("bucket").map_err(|e| file_error(&out, "write", e))?;
-                Ok((Some((out, info)), spilled))
+                sort_records::<K>(&mut pending.appended, layout);
+                fold_equal_keys::<K>(&mut pending.appended, layout, moduli);
+                let Pending { appended, table, .. } = pending;
+                let written = segments.with_writer(|out| {
+                    let path = out.path().to_path_buf();
+                    let mut writer = BucketWriter::<K>::begin(out, width)?;
+                    let spilled = if !spill.is_empty() {
+                        spill.merge_into(appended, table, &mut writer, moduli, budget)?
+                    } else if table.is_empty() {
+                        writer.push_records(appended)?;
+                        0
+                    } else {
+                        table.drain_sorted_with(appended, moduli, |key, residues| writer.push(key, residues))?;
+                        0
+                    };
+                    let section = writer.finish()?;
+                    crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
+                    Ok((Some(LayerFile { bucket, path, offset: section.offset, info: section.info }), spilled))
+                });
+                appended.clear();
+                written
             })
             .collect();
         let merged = merged.inspect_err(|_| {
@@ -316,28 +408,29 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             for slot in &mut self.pending {
                 let pending = slot.get_mut().expect("pending lock");
                 pending.table.clear();
+                pending.appended.clear();
                 pending.spill = SpillRuns::new();
             }
         })?;
+        let files = segments.finish()?;
+        let mut maps = HashMap::new();
+        for path in files {
+            let map = map_file(&path)?;
+            maps.insert(path, map);
+        }
         let spilled_bytes = merged.iter().map(|(_, spilled)| spilled).sum();
         let written = merged.into_iter().map(|(file, _)| file).collect();
         sync_dir(&next_dir)?;
         sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
         crate::engine::fault::point("layer").map_err(|e| file_error(&next_dir, "write", e))?;
         self.current = written;
+        self.maps = maps;
         self.layer += 1;
         Ok(self.summary(spilled_bytes))
     }
 
     fn durable_layer(&self) -> Option<DurableLayer> {
-        let files = self
-            .current
-            .iter()
-            .enumerate()
-            .filter_map(|(bucket, file)| {
-                file.as_ref().map(|(path, info)| LayerFile { bucket, path: path.clone(), info: *info })
-            })
-            .collect();
+        let files = self.current.iter().flatten().cloned().collect();
         Some(DurableLayer { number: self.layer, files })
     }
 
@@ -350,6 +443,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn discard(&mut self) -> Result<()> {
+        self.maps.clear();
         self.remove_layer(self.layer)?;
         self.current.iter_mut().for_each(|file| *file = None);
         Ok(())
@@ -359,9 +453,9 @@ impl<K: StateKey> StateStore for DiskStore<K> {
 impl<K: StateKey> DiskStore<K> {
     fn summary(&self, spilled_bytes: u64) -> LayerSummary {
         let mut summary = LayerSummary { spilled_bytes, ..LayerSummary::default() };
-        for (_, info) in self.current.iter().flatten() {
-            summary.states += info.states;
-            summary.bytes += info.bytes;
+        for file in self.current.iter().flatten() {
+            summary.states += file.info.states;
+            summary.bytes += file.info.bytes;
         }
         summary
     }

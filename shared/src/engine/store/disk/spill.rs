@@ -1,12 +1,13 @@
-//! Spill runs: a bucket's table, written out sorted whenever it fills up during a step, and
-//! the merge of a bucket's runs into its file at the end of the step.
+//! Spill runs: what a bucket holds in memory (its appended records and its table), written out
+//! sorted whenever it outgrows its share during a step, and the merge of a bucket's runs into
+//! its section at the end of the step.
 //!
 //! ```text
-//! during the step   table full ──► sort ──► a run, appended to spill-BBBB.runs: blocks
-//!                                           as in the bucket files (zstd over LEB128
+//! during the step   share full ──► sort ──► a run, appended to spill-BBBB.runs: blocks
+//!                                           as in the bucket sections (zstd over LEB128
 //!                                           key deltas and lanes of counts)
-//! finish_step       run 0, run 1, ..., and the table's last entries (sorted in memory)
-//!                     ──► k-way merge, residues of equal keys added ──► bBBBB.lpb
+//! finish_step       run 0, run 1, ..., and what is left in memory (sorted)
+//!                     ──► k-way merge, residues of equal keys added ──► the bucket's section
 //! ```
 //!
 //! Example: a bucket's table holds 3 entries and receives keys 7, 2, 9, 2, 5, 7, 8 (count 1
@@ -38,7 +39,7 @@ use memmap2::Mmap;
 
 use crate::engine::jobdir::file_error;
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::disk::bucket_file::{decode_block, encode_block, BucketInfo, BucketWriter, BLOCK_STATES};
+use crate::engine::store::disk::bucket_file::{decode_block, encode_block, BucketWriter, BLOCK_STATES};
 use crate::engine::store::{AggregationTable, StateBatch};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
@@ -78,9 +79,16 @@ impl<K: StateKey> SpillRuns<K> {
         self.runs.is_empty()
     }
 
-    /// Writes the entries of `table` as a sorted run and empties the table; the first run makes
-    /// the file at `path()` (its folder must exist).
-    pub fn append(&mut self, table: &mut AggregationTable<K>, path: impl FnOnce() -> PathBuf) -> Result<()> {
+    /// Writes what the bucket holds in memory as a sorted run: `sorted` (whole records, keys
+    /// ascending, each once) and the entries of `table`, equal keys added; empties the table.
+    /// The first run makes the file at `path()` (its folder must exist).
+    pub fn append(
+        &mut self,
+        sorted: &[u64],
+        table: &mut AggregationTable<K>,
+        moduli: &Moduli,
+        path: impl FnOnce() -> PathBuf,
+    ) -> Result<()> {
         if self.file.is_none() {
             let path = path();
             // Read too: the merge maps it.
@@ -95,7 +103,11 @@ impl<K: StateKey> SpillRuns<K> {
         }
         crate::engine::fault::point("spill").map_err(|e| file_error(self.path(), "write", e))?;
         let mut run = RunWriter::new(table.layout());
-        table.drain_sorted(|key, residues| run.push(key, residues, self))?;
+        if table.is_empty() {
+            run.push_records(sorted, self)?;
+        } else {
+            table.drain_sorted_with(sorted, moduli, |key, residues| run.push(key, residues, self))?;
+        }
         run.finish(self)
     }
 
@@ -103,12 +115,13 @@ impl<K: StateKey> SpillRuns<K> {
         &self.file.as_ref().expect("a spill with runs has a file").path
     }
 
-    /// Appends `block`, encoded, to the file.
-    fn write_block(&mut self, block: &StateBatch) -> Result<Block> {
+    /// Appends `records` (whole records: a block's worth at most), encoded, to the file.
+    fn write_block(&mut self, records: &[u64], layout: RecordLayout) -> Result<Block> {
         let file = self.file.as_mut().expect("a spill with runs has a file");
-        let encoded = encode_block::<K>(block).map_err(|e| file_error(&file.path, "compress a block", e))?;
+        let encoded =
+            encode_block::<K>(records, layout.residues).map_err(|e| file_error(&file.path, "compress a block", e))?;
         file.out.write_all(&encoded).map_err(|e| file_error(&file.path, "write", e))?;
-        let placed = Block { offset: self.written, length: encoded.len(), states: block.len() };
+        let placed = Block { offset: self.written, length: encoded.len(), states: records.len() / layout.stride() };
         self.written += encoded.len();
         Ok(placed)
     }
@@ -121,22 +134,23 @@ impl<K: StateKey> SpillRuns<K> {
         unsafe { Mmap::map(&file.out) }.map_err(|e| file_error(&file.path, "memory-map", e))
     }
 
-    /// Merges the runs and `last` (the bucket's table at the end of the step, emptied) into the
-    /// bucket file `out`, using about `budget` bytes for decoded blocks, and removes the spill
-    /// file.
-    /// Returns what the bucket file holds and the bytes the spill took (merged runs included).
+    /// Merges the runs and what the bucket holds in memory at the end of the step (`sorted`,
+    /// whole records with keys ascending, each once, and `last`, its table, emptied) into the
+    /// bucket's section in `out`, using about `budget` bytes for decoded blocks, and removes the
+    /// spill file. Returns the section and the bytes the spill took (merged runs included).
     pub fn merge_into(
         mut self,
+        sorted: &[u64],
         last: &mut AggregationTable<K>,
-        out: &Path,
+        out: &mut BucketWriter<'_, K>,
         moduli: &Moduli,
         budget: usize,
-    ) -> Result<(BucketInfo, u64)> {
+    ) -> Result<u64> {
         let layout = RecordLayout::of::<K>(moduli.len());
         // A decoded block and its encoded bytes, per run being read.
         let block_bytes = 2 * BLOCK_STATES * layout.record_bytes();
         let fan_in = (budget / block_bytes).max(2);
-        // One place of the last merge is the table's: merge the oldest runs until the rest fit.
+        // One place of the last merge is the memory's: merge the oldest runs until the rest fit.
         let path = self.path().to_path_buf();
         while self.runs.len() >= fan_in {
             let group: Vec<Vec<Block>> = self.runs.drain(..fan_in).collect();
@@ -151,45 +165,55 @@ impl<K: StateKey> SpillRuns<K> {
         let map = self.map()?;
         let mut cursors: Vec<Cursor<K>> =
             self.runs.iter().map(|blocks| Cursor::of_run(&map, blocks, &path, moduli.len())).collect::<Result<_>>()?;
-        let mut tail = StateBatch::with_capacity(layout, last.len());
-        last.drain_sorted(|key, residues| {
+        let mut tail = StateBatch::with_capacity(layout, last.len() + sorted.len() / layout.stride());
+        last.drain_sorted_with(sorted, moduli, |key, residues| {
             tail.push(key, residues);
             Ok::<(), Error>(())
         })?;
         cursors.push(Cursor::of_batch(tail));
-        let mut writer = BucketWriter::<K>::create(out, moduli.len())?;
-        merge(cursors, moduli, |key, residues| writer.push(key, residues))?;
-        let info = writer.finish()?;
+        merge(cursors, moduli, |key, residues| out.push(key, residues))?;
         drop(map);
         drop(self.file.take());
         fs::remove_file(&path).map_err(|e| file_error(&path, "remove", e))?;
-        Ok((info, self.written as u64))
+        Ok(self.written as u64)
     }
 }
 
-/// A run being written: states gathered into blocks.
+/// A run being written: records gathered into blocks.
 struct RunWriter {
-    block: StateBatch,
+    /// Whole records of the block being gathered.
+    block: Vec<u64>,
+    layout: RecordLayout,
     blocks: Vec<Block>,
 }
 
 impl RunWriter {
     fn new(layout: RecordLayout) -> Self {
-        RunWriter { block: StateBatch::with_capacity(layout, BLOCK_STATES), blocks: Vec::new() }
+        RunWriter { block: Vec::with_capacity(BLOCK_STATES * layout.stride()), layout, blocks: Vec::new() }
     }
 
     fn push<K: StateKey>(&mut self, key: K, residues: &[u64], spill: &mut SpillRuns<K>) -> Result<()> {
-        self.block.push(key, residues);
-        if self.block.len() == BLOCK_STATES {
-            self.blocks.push(spill.write_block(&self.block)?);
+        key.push_words(&mut self.block);
+        crate::engine::key::append_words(&mut self.block, residues);
+        if self.block.len() == BLOCK_STATES * self.layout.stride() {
+            self.blocks.push(spill.write_block(&self.block, self.layout)?);
             self.block.clear();
+        }
+        Ok(())
+    }
+
+    /// Whole records, keys ascending and above every key pushed before, a block at a time.
+    fn push_records<K: StateKey>(&mut self, records: &[u64], spill: &mut SpillRuns<K>) -> Result<()> {
+        debug_assert!(self.block.is_empty());
+        for block in records.chunks(BLOCK_STATES * self.layout.stride()) {
+            self.blocks.push(spill.write_block(block, self.layout)?);
         }
         Ok(())
     }
 
     fn finish<K: StateKey>(mut self, spill: &mut SpillRuns<K>) -> Result<()> {
         if !self.block.is_empty() {
-            self.blocks.push(spill.write_block(&self.block)?);
+            self.blocks.push(spill.write_block(&self.block, self.layout)?);
         }
         spill.runs.push(self.blocks);
         Ok(())
@@ -292,9 +316,11 @@ mod tests {
     use crate::engine::store::disk::bucket_file::BucketFile;
 
     /// The worked example of the module's comment, with a table of room for 3 entries, and
-    /// then again with a budget so small that runs are merged in groups of two first.
+    /// then again with a budget so small that runs are merged in groups of two first; at the
+    /// end the bucket also holds appended records (keys 3 and 7), merged with the rest.
     #[test]
     fn runs_and_the_last_table_merge_into_one_sorted_bucket() {
+        use crate::engine::store::disk::segment::SegmentWriter;
         let dir = std::env::temp_dir().join(format!("leaper-spill-runs-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let moduli = Moduli::first(1).unwrap();
@@ -303,13 +329,17 @@ mod tests {
             let mut table = AggregationTable::<u64>::new(1);
             for (i, key) in [7u64, 2, 9, 2, 5, 7, 8, 5, 1].into_iter().enumerate() {
                 if table.len() == 3 {
-                    runs.append(&mut table, || dir.join("spill-0000.runs")).unwrap();
+                    runs.append(&[], &mut table, &moduli, || dir.join("spill-0000.runs")).unwrap();
                 }
                 table.add(key, &[1 + i as u64 % 2], &moduli);
             }
             assert_eq!(runs.runs.len(), 2);
-            let out = dir.join("b0000.lpb");
-            let (info, spilled) = runs.merge_into(&mut table, &out, &moduli, budget).unwrap();
+            let out = dir.join("s000.lps");
+            let mut segment = SegmentWriter::create(&out).unwrap();
+            let mut writer = BucketWriter::<u64>::begin(&mut segment, 1).unwrap();
+            let spilled = runs.merge_into(&[3, 1, 7, 10], &mut table, &mut writer, &moduli, budget).unwrap();
+            let section = writer.finish().unwrap();
+            segment.finish().unwrap();
             assert!(table.is_empty());
             let mut merged = Vec::new();
             BucketFile::<u64>::open(&out, 1)
@@ -320,11 +350,11 @@ mod tests {
                 })
                 .unwrap();
             // Counts 1, 2, 1, 2, ... by position: 2 at positions 1 and 3, 7 at 0 and 5, 5 at 4 and 7.
-            assert_eq!(merged, [(1, 1), (2, 4), (5, 3), (7, 3), (8, 1), (9, 1)]);
-            assert_eq!(info.states, 6);
+            assert_eq!(merged, [(1, 1), (2, 4), (3, 1), (5, 3), (7, 13), (8, 1), (9, 1)]);
+            assert_eq!(section.info.states, 7);
             assert!(spilled > 0);
             let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
-            assert_eq!(left, ["b0000.lpb"], "the spill is removed once merged");
+            assert_eq!(left, ["s000.lps"], "the spill is removed once merged");
             fs::remove_file(&out).unwrap();
         }
         fs::remove_dir_all(&dir).unwrap();

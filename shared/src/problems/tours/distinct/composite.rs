@@ -55,6 +55,16 @@ impl<K: StateKey> Transition for WithFolds<K> {
         self.board.start_key()
     }
 
+    fn key_layout(&self) -> String {
+        let folds: Vec<String> = self
+            .folds
+            .iter()
+            .zip(&self.names)
+            .map(|(fold, name)| format!("{name}: {}", Transition::key_layout(fold)))
+            .collect();
+        format!("{}; folds tagged from bit {}: {}", self.board.key_layout(), self.tag_shift, folds.join("; "))
+    }
+
     fn position(&self, step: usize) -> StepPosition {
         Transition::position(&self.board, step)
     }

@@ -276,6 +276,26 @@ impl<K: StateKey> Transition for FoldedTours<K> {
         self.inner.start_key()
     }
 
+    fn key_layout(&self) -> String {
+        let anchors: Vec<String> =
+            self.anchors.iter().enumerate().filter(|(_, &a)| a).map(|(v, _)| v.to_string()).collect();
+        let twisted: Vec<String> = self
+            .forward
+            .iter()
+            .enumerate()
+            .flat_map(|(v, list)| list.iter().filter(|(_, t)| *t).map(move |(p, _)| format!("{v}+{p}")))
+            .collect();
+        format!(
+            "fold of {}: {} tours, anchors {}, centre {:?}, twisted {}, flag bit {}",
+            self.inner.key_layout(),
+            if self.open { "open" } else { "closed" },
+            anchors.join(","),
+            self.centre,
+            twisted.join(","),
+            (0..K::BITS).find(|&bit| (self.flag >> bit).low_u64() & 1 == 1).unwrap_or(K::BITS)
+        )
+    }
+
     fn position(&self, step: usize) -> StepPosition {
         Transition::position(&self.inner, step)
     }
@@ -286,7 +306,7 @@ impl<K: StateKey> Transition for FoldedTours<K> {
 
     fn expand(&self, cell: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
         let flag = key & self.flag != K::from_u64(0);
-        let state = self.inner.codec().decode(key & !self.flag);
+        let state = self.inner.codec().decode(key & !self.flag, cell);
         let twist = |t: bool| !self.open && t;
         let is_centre = Some(cell) == self.centre;
         let forward = &self.forward[cell];

@@ -27,7 +27,7 @@ use fold::{FoldedGraph, FoldedTours};
 use group::{route, Route, Symmetry};
 
 use super::board::Geometry;
-use super::frontier::{worst_case_bits, MAX_WINDOW};
+use super::frontier::MAX_WINDOW;
 use super::transfer::{TourKind, TransferMatrix};
 use crate::engine::{StateKey, SweepJob};
 use crate::error::{Error, Result};
@@ -91,10 +91,9 @@ pub fn job(geometry: &Geometry, min_rows: usize, kind: TourKind, plan: &Distinct
         })
         .collect::<Result<_>>()?;
     let tag_bits = usize::BITS - plan.folds.len().leading_zeros();
-    let board_window = super::transfer::plain_window(geometry, kind);
-    let board_bits = worst_case_bits(board_window, kind.max_free());
+    let board_bits = super::transfer::plain_key_bits(geometry, kind);
     let widest = graphs.iter().map(|g| g.key_bits(open)).max().unwrap_or(0).max(board_bits + 1);
-    if board_window > MAX_WINDOW || graphs.iter().any(|g| g.reach > MAX_WINDOW) || widest + tag_bits > 128 {
+    if graphs.iter().any(|g| g.reach > MAX_WINDOW) || widest + tag_bits > 128 {
         return Err(Error::InvalidRequest(format!(
             "--distinct needs {} bits of key on a board {} wide, more than 128",
             widest + tag_bits,
