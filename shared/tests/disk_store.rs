@@ -88,6 +88,42 @@ fn emit_copies(
 }
 
 #[test]
+fn a_layer_kept_in_memory_reads_as_its_sections_also_once_dropped_for_room() {
+    // Step 1 writes two buckets from their arrays, which the store keeps; step 2 reads bucket 0
+    // from memory, then fills the next layer past the store's shares, so the copy of bucket 1
+    // goes and bucket 1 is read from its section: the same states either way.
+    let dir = scratch("resident");
+    let layout = RecordLayout::new(1, 1);
+    let mut store = disk_store(layout, &dir, 0, 2, Moduli::first(1).unwrap(), 8 << 20, None).unwrap();
+    let records = |keys: std::ops::Range<u64>, count: u64| -> Vec<u64> { keys.flat_map(|k| [k * 7, count]).collect() };
+    for (bucket, keys) in [(0, 1..3001), (1, 5000..9001)] {
+        for chunk in records(keys, 2).chunks(2 * 1000) {
+            store.emit_merged(bucket, chunk).unwrap();
+        }
+    }
+    store.finish_step().unwrap();
+    let read = |store: &dyn leaper_core::engine::store::StateStore, bucket: usize| {
+        let mut layer = Vec::new();
+        store
+            .read_bucket(bucket, &mut |keys, residues| {
+                layer.extend(keys.iter().copied().zip(residues.iter().copied()));
+                Ok(())
+            })
+            .unwrap();
+        layer
+    };
+    assert_eq!(read(store.as_ref(), 0), (1..3001).map(|k| (k * 7, 2)).collect::<Vec<_>>());
+    for chunk in records(10_000..1_000_000, 1).chunks(2 * 1000) {
+        store.emit_merged(0, chunk).unwrap();
+    }
+    assert_eq!(read(store.as_ref(), 1), (5000..9001).map(|k| (k * 7, 2)).collect::<Vec<_>>());
+    let summary = store.finish_step().unwrap();
+    assert_eq!(summary.states, 990_000);
+    assert!(summary.spilled_bytes > 0, "the next layer passed the shares");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn successors_are_merged_before_they_reach_the_disk() {
     // Room for every key: three copies of 1000 keys are merged in memory and go straight to
     // the bucket file, without a spill.

@@ -20,6 +20,7 @@
 
 mod bucket_file;
 mod records;
+mod resident;
 mod segment;
 mod spill;
 
@@ -29,6 +30,7 @@ pub use segment::{SegmentWriter, Segments};
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
@@ -43,6 +45,7 @@ use crate::engine::store::{
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
 use records::{fold_equal_keys, sort_records};
+use resident::Resident;
 use spill::SpillRuns;
 
 /// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
@@ -104,6 +107,12 @@ pub struct DiskStore<K: StateKey> {
     maps: HashMap<PathBuf, Arc<Mmap>>,
     /// The next layer's successors on their way to the segment files.
     pending: Vec<Mutex<Pending<K>>>,
+    /// Words appended to the next layer's arrays this step, over every bucket.
+    appended_words: AtomicUsize,
+    /// Words the shares hold in all (see [`resident`]).
+    shares_words: usize,
+    /// The current layer's buckets still in memory, where they were written from their arrays.
+    resident: Resident,
 }
 
 /// The successors of one bucket of the next layer not yet on disk, and its spill runs.
@@ -191,6 +200,9 @@ impl<K: StateKey> DiskStore<K> {
             current: vec![None; buckets],
             maps: HashMap::new(),
             pending: (0..buckets).map(|_| Mutex::new(Pending::new(width, table_bytes))).collect(),
+            appended_words: AtomicUsize::new(0),
+            shares_words: share_bytes / 8 * buckets,
+            resident: Resident::new(buckets),
         })
     }
 
@@ -300,6 +312,10 @@ impl<K: StateKey> DiskStore<K> {
         fold_equal_keys::<K>(&mut pending.appended, layout, &self.moduli);
         let Pending { appended, table, spill } = pending;
         spill.append(appended, table, &self.moduli, || self.spill_path(bucket))?;
+        let spilled = appended.len();
+        let _ = self
+            .appended_words
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |words| Some(words.saturating_sub(spilled)));
         appended.clear();
         Ok(())
     }
@@ -323,6 +339,9 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
+        if self.resident.visit(bucket, self.layout(), bucket_file::BLOCK_STATES, visit)? {
+            return Ok(());
+        }
         match &self.current[bucket] {
             Some(file) => {
                 let map = self
@@ -352,16 +371,29 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             self.spill(bucket, &mut pending)?;
         }
         if pending.appended.capacity() == 0 {
-            // Once, for the whole share: an array that doubled would copy itself and leave the
-            // freed halves in the heap.
+            // An array the current layer's copy in memory left, or one for the whole share: an
+            // array that doubled would copy itself and leave the freed halves in the heap.
             let room = self.share_words.saturating_sub(pending.table.bytes() / 8).max(records.len());
-            pending.appended.reserve_exact(room);
+            let mut array = self.resident.spare().unwrap_or_default();
+            array.reserve_exact(room);
+            pending.appended = array;
         }
         pending.appended.extend_from_slice(records);
+        drop(pending);
+        let appended = self.appended_words.fetch_add(records.len(), Ordering::Relaxed) + records.len();
+        let held = self.resident.held_words();
+        if held > 0 && appended + held > self.shares_words {
+            // The next layer needs the room: the copies not yet read go, read from disk instead.
+            self.resident.evict();
+        }
         Ok(())
     }
 
     fn finish_step(&mut self) -> Result<LayerSummary> {
+        // Copies of the current layer that no expansion read (a worker reads only its own
+        // buckets) go before the next layer is kept.
+        self.resident.clear();
+        *self.appended_words.get_mut() = 0;
         let next_dir = self.make_next_dir()?;
         let layout = self.layout();
         let width = self.moduli.len();
@@ -370,16 +402,19 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         let segments = Segments::new(&self.root, self.pass, self.layer + 1);
         // The arrays and tables stay, emptied, for the next step: allocated once, not regrown
         // every step (regrowing fragments the heap, and the resident size outgrows the budget).
-        let merged: Result<Vec<(Option<LayerFile>, u64)>> = self
+        let merged: Result<Vec<(Option<LayerFile>, u64, Option<Vec<u64>>)>> = self
             .pending
             .par_iter_mut()
             .enumerate()
-            .map(|(bucket, slot)| -> Result<(Option<LayerFile>, u64)> {
+            .map(|(bucket, slot)| -> Result<(Option<LayerFile>, u64, Option<Vec<u64>>)> {
                 let pending = slot.get_mut().expect("pending lock");
                 if pending.is_empty() {
-                    return Ok((None, 0));
+                    return Ok((None, 0, None));
                 }
                 let spill = std::mem::replace(&mut pending.spill, SpillRuns::new());
+                // Written straight from its array, the array is the section: kept as the next
+                // step's copy in memory.
+                let whole = spill.is_empty() && pending.table.is_empty();
                 sort_records::<K>(&mut pending.appended, layout);
                 fold_equal_keys::<K>(&mut pending.appended, layout, moduli);
                 let Pending { appended, table, .. } = pending;
@@ -399,8 +434,14 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                     crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
                     Ok((Some(LayerFile { bucket, path, offset: section.offset, info: section.info }), spilled))
                 });
-                appended.clear();
-                written
+                let copy = match written {
+                    Ok(_) if whole => Some(std::mem::take(appended)),
+                    _ => {
+                        appended.clear();
+                        None
+                    }
+                };
+                written.map(|(file, spilled)| (file, spilled, copy))
             })
             .collect();
         let merged = merged.inspect_err(|_| {
@@ -418,8 +459,14 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             let map = map_file(&path)?;
             maps.insert(path, map);
         }
-        let spilled_bytes = merged.iter().map(|(_, spilled)| spilled).sum();
-        let written = merged.into_iter().map(|(file, _)| file).collect();
+        let spilled_bytes = merged.iter().map(|(_, spilled, _)| spilled).sum();
+        let mut written = Vec::with_capacity(merged.len());
+        for (bucket, (file, _, copy)) in merged.into_iter().enumerate() {
+            if let Some(copy) = copy {
+                self.resident.keep(bucket, copy);
+            }
+            written.push(file);
+        }
         sync_dir(&next_dir)?;
         sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
         crate::engine::fault::point("layer").map_err(|e| file_error(&next_dir, "write", e))?;
@@ -443,6 +490,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn discard(&mut self) -> Result<()> {
+        self.resident.clear();
         self.maps.clear();
         self.remove_layer(self.layer)?;
         self.current.iter_mut().for_each(|file| *file = None);
