@@ -371,12 +371,10 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             self.spill(bucket, &mut pending)?;
         }
         if pending.appended.capacity() == 0 {
-            // An array the current layer's copy in memory left, or one for the whole share: an
-            // array that doubled would copy itself and leave the freed halves in the heap.
+            // Once, for the whole share (its pages taken only as it fills): an array that
+            // doubled would copy itself.
             let room = self.share_words.saturating_sub(pending.table.bytes() / 8).max(records.len());
-            let mut array = self.resident.spare().unwrap_or_default();
-            array.reserve_exact(room);
-            pending.appended = array;
+            pending.appended.reserve_exact(room);
         }
         pending.appended.extend_from_slice(records);
         drop(pending);

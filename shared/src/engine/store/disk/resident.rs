@@ -9,9 +9,14 @@
 //! read from their sections.
 //!
 //! Example: 503 buckets, shares of 3 GB. Step 30 writes a layer of 0.7 GB from its arrays and
-//! keeps them; step 31 reads each bucket from its array (then handed back, emptied, for a bucket
-//! of the next layer) while its successors fill the next arrays. Were those to pass 2.3 GB with
-//! copies still unread, the copies would go, and step 31 would read the rest from disk.
+//! keeps them; step 31 reads each bucket from its array (then freed) while its successors fill
+//! the next arrays. Were those to pass 2.3 GB with copies still unread, the copies would go, and
+//! step 31 would read the rest from disk.
+//!
+//! What the copies hold is what they cost: each is cut to its length when kept, and freed when
+//! read (arrays of a MiB and more are their own mappings, see [`crate::heap`]: freed, their
+//! pages go back at once). Handing read arrays on to the next layer's buckets instead left
+//! arrays nobody took, uncounted: the 9 x 8 sweep passed its memory limit by 1.8 GiB.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -20,26 +25,21 @@ use crate::engine::key::RecordLayout;
 use crate::engine::store::{StateBatch, StateVisitor};
 use crate::error::Result;
 
-/// Per bucket of the current layer, its records if still in memory; and arrays read and
-/// emptied, for the next layer's buckets.
+/// Per bucket of the current layer, its records if still in memory.
 pub struct Resident {
     buckets: Vec<Mutex<Option<Vec<u64>>>>,
     /// Words held by the copies not yet read.
     held: AtomicUsize,
-    spare: Mutex<Vec<Vec<u64>>>,
 }
 
 impl Resident {
     pub fn new(buckets: usize) -> Self {
-        Resident {
-            buckets: (0..buckets).map(|_| Mutex::new(None)).collect(),
-            held: AtomicUsize::new(0),
-            spare: Mutex::new(Vec::new()),
-        }
+        Resident { buckets: (0..buckets).map(|_| Mutex::new(None)).collect(), held: AtomicUsize::new(0) }
     }
 
     /// Keeps `records` (whole records, as bucket `bucket`'s section holds them).
-    pub fn keep(&mut self, bucket: usize, records: Vec<u64>) {
+    pub fn keep(&mut self, bucket: usize, mut records: Vec<u64>) {
+        records.shrink_to_fit();
         *self.held.get_mut() += records.len();
         let old = self.buckets[bucket].get_mut().expect("resident lock").replace(records);
         debug_assert!(old.is_none(), "a bucket kept twice");
@@ -51,10 +51,10 @@ impl Resident {
     }
 
     /// Passes `bucket`'s records to `visit` if they are in memory, in chunks of `chunk` records
-    /// (keys and residues apart, as a section's blocks come), then keeps the emptied array for
-    /// another bucket; `false` when they are not (the caller reads the section).
+    /// (keys and residues apart, as a section's blocks come), then frees them; `false` when they
+    /// are not (the caller reads the section).
     pub fn visit(&self, bucket: usize, layout: RecordLayout, chunk: usize, visit: &mut StateVisitor) -> Result<bool> {
-        let Some(mut records) = self.buckets[bucket].lock().expect("resident lock").take() else {
+        let Some(records) = self.buckets[bucket].lock().expect("resident lock").take() else {
             return Ok(false);
         };
         self.held.fetch_sub(records.len(), Ordering::Relaxed);
@@ -72,14 +72,8 @@ impl Resident {
                 break;
             }
         }
-        records.clear();
-        self.spare.lock().expect("resident lock").push(records);
+        drop(records);
         visited.map(|()| true)
-    }
-
-    /// An emptied array, where one is left.
-    pub fn spare(&self) -> Option<Vec<u64>> {
-        self.spare.lock().expect("resident lock").pop()
     }
 
     /// Drops every copy not yet read: those buckets are read from their sections.
@@ -91,13 +85,12 @@ impl Resident {
         }
     }
 
-    /// Drops every copy and spare array (between steps, or with the layer).
+    /// Drops every copy (between steps, or with the layer).
     pub fn clear(&mut self) {
         for slot in &mut self.buckets {
             *slot.get_mut().expect("resident lock") = None;
         }
         *self.held.get_mut() = 0;
-        self.spare.get_mut().expect("resident lock").clear();
     }
 }
 
@@ -121,7 +114,6 @@ mod tests {
         assert!(!resident.visit(1, layout, 2, &mut visit).unwrap(), "read once");
         assert_eq!(seen, [(vec![4, 9], vec![2, 6]), (vec![11], vec![1])]);
         assert_eq!(resident.held_words(), 0);
-        assert!(resident.spare().is_some_and(|array| array.is_empty() && array.capacity() >= 6));
         resident.keep(2, vec![1, 1]);
         resident.evict();
         assert_eq!(resident.held_words(), 0);
