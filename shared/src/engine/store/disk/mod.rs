@@ -48,6 +48,21 @@ use records::{fold_equal_keys, sort_records};
 use resident::Resident;
 use spill::SpillRuns;
 
+/// Lets the pages of a section just read leave the process: they stay in the page cache, but a
+/// mapped page read counts in the resident size until unmapped, and the layer's files stay
+/// mapped for the whole step (the 9 x 8 sweep: 1.4 GB of them beside 12.9 GiB of its own at a
+/// limit of 14 GiB). A page shared with a neighbouring section is read again from the cache.
+fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
+    #[cfg(unix)]
+    // SAFETY: the mapping is of a file nobody writes while it is mapped (see `map_file`), so a
+    // page dropped reads back the same bytes wherever a slice still points into it.
+    unsafe {
+        let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset as usize, bytes as usize);
+    }
+    #[cfg(not(unix))]
+    let _ = (map, offset, bytes);
+}
+
 /// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
 /// one XOR the first. While a count is below every modulus its residues are all equal to it,
 /// so the other lanes store as 0: one LEB128 byte, next to nothing through zstd. Example: residues (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12.
@@ -349,7 +364,16 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                     .get(&file.path)
                     .cloned()
                     .ok_or_else(|| Error::Bug(format!("{} is not mapped", file.path.display())))?;
-                BucketFile::<K>::section(map, &file.path, file.offset, file.info.bytes, self.moduli.len())?.visit(visit)
+                let section = BucketFile::<K>::section(
+                    Arc::clone(&map),
+                    &file.path,
+                    file.offset,
+                    file.info.bytes,
+                    self.moduli.len(),
+                )?;
+                let visited = section.visit(visit);
+                release_pages(&map, file.offset, file.info.bytes);
+                visited
             }
             None => Ok(()),
         }
