@@ -1146,6 +1146,21 @@ mod tests {
         layers_with_successors_to(matrix, matrix.geometry().cells())
     }
 
+    /// [`layers_with_successors_to`] with every layer decoded: the states, whatever their keys.
+    #[allow(clippy::type_complexity)]
+    fn decoded_layers_to<K: StateKey>(
+        matrix: &TransferMatrix<K>,
+        cells: usize,
+    ) -> (Vec<Vec<FrontierState>>, Vec<Vec<(Vec<usize>, bool)>>, Vec<u64>) {
+        let (layers, successors, tours) = layers_with_successors_to(matrix, cells);
+        let decoded = layers
+            .iter()
+            .enumerate()
+            .map(|(at, layer)| layer.iter().map(|&k| matrix.codec.decode(k, at)).collect())
+            .collect();
+        (decoded, successors, tours)
+    }
+
     /// [`layers_with_successors`] of the sweep's first `cells` cells.
     #[allow(clippy::type_complexity)]
     fn layers_with_successors_to<K: StateKey>(
@@ -1336,39 +1351,21 @@ mod tests {
             let cells = if geometry.rows == 8 && geometry.width == 9 { 14 } else { geometry.cells() };
             let dense = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind);
             let plain = with_plain_keys(TransferMatrix::<u128>::new(geometry.clone(), min_rows, kind).unwrap());
-            let (layers, successors, tours) = layers_with_successors_to(&plain, cells);
-            let states: usize = layers.iter().map(Vec::len).sum();
+            let (expected, successors, tours) = decoded_layers_to(&plain, cells);
+            let states: usize = expected.iter().map(Vec::len).sum();
             assert!(states > 500, "{geometry:?} {kind:?}: {states} states");
-            let decoded = |layers: &[Vec<u128>]| -> Vec<Vec<FrontierState>> {
-                layers
-                    .iter()
-                    .enumerate()
-                    .map(|(at, layer)| layer.iter().map(|&k| plain.codec.decode(k, at)).collect())
-                    .collect()
-            };
-            let expected = decoded(&layers);
             // The dense layout in 128-bit keys, and the matrix a count makes (64-bit keys, dense
             // where the plain layout does not fit them).
             let wide = TransferMatrix::<u128>::new(geometry.clone(), min_rows, kind).unwrap();
             let edges = wide.order.edges(&geometry);
             let wide = with_dense_keys(wide, &edges);
-            let (wide_layers, wide_successors, wide_tours) = layers_with_successors_to(&wide, cells);
-            let wide_decoded: Vec<Vec<FrontierState>> = wide_layers
-                .iter()
-                .enumerate()
-                .map(|(at, layer)| layer.iter().map(|&k| wide.codec.decode(k, at)).collect())
-                .collect();
-            assert_eq!(wide_decoded, expected, "{geometry:?} {kind:?}");
-            assert_eq!((&wide_successors, &wide_tours), (&successors, &tours), "{geometry:?} {kind:?}");
+            assert_eq!(
+                decoded_layers_to(&wide, cells),
+                (expected.clone(), successors.clone(), tours.clone()),
+                "{geometry:?} {kind:?}"
+            );
             if let Ok(dense) = dense {
-                let (narrow_layers, narrow_successors, narrow_tours) = layers_with_successors_to(&dense, cells);
-                let narrow_decoded: Vec<Vec<FrontierState>> = narrow_layers
-                    .iter()
-                    .enumerate()
-                    .map(|(at, layer)| layer.iter().map(|&k| dense.codec.decode(k, at)).collect())
-                    .collect();
-                assert_eq!(narrow_decoded, expected, "{geometry:?} {kind:?}");
-                assert_eq!((&narrow_successors, &narrow_tours), (&successors, &tours), "{geometry:?} {kind:?}");
+                assert_eq!(decoded_layers_to(&dense, cells), (expected, successors, tours), "{geometry:?} {kind:?}");
             }
         }
         // The flagship's width: 64-bit dense keys in the order that reads the fewest states.
