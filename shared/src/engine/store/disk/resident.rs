@@ -2,8 +2,8 @@
 //!
 //! A bucket written straight from its sorted array (no spill, no table) leaves that array
 //! holding exactly what its section holds. Kept, the next step reads the bucket from it rather
-//! than decompressing and decoding the section (9 x 6 sweep out of core: a fifth of what the
-//! disk added to the kernel's time). The section is on disk all the same, so the copy in memory
+//! than decompressing and decoding the section (4.7% of the 9 x 6 sweep's samples out of core;
+//! measured side by side, docs/PERFORMANCE.md, it gains less than the machine's noise). The section is on disk all the same, so the copy in memory
 //! is a cache and nothing more: when the next layer's arrays and the copies together would pass
 //! the store's shares of its budget, every copy not yet read is dropped, and those buckets are
 //! read from their sections.
