@@ -54,7 +54,7 @@ type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
 
 /// Lets the pages of a section just read leave the process: they stay in the page cache, but a
 /// mapped page read counts in the resident size until unmapped, and the layer's files stay
-/// mapped for the whole step (the 9 x 8 sweep: 1.4 GB of them beside 12.9 GiB of its own at a
+/// mapped for the whole step (the 9 x 8 sweep: 3.5 GB of them beside 13.9 GiB of its own at a
 /// limit of 14 GiB). A page shared with a neighbouring section is read again from the cache.
 fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
     #[cfg(unix)]
@@ -128,8 +128,6 @@ pub struct DiskStore<K: StateKey> {
     pending: Vec<Mutex<Pending<K>>>,
     /// Words appended to the next layer's arrays this step, over every bucket.
     appended_words: AtomicUsize,
-    /// Words the shares hold in all (see [`resident`]).
-    shares_words: usize,
     /// The current layer's buckets still in memory, where they were written from their arrays.
     resident: Resident,
 }
@@ -220,7 +218,6 @@ impl<K: StateKey> DiskStore<K> {
             maps: HashMap::new(),
             pending: (0..buckets).map(|_| Mutex::new(Pending::new(width, table_bytes))).collect(),
             appended_words: AtomicUsize::new(0),
-            shares_words: share_bytes / 8 * buckets,
             resident: Resident::new(buckets),
         })
     }
@@ -408,7 +405,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         drop(pending);
         let appended = self.appended_words.fetch_add(records.len(), Ordering::Relaxed) + records.len();
         let held = self.resident.held_words();
-        if held > 0 && appended + held > self.shares_words {
+        if held > 0 && appended + held > self.share_words * self.pending.len() {
             // The next layer needs the room: the copies not yet read go, read from disk instead.
             self.resident.evict();
         }
@@ -426,8 +423,8 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
         let segments = Segments::new(&self.root, self.pass, self.layer + 1);
-        // The arrays and tables stay, emptied, for the next step: allocated once, not regrown
-        // every step (regrowing fragments the heap, and the resident size outgrows the budget).
+        // The tables, and the arrays not kept as copies, stay, emptied, for the next step:
+        // allocated once, not regrown every step (regrowing would copy them).
         let merged: Result<Vec<WrittenBucket>> = self
             .pending
             .par_iter_mut()
@@ -486,19 +483,19 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             maps.insert(path, map);
         }
         let spilled_bytes = merged.iter().map(|(_, spilled, _)| spilled).sum();
-        let mut written = Vec::with_capacity(merged.len());
-        for (bucket, (file, _, copy)) in merged.into_iter().enumerate() {
-            if let Some(copy) = copy {
-                self.resident.keep(bucket, copy);
-            }
-            written.push(file);
-        }
+        let (written, copies): (Vec<_>, Vec<_>) = merged.into_iter().map(|(file, _, copy)| (file, copy)).unzip();
         sync_dir(&next_dir)?;
         sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
         crate::engine::fault::point("layer").map_err(|e| file_error(&next_dir, "write", e))?;
         self.current = written;
         self.maps = maps;
         self.layer += 1;
+        // Only now, with the layer the current one: a step that failed keeps no copy of it.
+        for (bucket, copy) in copies.into_iter().enumerate() {
+            if let Some(copy) = copy {
+                self.resident.keep(bucket, copy);
+            }
+        }
         Ok(self.summary(spilled_bytes))
     }
 
