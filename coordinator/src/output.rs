@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
-use leaper_core::engine::jobdir::replace_durably;
+use leaper_core::engine::jobdir::replace_output;
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::Problem;
 
@@ -110,7 +110,7 @@ pub fn write_bfile(path: &Path, command: &str, indexing: Indexing, rows: &[(usiz
     for (n, value) in rows {
         text.push_str(&format!("{n} {value}\n"));
     }
-    Ok(replace_durably(path, text.as_bytes(), "bfile")?)
+    Ok(replace_output(path, text.as_bytes(), "bfile")?)
 }
 
 /// Today's date in UTC, `YYYY-MM-DD`.

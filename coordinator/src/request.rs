@@ -197,6 +197,22 @@ pub struct ClusterArgs {
 /// The memory budget of an out-of-core run when `--mem-limit` is not given.
 pub const OUT_OF_CORE_MEM_LIMIT: u64 = 4 << 30;
 
+/// `path` made absolute, with its symbolic links resolved as far as it exists: two spellings of
+/// one directory compare equal.
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while std::fs::canonicalize(existing).is_err() {
+        let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else { return absolute };
+        rest.push(name);
+        existing = parent;
+    }
+    let mut out = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    out.extend(rest.iter().rev());
+    out
+}
+
 impl JobRequest {
     /// The problem the request names.
     pub fn problem(&self) -> Result<&'static dyn Problem> {
@@ -217,6 +233,33 @@ impl JobRequest {
         }
         if let Some(path) = self.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
             crate::output::check_writable(path)?;
+        }
+        self.check_outputs_outside_job_dir()
+    }
+
+    /// Refuses an output (`--bfile`, a problem's `--out`: any path among the options) inside
+    /// the job directory, which holds only leaper's own files: a b-file named `job.toml` would
+    /// replace the job's spec, any other name would make later resumes refuse a stranger.
+    fn check_outputs_outside_job_dir(&self) -> Result<()> {
+        let Some(dir) = &self.run.job_dir else { return Ok(()) };
+        let dir = resolved(dir);
+        let mut outputs: Vec<(String, PathBuf)> = Vec::new();
+        if let Some(path) = self.sweep.as_ref().and_then(|s| s.bfile.clone()) {
+            outputs.push(("bfile".into(), path));
+        }
+        for (key, value) in &self.params {
+            if let Some(text) = value.as_str().filter(|text| text.starts_with('/')) {
+                outputs.push((key.replace('_', "-"), PathBuf::from(text)));
+            }
+        }
+        for (option, path) in outputs {
+            let within = path.parent().map(resolved).is_some_and(|parent| parent.starts_with(&dir));
+            anyhow::ensure!(
+                !within,
+                "--{option} {} lies in the job directory {}, which holds only leaper's own files: write it elsewhere",
+                path.display(),
+                dir.display()
+            );
         }
         Ok(())
     }

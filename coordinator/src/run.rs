@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
-use leaper_core::engine::jobdir::JobDir;
+use leaper_core::engine::jobdir::{JobDir, JobFile};
 use leaper_core::engine::Job;
 
 use crate::cli::ResumeArgs;
@@ -139,16 +139,25 @@ fn run_in(
         }
         (Ok(_status), Job::Subtree(search)) => (subtree::run(search, request, Some(&directory)), directory),
     };
-    match counted {
-        Ok(counts) => results.finish(&counts),
-        Err(error) if !resuming => {
-            // A start that failed before it committed anything leaves nothing half-made.
-            let path = directory.path().to_path_buf();
-            if let Err(cleanup) = directory.abandon() {
-                tracing::warn!(dir = %path.display(), error = %cleanup, "could not remove the job that failed to start");
-            }
-            Err(error)
+    let Err(error) = counted else { return results.finish(&counted?) };
+    let path = directory.path().to_path_buf();
+    if !resuming {
+        // A start that failed before it committed anything leaves nothing half-made.
+        if let Err(cleanup) = directory.abandon() {
+            tracing::warn!(dir = %path.display(), error = %cleanup, "could not remove the job that failed to start");
         }
-        Err(error) => Err(error),
+    } else {
+        drop(directory);
     }
+    // Where a job is left to go on with (a resume, or a start that committed), a full disk
+    // costs nothing committed: say how to go on.
+    let disk_full = error.downcast_ref::<leaper_core::Error>().is_some_and(leaper_core::engine::jobdir::is_disk_full);
+    if disk_full && path.join(JobFile::Spec.path()).exists() {
+        return Err(anyhow::anyhow!(
+            "{error:#}; the job's last committed checkpoint is intact: once there is room, continue with \
+             `leaper resume --job-dir {}`",
+            path.display()
+        ));
+    }
+    Err(error)
 }

@@ -235,7 +235,8 @@ fn workers_enumerate_tours_and_deduplicate_their_buckets() {
     let token = dir.join("token");
     let dedupe = |out: &Path, workers: Option<&str>| {
         let mut args = vec!["tours", "dedupe", tours.to_str().unwrap(), tours.to_str().unwrap(), "--board", "6x6"];
-        args.extend(["--mem-limit", "256KiB", "--format", "json", "--out", out.to_str().unwrap()]);
+        // The least memory two threads may sort in: here on two threads, there on two workers.
+        args.extend(["--mem-limit", "512KiB", "--threads", "2", "--format", "json", "--out", out.to_str().unwrap()]);
         if let Some(list) = workers {
             args.extend(["--workers", list, "--token-file", token.to_str().unwrap()]);
         }

@@ -196,10 +196,14 @@ fn a_start_that_fails_or_dies_in_its_first_moments_leaves_nothing_in_the_way() {
     let output = leaper(&with_job_dir(&["knight", "6x8", "--mem-limit", "1MiB"], &job), None);
     assert!(text(&output.stderr).contains("raise --mem-limit"), "{}", text(&output.stderr));
     assert!(!job.exists(), "a start that failed left {}", job.display());
-    // A full disk while the spec is written.
-    let output = leaper(&with_job_dir(&["knight", "6x6"], &job), Some("full@job-temp:1"));
-    assert!(text(&output.stderr).contains("disk is full"), "{}", text(&output.stderr));
-    assert!(!job.exists(), "a start on a full disk left {}", job.display());
+    // A full disk while the lock, the spec or its copy is written: nothing left, and no
+    // advice to resume a job that is not there.
+    for fault in ["full@lock:1", "full@job-temp:1", "full@job-copy-temp:1", "full@job-copy:1"] {
+        let output = leaper(&with_job_dir(&["knight", "6x6"], &job), Some(fault));
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains("disk is full") && !stderr.contains("resume"), "{fault}: {stderr}");
+        assert!(!job.exists(), "a start on a full disk ({fault}) left {}", job.display());
+    }
     // Killed while the spec was being written: the lock and a temporary spec are left.
     let output = leaper(&with_job_dir(&["knight", "6x6"], &job), Some("crash@job-temp:1"));
     assert!(!output.status.success());
@@ -214,6 +218,127 @@ fn a_start_that_fails_or_dies_in_its_first_moments_leaves_nothing_in_the_way() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "9862\n");
     assert!(text(&output.stderr).contains("removed the leftovers of a start"), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Puts a link into a job directory (the first argument) to a file outside (the second).
+type Plant = fn(&Path, &Path);
+
+#[test]
+fn leaper_never_follows_a_link_it_did_not_make() {
+    let outside_dir = scratch("links-outside");
+    fs::create_dir_all(&outside_dir).unwrap();
+    let outside = outside_dir.join("precious.txt");
+    let cases: [(&str, Plant); 4] = [
+        // The lock: its pid would have overwritten the file.
+        ("lock", |dir, outside| {
+            fs::remove_file(dir.join("lock")).unwrap();
+            std::os::unix::fs::symlink(outside, dir.join("lock")).unwrap();
+        }),
+        // The spec, pointing at a copy of itself.
+        ("job.toml", |dir, outside| {
+            fs::copy(dir.join("job.toml"), outside).unwrap();
+            fs::remove_file(dir.join("job.toml")).unwrap();
+            std::os::unix::fs::symlink(outside, dir.join("job.toml")).unwrap();
+        }),
+        // A spill or layer file of the step to come, waiting to be written through.
+        ("spill", |dir, outside| {
+            let layer = fs::read_dir(dir.join("pass-0")).unwrap().map(|e| e.unwrap().path()).max().unwrap();
+            std::os::unix::fs::symlink(outside, layer.join("spill-0001.runs")).unwrap();
+        }),
+        // The committed layer's folder, moved elsewhere behind a link.
+        ("layer", |dir, outside| {
+            let layer = fs::read_dir(dir.join("pass-0")).unwrap().map(|e| e.unwrap().path()).max().unwrap();
+            let moved = outside.with_extension("layer");
+            fs::rename(&layer, &moved).unwrap();
+            std::os::unix::fs::symlink(&moved, &layer).unwrap();
+        }),
+    ];
+    for (name, plant) in cases {
+        fs::write(&outside, "precious").unwrap();
+        let dir = crashed(&format!("link-{name}"), "crash@release:20");
+        plant(&dir, &outside);
+        let before = fs::read(&outside).unwrap();
+        let output = resume(&dir);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains("symbolic link") && stderr.contains("remove the link"), "{name}: {stderr}");
+        assert!(output.stdout.is_empty(), "{name}");
+        assert_eq!(fs::read(&outside).unwrap(), before, "{name}: the file outside was changed");
+        fs::remove_dir_all(&dir).unwrap();
+        let _ = fs::remove_dir_all(outside.with_extension("layer"));
+    }
+    // A worker's data directory too.
+    let data = scratch("link-data");
+    fs::create_dir_all(&data).unwrap();
+    std::os::unix::fs::symlink(&outside, data.join("worker-id")).unwrap();
+    let token = outside_dir.join("token");
+    fs::write(&token, "a-token-of-at-least-sixteen-bytes\n").unwrap();
+    let worker = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["worker", "--listen", "127.0.0.1:0", "--data-dir", data.to_str().unwrap(), "--token-file"])
+        .arg(&token)
+        .output()
+        .unwrap();
+    assert!(!worker.status.success());
+    assert!(text(&worker.stderr).contains("symbolic link"), "{}", text(&worker.stderr));
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
+    fs::remove_dir_all(&data).unwrap();
+    fs::remove_dir_all(&outside_dir).unwrap();
+}
+
+#[test]
+fn outputs_never_land_in_a_job_directory_and_temporary_files_never_block() {
+    let dir = scratch("outputs");
+    let job = dir.join("job");
+    fs::create_dir_all(&job).unwrap();
+    // A b-file inside the job directory of the start: refused before any work, nothing made.
+    let bfile = job.join("b.txt");
+    let mut args = with_job_dir(&["knight", "6x8", "--sweep"], &job);
+    args.extend(["--bfile", bfile.to_str().unwrap()]);
+    let output = leaper(&args, None);
+    assert!(text(&output.stderr).contains("lies in the job directory"), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("leaper's own"), "{}", text(&output.stderr));
+    assert_eq!(fs::read_dir(&job).unwrap().count(), 0, "a refused start wrote into its job directory");
+    fs::remove_dir(&job).unwrap();
+    // On resume: the spec or the manifest as the b-file.
+    let crashed = crashed("outputs-job", "crash@release:20");
+    for name in ["job.toml", "manifest.json", "b.txt"] {
+        let before = snapshot(&crashed);
+        let target = crashed.join(name);
+        let output =
+            leaper(&["resume", "--job-dir", crashed.to_str().unwrap(), "--bfile", target.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        assert!(text(&output.stderr).contains("leaper's own"), "{name}: {}", text(&output.stderr));
+        assert!(snapshot(&crashed) == before, "--bfile {name} changed the job directory");
+    }
+    // A tour file into a job directory.
+    let out = crashed.join("tours.txt");
+    let output = leaper(&["tours", "enumerate", "5x6", "--closed", "--out", out.to_str().unwrap()], None);
+    assert!(text(&output.stderr).contains("job or data directory"), "{}", text(&output.stderr));
+    assert!(!out.exists());
+    fs::remove_dir_all(&crashed).unwrap();
+
+    // Temporary files a killed run left (the name of this release's, and of the last) block
+    // nothing, and the next write of the same output clears this release's.
+    let out = dir.join("e.txt");
+    let stale = dir.join("e.txt.4194303.tmp");
+    fs::write(&stale, "half").unwrap();
+    fs::write(dir.join("e.txt.tmp"), "half").unwrap();
+    let output = leaper(&["tours", "enumerate", "5x6", "--closed", "--out", out.to_str().unwrap()], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(out.exists() && !stale.exists());
+    // A b-file on a full disk: no temporary file left, no advice to resume a job that does not
+    // exist, and the next run writes it.
+    let bfile = dir.join("b.txt");
+    let args = ["knight", "6x6", "--sweep", "--bfile", bfile.to_str().unwrap()];
+    let output = leaper(&args, Some("full@bfile-temp:1"));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("disk is full") && !stderr.contains("resume"), "{stderr}");
+    let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(!left.iter().any(|name| name.to_string_lossy().starts_with("b.txt")), "{left:?}");
+    let output = leaper(&args, None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(fs::read_to_string(&bfile).unwrap().contains("6 9862"));
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -274,6 +399,26 @@ fn a_sweep_killed_at_random_moments_still_counts_exactly_and_touches_nothing_els
             assert!(text(&output.stderr).contains("notes.txt"), "{}", text(&output.stderr));
             assert_eq!(fs::read_to_string(job.join("notes.txt")).unwrap(), "mine");
             fs::remove_file(job.join("notes.txt")).unwrap();
+        }
+        // Now and then an edited spec: refused by name, and its copy is the way back.
+        if !fresh && job.join("job.copy.toml").exists() && rng.below(6) == 0 {
+            let spec = fs::read(job.join("job.toml")).unwrap();
+            let edited = text(&spec).replacen("moves = \"1,2\"", "moves = \"1,3\"", 1);
+            fs::write(job.join("job.toml"), edited).unwrap();
+            let output = leaper(&args, None);
+            let stderr = text(&output.stderr);
+            assert!(stderr.contains("job.toml: damaged job spec") && stderr.contains("cp "), "{stderr}");
+            assert!(output.stdout.is_empty(), "an edited spec printed counts");
+            fs::copy(job.join("job.copy.toml"), job.join("job.toml")).unwrap();
+            assert_eq!(fs::read(job.join("job.toml")).unwrap(), spec);
+        }
+        // Now and then the lock made a link to a file outside: refused, the file untouched.
+        if !fresh && rng.below(6) == 0 {
+            fs::remove_file(job.join("lock")).unwrap();
+            std::os::unix::fs::symlink(&outside, job.join("lock")).unwrap();
+            let output = leaper(&args, None);
+            assert!(text(&output.stderr).contains("symbolic link"), "{}", text(&output.stderr));
+            fs::remove_file(job.join("lock")).unwrap();
         }
         // The moment of the kill: the first milliseconds, inside a commit, or anywhere.
         let round = kills + finished;

@@ -83,7 +83,7 @@ fn a_job_crashed_at_any_point_resumes_to_the_same_counts() {
         let mut left: Vec<String> =
             fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
         left.sort();
-        assert_eq!(left, ["job.toml", "lock", "manifest.copy.json", "manifest.json"], "{fault}");
+        assert_eq!(left, ["job.copy.toml", "job.toml", "lock", "manifest.copy.json", "manifest.json"], "{fault}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -230,6 +230,22 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 /// Replaces `from` by `to` in the job's spec, which must hold `from`.
+/// Sets `[table] key = value` in the job's spec and seals it again, checksum and copy, as
+/// leaper writes a spec: an edit only a deliberate forger makes.
+fn forge_spec(dir: &Path, table: &str, key: &str, value: &str) {
+    use leaper_core::engine::jobdir::JobSpec;
+    let mut spec = JobSpec::load(dir).unwrap();
+    let section = spec.body.get_mut(table).and_then(|t| t.as_table_mut()).unwrap();
+    let old = section.get(key).unwrap_or_else(|| panic!("no {key} in [{table}]"));
+    let new = match old {
+        toml::Value::Boolean(_) => toml::Value::Boolean(value == "true"),
+        _ => toml::Value::String(value.into()),
+    };
+    assert_ne!(old, &new, "[{table}] {key} is {value} already");
+    section.insert(key.into(), new);
+    spec.write(dir).unwrap();
+}
+
 fn edit_spec(dir: &Path, from: &str, to: &str) {
     let path = dir.join("job.toml");
     let text = fs::read_to_string(&path).unwrap();
@@ -303,18 +319,51 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
             },
             "manifest format 7, this leaper reads format 3",
         ),
+        // What is counted, edited after the start: the spec no longer matches its checksum.
         (
-            // What is counted, edited after the start: the layers' keys would mean other states.
             "spec edited: moves",
             |dir, _| edit_spec(dir, "moves = \"1,2\"", "moves = \"1,3\""),
-            "was job.toml edited?",
+            "damaged job spec: checksum mismatch",
         ),
         (
             "spec edited: tours",
             |dir, _| edit_spec(dir, "tours = \"closed\"", "tours = \"open\""),
-            "was job.toml edited?",
+            "damaged job spec: checksum mismatch",
         ),
-        ("spec edited: sweep", |dir, _| edit_spec(dir, "sweep = true", "sweep = false"), "was job.toml edited?"),
+        ("spec edited: sweep", |dir, _| edit_spec(dir, "sweep = true", "sweep = false"), "damaged job spec"),
+        ("spec edited: board", |dir, _| edit_spec(dir, "board = \"6x8\"", "board = \"6x7\""), "damaged job spec"),
+        (
+            "spec edited: counts",
+            |dir, _| edit_spec(dir, "counts = \"exact\"", "counts = \"residues\""),
+            "damaged job spec",
+        ),
+        (
+            "spec cut short",
+            |dir, _| {
+                let path = dir.join("job.toml");
+                let bytes = fs::read(&path).unwrap();
+                fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+            },
+            "its copy job.copy.toml is intact",
+        ),
+        ("spec missing", |dir, _| fs::remove_file(dir.join("job.toml")).unwrap(), "copy it to job.toml"),
+        (
+            "spec and copy differ",
+            |dir, _| {
+                let original = fs::read(dir.join("job.copy.toml")).unwrap();
+                forge_spec(dir, "params", "moves", "1,3");
+                fs::write(dir.join("job.copy.toml"), original).unwrap();
+            },
+            "differs from its copy",
+        ),
+        // Edited and sealed again with a valid checksum (as only a deliberate forger would):
+        // the layers still refuse a spec that means other states, or other moduli. (`--counts
+        // residues` here counts modulo the same one modulus as `exact`, and would resume.)
+        ("spec forged: moves", |dir, _| forge_spec(dir, "params", "moves", "1,3"), "was job.toml edited?"),
+        ("spec forged: tours", |dir, _| forge_spec(dir, "params", "tours", "open"), "was job.toml edited?"),
+        ("spec forged: board", |dir, _| forge_spec(dir, "params", "board", "6x7"), "was job.toml edited?"),
+        ("spec forged: sweep", |dir, _| forge_spec(dir, "params", "sweep", "false"), "was job.toml edited?"),
+        ("spec forged: verify", |dir, _| forge_spec(dir, "sweep", "verify", "true"), "was job.toml edited?"),
         (
             "manifest cut short",
             |dir, _| {
@@ -328,10 +377,10 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
             "spec skew",
             |dir, _| {
                 let path = dir.join("job.toml");
-                let text = fs::read_to_string(&path).unwrap().replacen("format = 2", "format = 3", 1);
+                let text = fs::read_to_string(&path).unwrap().replacen("format = 3", "format = 4", 1);
                 fs::write(path, text).unwrap();
             },
-            "job format 3, this leaper reads format 2",
+            "job format 4, this leaper reads formats 2 to 3",
         ),
     ];
     for (name, damage, message) in cases {
@@ -346,7 +395,9 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         assert!(stderr.contains(message), "{name}: {stderr}");
         let named = match name {
             _ if name.contains("skew") || name.contains("manifest") => "",
-            _ if name.contains("spec edited") => "manifest.json",
+            _ if name.contains("spec forged: verify") => "the checkpoint",
+            _ if name.contains("spec forged") => "manifest.json",
+            _ if name.contains("spec") => "job.toml",
             _ => bucket.as_str(),
         };
         assert!(stderr.contains(named), "{name}: the error does not name {named}: {stderr}");
@@ -450,9 +501,12 @@ fn a_job_directory_of_the_previous_release_is_refused_by_its_format_and_left_alo
             let stderr = text(&output.stderr);
             assert_eq!(output.status.code(), Some(1), "{name} {args:?}: {stderr}");
             assert!(output.stdout.is_empty(), "{name} {args:?}");
-            for needle in
-                ["job.toml", "job format 1, this leaper reads format 2", "started by leaper 0.1.0", "that release"]
-            {
+            for needle in [
+                "job.toml",
+                "job format 1, this leaper reads formats 2 to 3",
+                "started by leaper 0.1.0",
+                "that release",
+            ] {
                 assert!(stderr.contains(needle), "{name} {args:?}: no {needle:?} in {stderr}");
             }
         }

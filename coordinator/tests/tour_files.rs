@@ -95,9 +95,14 @@ fn the_same_tours_in_another_format_and_orientation_are_duplicates() {
     fs::write(&bare, fs::read_to_string(&file).unwrap().replace("\r\n", "\n")).unwrap();
     let totals = json(&["tours", "dedupe", path(&bare), "--board", "6x6", "--closed"]);
     assert_eq!((totals["tours"].as_u64(), totals["classes"].as_u64()), (Some(9862), Some(1245)));
-    // A small memory limit splits the buckets; the answer stays.
-    let totals = json(&["tours", "dedupe", path(&file), path(&moves), "--board", "6x6", "--mem-limit", "64KiB"]);
+    // A small memory limit (the least for two threads) makes more buckets; the answer stays.
+    let small = ["--mem-limit", "512KiB", "--threads", "2"];
+    let totals = json(&[&["tours", "dedupe", path(&file), path(&moves), "--board", "6x6"][..], &small].concat());
     assert_eq!(totals["classes"], 1245);
+    // Less is refused, as a count out of core refuses it.
+    let error = fails(&["tours", "dedupe", path(&file), "--board", "6x6", "--mem-limit", "1B"]);
+    assert!(error.contains("a memory limit of 1 bytes leaves 0 bytes to each of the"), "{error}");
+    assert!(error.contains("raise --mem-limit"), "{error}");
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -190,6 +195,11 @@ fn warnsdorff_tours_are_deterministic_for_a_seed_and_deduplicate() {
     }
     let totals = json(&["tours", "dedupe", path(&a), "--closed"]);
     assert_eq!(totals["tours"], 300);
+    // No tours asked for: refused, no file written.
+    let none = dir.join("none.txt");
+    let error = fails(&["tours", "generate", "8x8", "--count", "0", "--out", path(&none)]);
+    assert!(error.contains("--count") && error.contains("ask for at least one tour"), "{error}");
+    assert!(!none.exists());
     let classes = totals["classes"].as_u64().unwrap();
     // The same tours again as move lists, and as their first class representatives: nothing new.
     let moves = dir.join("a.moves");

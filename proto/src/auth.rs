@@ -2,16 +2,20 @@
 
 use std::path::Path;
 
+use leaper_core::input::read_to_string_bounded;
 use leaper_core::{Error, Result};
 use tonic::service::Interceptor;
 use tonic::{Request, Status};
 
 use crate::{bearer, AUTHORIZATION};
 
+/// The largest token file read: a shared secret is a line of some dozens of characters; a file
+/// past this is the wrong file (and is never echoed, being a secret).
+pub const MAX_TOKEN_BYTES: u64 = 4 << 10;
+
 /// Reads a token file; surrounding whitespace is ignored, an empty token is refused.
 pub fn read_token(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::File { path: path.to_path_buf(), message: format!("cannot read the token file: {e}") })?;
+    let text = read_to_string_bounded(path, MAX_TOKEN_BYTES, "token file")?;
     let token = text.trim();
     if token.is_empty() {
         return Err(Error::File {

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use leaper_core::input::read_file_bounded;
 use leaper_core::{Error, Result};
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
@@ -36,7 +37,10 @@ pub fn server(cert: Option<&Path>, key: Option<&Path>) -> Result<Server> {
     })
 }
 
+/// The largest PEM file read: a certificate is one or two KiB, a chain or a CA bundle (the
+/// system's, some 200 KiB) well below this.
+pub const MAX_PEM_BYTES: u64 = 1 << 20;
+
 fn read(file: &Path, what: &str) -> Result<Vec<u8>> {
-    std::fs::read(file)
-        .map_err(|e| Error::File { path: file.to_path_buf(), message: format!("cannot read the TLS {what} file: {e}") })
+    read_file_bounded(file, MAX_PEM_BYTES, &format!("TLS {what} file"))
 }

@@ -8,12 +8,14 @@
 //! * [`bits`]: scattering and gathering bits, by PDEP and PEXT where the CPU does them fast.
 //! * [`cpu`]: the instruction set the build assumes, checked when a binary starts.
 //! * [`heap`]: large frees returned to the OS, and the resident size the memory limit checks.
+//! * [`input`]: files a user names, read within a bound that fits their kind; lines quoted short.
 
 pub mod bits;
 pub mod cpu;
 pub mod engine;
 pub mod error;
 pub mod heap;
+pub mod input;
 pub mod problems;
 
 pub use error::{Disposition, Error, Result};

@@ -1,11 +1,16 @@
 //! `leaper-worker`: serves one machine's share of leaper jobs. Wiring only; see the library.
 
+use std::process::ExitCode;
+
 use clap::Parser;
 use leaper_worker::WorkerConfig;
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    leaper_core::cpu::check().map_err(anyhow::Error::msg)?;
+async fn main() -> ExitCode {
+    if let Err(message) = leaper_core::cpu::check() {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
     leaper_core::heap::return_large_frees();
     let config = WorkerConfig::parse();
     tracing_subscriber::fmt()
@@ -17,5 +22,14 @@ async fn main() -> anyhow::Result<()> {
         // Colour only for a person at a terminal: logs in files and journals stay plain text.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    leaper_worker::run(config).await
+    // A refusal (a data directory in use, a token file that will not do) is a plain line, as
+    // `leaper` prints it: an error returned from main would be printed with its stack trace
+    // whenever RUST_BACKTRACE is set.
+    match leaper_worker::run(config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -328,6 +328,7 @@ impl<'a> ClusterHost<'a> {
 
 impl SweepHost for ClusterHost<'_> {
     fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
+        self.job.check_moduli(moduli, progress)?;
         self.pass = progress.pass;
         self.moduli = moduli.clone();
         self.seed.clear();

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::engine::jobdir::file_error;
+use crate::engine::jobdir::{create_file, file_error};
 use crate::error::{Error, Result};
 
 /// Bytes of write buffer per bucket while partitioning.
@@ -132,7 +132,7 @@ fn kept_path(dir: &Path, bucket: usize) -> PathBuf {
 }
 
 fn create(path: &Path) -> Result<BufWriter<File>> {
-    let file = File::create(path).map_err(|e| file_error(path, "create", e))?;
+    let file = create_file(path).map_err(|e| file_error(path, "create", e))?;
     Ok(BufWriter::with_capacity(WRITE_BUFFER, file))
 }
 

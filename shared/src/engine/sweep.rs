@@ -412,7 +412,8 @@ fn check_progress(progress: &SweepProgress, passes: &[Moduli], slots: usize, ste
     } else {
         Err(Error::InvalidRequest(format!(
             "the checkpoint (pass {}, step {}) does not fit this sweep ({} passes, {steps} steps, {slots} slots): \
-             the job directory belongs to another sweep",
+             the job directory belongs to another sweep (was job.toml edited? restore it, or resume with the leaper \
+             release that started the job)",
             progress.pass,
             progress.next_cell,
             passes.len()

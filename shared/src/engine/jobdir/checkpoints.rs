@@ -35,12 +35,14 @@ pub struct SweepCheckpoints {
     steps: usize,
     /// What the layers' keys mean (see [`Manifest::key_layout`]).
     key_layout: String,
+    /// The moduli of the pass under way (see [`Manifest::moduli`]).
+    moduli: Vec<u64>,
     /// A resumed job's files that no checkpoint names are still to be removed.
     leftovers: bool,
 }
 
 /// The files every job directory keeps whatever its manifest says.
-const ALWAYS_KEPT: [JobFile; 2] = [JobFile::Spec, JobFile::Lock];
+const ALWAYS_KEPT: [JobFile; 3] = [JobFile::Spec, JobFile::SpecCopy, JobFile::Lock];
 
 impl SweepCheckpoints {
     /// A new job: nothing committed yet.
@@ -53,6 +55,7 @@ impl SweepCheckpoints {
             passes: 0,
             steps: 0,
             key_layout: String::new(),
+            moduli: Vec::new(),
             leftovers: false,
         }
     }
@@ -84,6 +87,7 @@ impl SweepCheckpoints {
             passes: 0,
             steps: 0,
             key_layout: String::new(),
+            moduli: Vec::new(),
             leftovers: true,
         })
     }
@@ -108,6 +112,32 @@ impl SweepCheckpoints {
             }
         }
         self.key_layout = key_layout.to_string();
+        Ok(())
+    }
+
+    /// Checks that a pass resumed from the committed layer counts modulo the moduli its records
+    /// hold residues of (a `job.toml` edited to other `--counts` or `--verify` would add the
+    /// residues of one modulus to those of another), and records them for the manifests to
+    /// come. Called as each pass begins, before its layer is read.
+    pub fn check_moduli(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
+        let resumed = self.manifest.as_ref().filter(|m| progress.next_cell > 0 && !m.moduli.is_empty());
+        if let Some(manifest) = resumed {
+            if manifest.moduli != moduli.values() {
+                return Err(Error::File {
+                    path: self.job.file(JobFile::Manifest),
+                    message: format!(
+                        "the job's layers hold residues modulo {} moduli ({:?}), but its job.toml now asks for {} \
+                         ({:?}): was job.toml edited? restore it, or resume with the leaper release that started \
+                         the job; nothing was changed",
+                        manifest.moduli.len(),
+                        manifest.moduli,
+                        moduli.len(),
+                        moduli.values()
+                    ),
+                });
+            }
+        }
+        self.moduli = moduli.values().to_vec();
         Ok(())
     }
 
@@ -189,6 +219,7 @@ impl SweepCheckpoints {
             passes: if progress.passes > 0 { progress.passes } else { self.passes },
             cells: self.steps,
             key_layout: self.key_layout.clone(),
+            moduli: self.moduli.clone(),
             progress: progress.clone(),
             layer,
             workers: Vec::new(),
@@ -206,6 +237,7 @@ impl StoreHost for SweepCheckpoints {
         moduli: &Moduli,
         progress: &SweepProgress,
     ) -> Result<Box<dyn StateStore>> {
+        self.check_moduli(moduli, progress)?;
         let layer = self.manifest.as_ref().and_then(|m| m.layer.as_ref()).filter(|_| progress.next_cell > 0);
         let durable = layer.map(|layer| layer.durable(self.job.path()));
         let store = disk_store(

@@ -1,23 +1,72 @@
 //! Writing files so that a crash leaves either the old or the new version, never half of one;
 //! I/O errors that name their file; the sweep of files no checkpoint names.
+//!
+//! Two kinds of file are written here. A job's own files (`job.toml`, `manifest.json`, ...) live
+//! in a directory this process has locked, so their temporary file has a fixed name
+//! (`manifest.json.tmp`) that a later run recognises and clears. An output (a b-file, a tour
+//! file, a drawing) lives anywhere, so its temporary file carries the process id
+//! (`b.txt.4711.tmp`): two runs never write the same one, and one left by a killed run is in no
+//! one's way (it is removed by the next write of the same output). Neither kind of write ever
+//! follows a symbolic link: a link where leaper keeps a file is refused, never written through.
 
 use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::engine::jobdir::files::JobFile;
+use crate::engine::jobdir::files::{JobFile, TEMPORARY_SUFFIX};
 use crate::error::{Error, Result};
 
-/// An I/O failure on `path`, saying what was being done (and, for a full disk, what to do).
+/// What an error says when the disk is full (and what callers look for to add their advice).
+pub const DISK_FULL: &str = "the disk is full";
+
+/// An I/O failure on `path`, saying what was being done (and, for a full disk or a symbolic
+/// link, what to do).
 pub fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
     let advice = if error.kind() == std::io::ErrorKind::StorageFull {
-        "; the disk is full: free space (or move the job directory elsewhere), then continue with \
-         `leaper resume --job-dir DIR`; the last committed checkpoint is intact"
+        format!("; {DISK_FULL}: free space (or use a directory on another disk), then run again")
+    } else if error.raw_os_error() == Some(libc::ELOOP) {
+        "; it is a symbolic link, and leaper never writes through a link it did not make: remove the link \
+         (nothing was written through it)"
+            .to_string()
     } else {
-        ""
+        String::new()
     };
     Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}{advice}") }
+}
+
+/// Whether `error` is a full disk (see [`file_error`]).
+pub fn is_disk_full(error: &Error) -> bool {
+    matches!(error, Error::File { message, .. } if message.contains(DISK_FULL))
+}
+
+/// Open options that refuse a symbolic link as the file itself (`O_NOFOLLOW`: the open fails
+/// with `ELOOP`, which [`file_error`] explains).
+pub fn no_follow() -> fs::OpenOptions {
+    let mut options = fs::OpenOptions::new();
+    options.custom_flags(libc::O_NOFOLLOW);
+    options
+}
+
+/// Creates (or empties) the file `path` for writing, never through a symbolic link.
+pub fn create_file(path: &Path) -> std::io::Result<fs::File> {
+    no_follow().write(true).create(true).truncate(true).open(path)
+}
+
+/// Reads a small file whole (a spec, a manifest, an id): `None` if there is none; refused, by
+/// name and without reading it all, past `limit` bytes; never through a symbolic link.
+pub fn read_small(path: &Path, limit: u64, what: &str) -> Result<Option<Vec<u8>>> {
+    let file = match no_follow().read(true).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(file_error(path, "read", e)),
+    };
+    let bytes = crate::input::read_at_most(file, limit).map_err(|e| file_error(path, "read", e))?;
+    bytes.map(Some).ok_or_else(|| Error::File {
+        path: path.to_path_buf(),
+        message: format!("is larger than any {what} leaper writes ({limit} bytes at most): not one, or damaged"),
+    })
 }
 
 /// The directory a file's entry lives in (`.` for a bare file name).
@@ -30,64 +79,136 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
     fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| file_error(dir, "fsync the directory", e))
 }
 
-/// Replaces `path` with `bytes` so that a crash leaves either the old or the new file: write
-/// `PATH.tmp`, fsync, rename over `path`, fsync the directory. `fault` names the crash points
-/// (`FAULT-temp` before the rename, `FAULT` after it).
+/// Replaces `path`, a file of a job or data directory this process has locked, with `bytes` so
+/// that a crash leaves either the old or the new file: write `PATH.tmp`, fsync, rename over
+/// `path`, fsync the directory. `fault` names the crash points (`FAULT-temp` before the
+/// rename, `FAULT` after it).
 pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
-    let temp = JobFile::temporary_of(path);
+    replace_through(&JobFile::temporary_of(path), path, bytes, fault)
+}
+
+/// Replaces the output `path` (a b-file, a drawing) with `bytes` as [`replace_durably`] does,
+/// through a temporary file of this process's own.
+pub fn replace_output(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
+    replace_through(&output_temporary(path), path, bytes, fault)?;
+    remove_stale_temporaries(path);
+    Ok(())
+}
+
+fn replace_through(temp: &Path, path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
     let write = || -> std::io::Result<()> {
-        let mut file = fs::File::create(&temp)?;
+        let mut file = create_file(temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         crate::engine::fault::point(&format!("{fault}-temp"))
     };
-    write().map_err(|e| file_error(&temp, "write", e))?;
-    fs::rename(&temp, path).map_err(|e| file_error(path, "replace", e))?;
+    if let Err(e) = write() {
+        remove_temporary(temp);
+        return Err(file_error(temp, "write", e));
+    }
+    fs::rename(temp, path).map_err(|e| file_error(path, "replace", e))?;
     crate::engine::fault::point(fault).map_err(|e| file_error(path, "write", e))?;
     sync_dir(directory_of(path))
 }
 
-/// Writes `path` through a temporary file beside it, renamed into place once complete and
-/// synced: a failure leaves no half-written file.
+/// Removes a temporary file that a failed write left (unless it is a link: those are the
+/// user's).
+fn remove_temporary(temp: &Path) {
+    if fs::symlink_metadata(temp).is_ok_and(|meta| meta.is_file()) {
+        let _ = fs::remove_file(temp);
+    }
+}
+
+/// The temporary file of this process for the output `path`: `NAME.PID.tmp` beside it.
+pub fn output_temporary(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{}{TEMPORARY_SUFFIX}", std::process::id()));
+    name.into()
+}
+
+/// Removes the temporary files of `path` that processes no longer running left
+/// (`NAME.PID.tmp`, a run killed while it wrote the output).
+fn remove_stale_temporaries(path: &Path) {
+    let (Some(name), Ok(entries)) = (path.file_name().and_then(|n| n.to_str()), fs::read_dir(directory_of(path)))
+    else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let pid = file_name
+            .to_str()
+            .and_then(|other| other.strip_prefix(name)?.strip_prefix('.')?.strip_suffix(TEMPORARY_SUFFIX))
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists()) {
+            remove_temporary(&entry.path());
+        }
+    }
+}
+
+/// Writes the output `path` through a temporary file of this process beside it, renamed into
+/// place once complete and synced: a failure leaves no half-written file.
 pub fn write_durably_with(path: &Path, what: &str, fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<()> {
-    let temp = JobFile::temporary_of(path);
+    let temp = output_temporary(path);
     let io = |e: std::io::Error| file_error(&temp, &format!("write {what}"), e);
     let result = (|| {
-        let file = fs::File::create(&temp).map_err(io)?;
+        let file = create_file(&temp).map_err(io)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         fill(&mut out)?;
         let file = out.into_inner().map_err(|e| io(e.into_error()))?;
         file.sync_all().map_err(io)
     })();
     if let Err(error) = result {
-        let _ = fs::remove_file(&temp);
+        remove_temporary(&temp);
         return Err(error);
     }
     fs::rename(&temp, path).map_err(|e| file_error(path, &format!("write {what}"), e))?;
+    remove_stale_temporaries(path);
     sync_dir(directory_of(path))
 }
 
 /// Fails early, before a long count, if an output file (`what`: `b-file`, `drawing`) cannot be
 /// written: its directory must exist and take a new file (outputs are written beside themselves,
-/// then renamed), and the file itself must be absent or a regular file.
+/// then renamed), the file itself must be absent or a regular file, and it must not lie in a
+/// job or data directory (whose files are leaper's own: a b-file written over `job.toml` would
+/// lose the job).
 pub fn check_writable(path: &Path, what: &str) -> Result<()> {
     let parent = directory_of(path);
     let refuse = |message: String| Err(Error::File { path: path.to_path_buf(), message });
     if !parent.is_dir() {
         return refuse(format!("cannot write the {what}: directory {} does not exist", parent.display()));
     }
+    if let Some(owner) = leapers_directory(parent) {
+        return refuse(format!(
+            "cannot write the {what} there: {} is a leaper job or data directory, whose files are leaper's \
+             own; write it elsewhere",
+            owner.display()
+        ));
+    }
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => return refuse(format!("cannot write the {what}: it is a directory")),
         Ok(meta) if !meta.is_file() => return refuse(format!("cannot write the {what}: it is not a regular file")),
         _ => {}
     }
-    let probe = JobFile::temporary_of(path);
-    match fs::OpenOptions::new().write(true).create_new(true).open(&probe).and_then(|_| fs::remove_file(&probe)) {
+    let probe = output_temporary(path);
+    remove_temporary(&probe);
+    match no_follow().write(true).create_new(true).open(&probe).and_then(|_| fs::remove_file(&probe)) {
         Ok(()) => Ok(()),
         Err(e) => {
             refuse(format!("cannot write the {what}: directory {} does not take new files ({e})", parent.display()))
         }
     }
+}
+
+/// The job or data directory `dir` lies in (itself or an ancestor), if any: one that holds a
+/// job's spec and lock, or a worker's id.
+pub fn leapers_directory(dir: &Path) -> Option<PathBuf> {
+    let dir = fs::canonicalize(dir).ok()?;
+    dir.ancestors()
+        .find(|at| {
+            let has = |file: JobFile| fs::symlink_metadata(at.join(file.path())).is_ok();
+            (has(JobFile::Spec) || has(JobFile::SpecCopy)) && has(JobFile::Lock) || has(JobFile::WorkerId)
+        })
+        .map(Path::to_path_buf)
 }
 
 /// What to do with files under a job directory that leaper does not write.
@@ -155,7 +276,41 @@ pub fn refuse_strangers(root: &Path) -> Result<()> {
     }
 }
 
+/// Refuses a directory that holds a symbolic link anywhere in it, naming it; changes nothing.
+/// A link where leaper keeps a file would have leaper read or write what it points to.
+pub fn refuse_links(root: &Path) -> Result<()> {
+    let entries = match fs::read_dir(root) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(file_error(root, "read the directory", e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| file_error(root, "read the directory", e))?;
+        let kind = entry.file_type().map_err(|e| file_error(&entry.path(), "inspect", e))?;
+        if kind.is_symlink() {
+            return Err(link_error(&entry.path()));
+        }
+        if kind.is_dir() {
+            refuse_links(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+fn link_error(link: &Path) -> Error {
+    Error::File {
+        path: link.to_path_buf(),
+        message: "is a symbolic link in a job or data directory, where leaper keeps only files of its own; \
+                  leaper never follows a link it did not make: remove the link, then run the command again \
+                  (nothing was changed, and nothing was written through it)"
+            .into(),
+    }
+}
+
 fn stranger_error(root: &Path, stranger: &Path) -> Error {
+    if fs::symlink_metadata(stranger).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return link_error(stranger);
+    }
     Error::File {
         path: stranger.to_path_buf(),
         message: format!(
@@ -182,8 +337,10 @@ fn classify(
         let entry = entry.map_err(|e| file_error(at, "read the directory", e))?;
         let path = entry.path();
         let relative = path.strip_prefix(root).expect("under the root").to_path_buf();
-        let is_dir = entry.file_type().map_err(|e| file_error(&path, "inspect", e))?.is_dir();
-        if !JobFile::is_leapers(&relative) {
+        let kind = entry.file_type().map_err(|e| file_error(&path, "inspect", e))?;
+        let is_dir = kind.is_dir();
+        // A link is never leaper's own, whatever its name.
+        if kind.is_symlink() || !JobFile::is_leapers(&relative) {
             strangers.push(path);
             emptied = false;
         } else if named.contains(&relative) || kept.contains(&relative) {

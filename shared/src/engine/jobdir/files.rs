@@ -1,7 +1,8 @@
 //! Every file a job directory (or a worker's data directory) can hold, named in one place.
 //!
 //! ```text
-//! job.toml                                 Spec          what is counted and how, written once
+//! job.toml                                 Spec          what is counted and how, written once, checksummed
+//! job.copy.toml                            SpecCopy      a second copy of it
 //! lock                                     Lock          flock of the process running the job
 //! manifest.json                            Manifest      the last committed step of a sweep
 //! manifest.copy.json                       ManifestCopy  a second copy of it: one lost file loses nothing
@@ -25,6 +26,7 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JobFile {
     Spec,
+    SpecCopy,
     Lock,
     Manifest,
     ManifestCopy,
@@ -75,6 +77,7 @@ pub enum JobFile {
 }
 
 pub const SPEC_FILE: &str = "job.toml";
+pub const SPEC_COPY_FILE: &str = "job.copy.toml";
 pub const LOCK_FILE: &str = "lock";
 pub const MANIFEST_FILE: &str = "manifest.json";
 pub const MANIFEST_COPY_FILE: &str = "manifest.copy.json";
@@ -89,6 +92,7 @@ impl JobFile {
     pub fn path(&self) -> PathBuf {
         match *self {
             JobFile::Spec => SPEC_FILE.into(),
+            JobFile::SpecCopy => SPEC_COPY_FILE.into(),
             JobFile::Lock => LOCK_FILE.into(),
             JobFile::Manifest => MANIFEST_FILE.into(),
             JobFile::ManifestCopy => MANIFEST_COPY_FILE.into(),
@@ -130,6 +134,7 @@ impl JobFile {
         };
         let file = match parts.as_slice() {
             [SPEC_FILE] => JobFile::Spec,
+            [SPEC_COPY_FILE] => JobFile::SpecCopy,
             [LOCK_FILE] => JobFile::Lock,
             [MANIFEST_FILE] => JobFile::Manifest,
             [MANIFEST_COPY_FILE] => JobFile::ManifestCopy,
@@ -183,7 +188,12 @@ impl JobFile {
             .is_some_and(|file| {
                 matches!(
                     file,
-                    JobFile::Spec | JobFile::Manifest | JobFile::ManifestCopy | JobFile::JobId | JobFile::WorkerId
+                    JobFile::Spec
+                        | JobFile::SpecCopy
+                        | JobFile::Manifest
+                        | JobFile::ManifestCopy
+                        | JobFile::JobId
+                        | JobFile::WorkerId
                 )
             })
     }
@@ -202,6 +212,7 @@ mod tests {
     fn names_parse_back_to_their_files() {
         let files = [
             JobFile::Spec,
+            JobFile::SpecCopy,
             JobFile::Lock,
             JobFile::Manifest,
             JobFile::ManifestCopy,

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::jobdir::durable::{file_error, replace_durably};
+use crate::engine::jobdir::durable::{file_error, read_small, replace_durably};
 use crate::engine::jobdir::files::{JobFile, MANIFEST_COPY_FILE, MANIFEST_FILE};
 use crate::engine::store::{BucketInfo, DurableLayer, LayerFile};
 use crate::engine::sweep::SweepProgress;
@@ -30,6 +30,10 @@ use crate::error::{Error, Result};
 /// (Format 2: the tours' layers keyed in the order of `problems::tours::order`; format 1:
 /// row-major. Both are refused: they do not say what their keys mean.)
 pub const MANIFEST_FORMAT: u32 = 3;
+
+/// A manifest names a few files per bucket and worker: a few MiB at most, even for a large
+/// cluster; anything past this is not one.
+const MANIFEST_BYTES: u64 = 256 << 20;
 
 /// The last committed step of a job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,6 +47,11 @@ pub struct Manifest {
     /// ([`crate::engine::Transition::key_layout`]): a job whose transition now says otherwise
     /// (its `job.toml` edited, or a release that lays keys out otherwise) is refused.
     pub key_layout: String,
+    /// The moduli of the pass the layer belongs to (its records' residues): a job whose
+    /// `job.toml` now asks for other counts (`--counts`, `--verify`) is refused. Empty in
+    /// manifests written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moduli: Vec<u64>,
     /// Where the sweep stands and what it has counted.
     pub progress: SweepProgress,
     /// The committed layer (absent between passes, when a pass starts from its seed).
@@ -207,11 +216,7 @@ impl Manifest {
 
     /// The manifest in the file `path`, `None` if there is no such file.
     fn read(path: &Path) -> Result<Option<Manifest>> {
-        let text = match fs::read(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(file_error(path, "read", e)),
-        };
+        let Some(text) = read_small(path, MANIFEST_BYTES, "manifest")? else { return Ok(None) };
         let damaged = |what: String| Error::File {
             path: path.to_path_buf(),
             message: format!("damaged manifest: {what}; restore it from a backup or start the job again"),
@@ -304,6 +309,7 @@ mod tests {
             passes: 1,
             cells: 48,
             key_layout: "test keys".into(),
+            moduli: vec![7, 11],
             progress: SweepProgress { pass: 0, next_cell: 7, ..SweepProgress::default() },
             layer: Some(LayerRecord {
                 number: 8,

@@ -26,8 +26,8 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 pub use durable::{
-    check_writable, file_error, refuse_strangers, remove_unnamed, replace_durably, sync_dir, write_durably_with,
-    Foreign,
+    check_writable, create_file, file_error, is_disk_full, no_follow, refuse_links, refuse_strangers, remove_unnamed,
+    replace_durably, replace_output, sync_dir, write_durably_with, Foreign,
 };
 pub use files::JobFile;
 pub use manifest::Manifest;
@@ -46,13 +46,20 @@ impl DirLock {
     /// the directory in the error ("job directory", "data directory").
     pub fn take(dir: &Path, what: &str) -> Result<DirLock> {
         let path = dir.join(JobFile::Lock.path());
-        let mut file = File::options()
+        // Never through a link (the pid would overwrite what it points to), and only a file.
+        let mut file = no_follow()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .open(&path)
             .map_err(|e| file_error(&path, "open", e))?;
+        if !file.metadata().map_err(|e| file_error(&path, "inspect", e))?.is_file() {
+            return Err(Error::File {
+                path,
+                message: "is not a regular file, where leaper keeps its lock: remove it, then run again".into(),
+            });
+        }
         if let Err(e) = file.try_lock() {
             let holder = read_pid(&mut file).map_or(String::new(), |pid| format!(" (pid {pid})"));
             return Err(Error::File {
@@ -64,6 +71,7 @@ impl DirLock {
         }
         file.set_len(0)
             .and_then(|()| file.rewind())
+            .and_then(|()| crate::engine::fault::point("lock"))
             .and_then(|()| write!(file, "{}", std::process::id()))
             .map_err(|e| file_error(&path, "write", e))?;
         Ok(DirLock { _file: file })
@@ -86,13 +94,14 @@ impl DirLock {
 fn read_pid(file: &mut File) -> Option<u32> {
     let mut text = String::new();
     file.rewind().ok()?;
-    file.read_to_string(&mut text).ok()?;
+    // A pid is a few digits: a lock file of more is not one leaper wrote.
+    file.take(64).read_to_string(&mut text).ok()?;
     text.trim().parse().ok()
 }
 
 /// Whether a process holds the lock of `dir`, and its pid (0 when it wrote none).
 pub fn running_pid(dir: &Path) -> Option<u32> {
-    let mut file = File::open(dir.join(JobFile::Lock.path())).ok()?;
+    let mut file = no_follow().read(true).open(dir.join(JobFile::Lock.path())).ok()?;
     match file.try_lock_shared() {
         Ok(()) => None,
         Err(_) => Some(read_pid(&mut file).unwrap_or(0)),
@@ -168,7 +177,24 @@ impl JobDir {
                 dir.display()
             )));
         }
-        let lock = DirLock::take(dir, "job directory")?;
+        let lock_path = dir.join(JobFile::Lock.path());
+        let lock_was_there = fs::symlink_metadata(&lock_path).is_ok();
+        let lock = match DirLock::take(dir, "job directory") {
+            Ok(lock) => lock,
+            Err(error) => {
+                // A lock this start could not take for want of room (or any failure of its
+                // own) leaves nothing; a lock held by another process is that process's.
+                if running_pid(dir).is_none() {
+                    if !lock_was_there {
+                        let _ = fs::remove_file(&lock_path);
+                    }
+                    if created {
+                        let _ = fs::remove_dir(dir);
+                    }
+                }
+                return Err(error);
+            }
+        };
         if let Some(names) = leftovers {
             remove_unnamed(dir, &Default::default(), &[JobFile::Lock], Foreign::Refuse)?;
             tracing::warn!(
@@ -188,6 +214,7 @@ impl JobDir {
 
     /// Opens the job in `dir` to continue it, locked for this process.
     pub fn open(dir: &Path) -> Result<JobDir> {
+        refuse_links(dir)?;
         let spec = match JobSpec::load(dir) {
             Err(_) if dir.join(JobFile::Lock.path()).exists() && interrupted_start(dir)?.is_some() => {
                 return Err(Error::File {
@@ -200,6 +227,7 @@ impl JobDir {
             spec => spec?,
         };
         let lock = DirLock::take(dir, "job directory")?;
+        spec.repair_copy(dir)?;
         Ok(JobDir { dir: dir.to_path_buf(), spec, _lock: lock, created: false })
     }
 
@@ -250,6 +278,7 @@ impl DataDir {
     /// A job directory is refused: a worker's sweeps would delete its spec and checkpoints.
     pub fn open(dir: &Path) -> Result<DataDir> {
         fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the data directory", e))?;
+        refuse_links(dir)?;
         for file in [JobFile::Spec, JobFile::Manifest, JobFile::Ledger] {
             if dir.join(file.path()).exists() {
                 return Err(Error::File {
@@ -264,15 +293,16 @@ impl DataDir {
         }
         let lock = DirLock::take_directory(dir, "data directory")?;
         let path = dir.join(JobFile::WorkerId.path());
-        let worker_id = match fs::read_to_string(&path) {
-            Ok(text) if !text.trim().is_empty() => text.trim().to_string(),
-            Ok(_) => return Err(Error::File { path, message: "empty: remove it to give the worker a new id".into() }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let worker_id = match read_id(&path)? {
+            Some(id) => id,
+            None if path.exists() => {
+                return Err(Error::File { path, message: "empty: remove it to give the worker a new id".into() })
+            }
+            None => {
                 let id = new_worker_id();
                 replace_durably(&path, format!("{id}\n").as_bytes(), "worker-id")?;
                 id
             }
-            Err(e) => return Err(file_error(&path, "read", e)),
         };
         Ok(DataDir { dir: dir.to_path_buf(), _lock: lock, worker_id })
     }
@@ -289,12 +319,7 @@ impl DataDir {
 
     /// The job the directory belongs to, `None` when it is free.
     pub fn owner(&self) -> Result<Option<String>> {
-        let path = self.dir.join(JobFile::JobId.path());
-        match fs::read_to_string(&path) {
-            Ok(text) => Ok(Some(text.trim().to_string()).filter(|id| !id.is_empty())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(file_error(&path, "read", e)),
-        }
+        read_id(&self.dir.join(JobFile::JobId.path()))
     }
 
     /// Records that the directory belongs to `job_id`; refuses when another job owns it.
@@ -317,6 +342,15 @@ impl DataDir {
     pub fn release(&self) -> Result<usize> {
         remove_unnamed(&self.dir, &Default::default(), &[JobFile::WorkerId], Foreign::Leave)
     }
+}
+
+/// The id in the file `path` (`worker-id`, `job-id`), trimmed; `None` if the file is missing or
+/// blank.
+fn read_id(path: &Path) -> Result<Option<String>> {
+    let Some(bytes) = durable::read_small(path, 4096, "id file")? else { return Ok(None) };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::File { path: path.to_path_buf(), message: "not UTF-8: not an id leaper wrote".into() })?;
+    Ok(Some(text.trim().to_string()).filter(|id| !id.is_empty()))
 }
 
 /// A worker id that no other worker has: the time, the process and the machine's randomness.

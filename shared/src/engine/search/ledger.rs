@@ -12,7 +12,7 @@
 //! error naming the file and line: a ledger is never half-believed.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ShardResult;
 use crate::engine::fault;
+use crate::engine::jobdir::durable::read_small;
 pub use crate::engine::jobdir::files::LEDGER_FILE;
-use crate::engine::jobdir::{file_error, sync_dir};
+use crate::engine::jobdir::{file_error, no_follow, sync_dir};
 use crate::{Error, Result};
 
 pub const LEDGER_FORMAT: u32 = 1;
@@ -61,27 +62,27 @@ pub struct Ledger {
     done: BTreeMap<usize, ShardResult>,
 }
 
+/// A ledger line is about a hundred bytes a shard; a million shards make 100 MiB. Past this
+/// a file is not a ledger leaper wrote.
+const LEDGER_BYTES: u64 = 1 << 30;
+
 impl Ledger {
     /// Opens `DIR/ledger.jsonl`, creating it with `header` if missing; refuses a ledger whose
     /// header differs from `header`.
     pub fn open(dir: &Path, header: &LedgerHeader) -> Result<Ledger> {
         let path = dir.join(LEDGER_FILE);
         let file_error = |e: std::io::Error| file_error(&path, "write the ledger", e);
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(file_error(e)),
-        };
+        let text = read_small(&path, LEDGER_BYTES, "ledger")?;
         // Missing, or empty after a crash before the header was written: start it.
         let Some(bytes) = text.filter(|bytes| !bytes.is_empty()) else {
-            let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(file_error)?;
+            let mut file = no_follow().create(true).append(true).open(&path).map_err(file_error)?;
             file.write_all(&sealed_line(header)).and_then(|()| file.sync_all()).map_err(file_error)?;
             sync_dir(dir)?;
             return Ok(Ledger { path, file, done: BTreeMap::new() });
         };
         let (found, done, keep) = parse(&path, &bytes)?;
         check_header(&path, &found, header)?;
-        let file = OpenOptions::new().append(true).open(&path).map_err(file_error)?;
+        let file = no_follow().append(true).open(&path).map_err(file_error)?;
         if keep < bytes.len() {
             tracing::warn!(file = %path.display(), bytes = bytes.len() - keep, "dropping an unfinished last line (an interrupted append); its shard runs again");
             file.set_len(keep as u64).and_then(|()| file.sync_all()).map_err(file_error)?;
@@ -93,7 +94,10 @@ impl Ledger {
     /// finished shards.
     pub fn read(dir: &Path) -> Result<(LedgerHeader, BTreeMap<usize, ShardResult>)> {
         let path = dir.join(LEDGER_FILE);
-        let bytes = std::fs::read(&path).map_err(|e| file_error(&path, "read the ledger", e))?;
+        let bytes = read_small(&path, LEDGER_BYTES, "ledger")?.ok_or_else(|| Error::File {
+            path: path.clone(),
+            message: "missing: the job's record of its finished shards is gone".into(),
+        })?;
         let (header, done, _) = parse(&path, &bytes)?;
         Ok((header, done))
     }

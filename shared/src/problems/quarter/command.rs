@@ -17,7 +17,7 @@ use super::graph::{folded, MAX_HALF_SIDE};
 use super::paths::{capacity, FoldedSweep, Stage};
 use super::shards::{line_name, Enumeration, MAX_ENUMERATED};
 use super::{svg, Class};
-use crate::engine::jobdir::{check_writable, replace_durably, JobKind};
+use crate::engine::jobdir::{check_writable, replace_output, JobKind};
 use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::engine::transition::SweepJob;
 use crate::error::{Error, Result};
@@ -394,7 +394,7 @@ fn draw(quarter: &QuarterParams, tally: &Tally, path: &std::path::Path) -> Resul
             tally.total()
         )));
     }
-    replace_durably(path, svg::render(quarter.side, &dissections).as_bytes(), "svg")?;
+    replace_output(path, svg::render(quarter.side, &dissections).as_bytes(), "svg")?;
     tracing::info!(drawing = %path.display(), dissections = dissections.len(), "drew every dissection");
     Ok(())
 }

@@ -13,12 +13,13 @@ use clap::{Args, FromArgMatches, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 use super::outline::{outlines, Outline, MAX_AREA};
-use super::pieces::{KindLine, PieceSet};
+use super::pieces::{KindLine, PieceSet, MAX_PIECE_FILE};
 use super::shards::{area_slot, TangramJob};
 use super::svg;
-use crate::engine::jobdir::{check_writable, replace_durably, JobKind};
+use crate::engine::jobdir::{check_writable, replace_output, JobKind};
 use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
 use crate::error::{Error, Result};
+use crate::input::read_to_string_bounded;
 
 /// The tangram programs, as the registry names them.
 pub struct TangramProblem;
@@ -302,10 +303,7 @@ impl Problem for TangramProblem {
         let args = TangramArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
         let (pieces_file, pieces) = match &args.pieces {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-                    path: path.clone(),
-                    message: format!("cannot read the piece file: {e}"),
-                })?;
+                let text = read_to_string_bounded(path, MAX_PIECE_FILE, "piece file")?;
                 (Some(path.display().to_string()), Some(text))
             }
             None => (None, None),
@@ -510,7 +508,7 @@ fn print_dissections(
         if drawn as u128 != total {
             return Err(Error::Bug(format!("{drawn} dissections found for the drawing, {total} counted")));
         }
-        replace_durably(path, svg::render(&groups).as_bytes(), "svg")?;
+        replace_output(path, svg::render(&groups).as_bytes(), "svg")?;
         tracing::info!(drawing = %path.display(), dissections = drawn, "drew every dissection");
     }
     Ok(())

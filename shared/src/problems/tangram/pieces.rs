@@ -24,6 +24,7 @@
 use serde::Serialize;
 
 use super::lattice::{double_area, Frame, Point, Region, Symmetry};
+use crate::input::quote;
 use crate::{Error, Result};
 
 /// The seven tangram pieces, in a piece file's form.
@@ -38,6 +39,11 @@ small-triangle   0,0 1,0 0,1
 small-triangle   0,0 1,0 0,1
 ";
 
+/// The largest piece file read: sixteen pieces of 256 corners take some 50 KiB, so a file
+/// past this is the wrong file.
+pub const MAX_PIECE_FILE: u64 = 1 << 20;
+/// The longest piece name: names are printed with every result.
+const MAX_NAME_CHARS: usize = 64;
 /// The most pieces a set may hold.
 pub const MAX_PIECES: usize = 16;
 /// The most corners one piece may have (the self-crossing test compares every pair of edges).
@@ -157,20 +163,24 @@ fn parse_piece(line: &str) -> std::result::Result<Piece, String> {
     let mut words = line.split_whitespace();
     let name = words.next().expect("a non-empty line").to_string();
     if name.contains(',') {
-        return Err(format!("a piece line starts with its name, then its corners: {line:?}"));
+        return Err(format!("a piece line starts with its name, then its corners: {}", quote(line)));
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(format!("a piece name has at most {MAX_NAME_CHARS} characters: {}", quote(&name)));
     }
     let mut polygon = Vec::new();
     for word in words {
-        let (x, y) = word.split_once(',').ok_or_else(|| format!("{word:?} is not a point x,y"))?;
+        let (x, y) = word.split_once(',').ok_or_else(|| format!("{} is not a point x,y", quote(word)))?;
         let coordinate = |text: &str| -> std::result::Result<i32, String> {
             match text.parse::<i32>() {
                 Ok(v) if v.abs() <= 1000 => Ok(v),
-                Ok(_) => Err(format!("{word:?}: coordinates are kept within -1000..1000")),
+                Ok(_) => Err(format!("{}: coordinates are kept within -1000..1000", quote(word))),
                 Err(_) if text.parse::<f64>().is_ok_and(|v| v.is_finite() && v.fract() != 0.0) => Err(format!(
-                    "{word:?} is off the lattice: corners must have whole-number coordinates (the unit is the \
-                     short side of the elementary triangle)"
+                    "{} is off the lattice: corners must have whole-number coordinates (the unit is the short \
+                     side of the elementary triangle)",
+                    quote(word)
                 )),
-                Err(_) => Err(format!("{word:?} is not a point x,y of whole numbers")),
+                Err(_) => Err(format!("{} is not a point x,y of whole numbers", quote(word))),
             }
         };
         polygon.push((coordinate(x)?, coordinate(y)?));

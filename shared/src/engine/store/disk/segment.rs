@@ -18,7 +18,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::engine::jobdir::{file_error, JobFile};
+use crate::engine::jobdir::{create_file, file_error, JobFile};
 use crate::error::Result;
 
 /// One segment file being written: sections appended, then fsynced once.
@@ -31,7 +31,7 @@ pub struct SegmentWriter {
 impl SegmentWriter {
     /// A new, empty segment at `path` (its folder must exist).
     pub fn create(path: &Path) -> Result<Self> {
-        let file = File::create(path).map_err(|e| file_error(path, "create", e))?;
+        let file = create_file(path).map_err(|e| file_error(path, "create", e))?;
         Ok(SegmentWriter { path: path.to_path_buf(), out: BufWriter::with_capacity(1 << 20, file), written: 0 })
     }
 

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
-use crate::engine::jobdir::file_error;
+use crate::engine::jobdir::{file_error, no_follow};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::disk::bucket_file::{decode_block, encode_block, BucketWriter, BLOCK_STATES};
 use crate::engine::store::{AggregationTable, StateBatch};
@@ -92,7 +92,7 @@ impl<K: StateKey> SpillRuns<K> {
         if self.file.is_none() {
             let path = path();
             // Read too: the merge maps it.
-            let file = File::options()
+            let file = no_follow()
                 .read(true)
                 .write(true)
                 .create(true)

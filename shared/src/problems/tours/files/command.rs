@@ -294,8 +294,8 @@ struct GenerateArgs {
     #[arg(long)]
     closed: bool,
 
-    /// How many tours.
-    #[arg(long)]
+    /// How many tours (at least one).
+    #[arg(long, value_parser = parse_count)]
     count: u64,
 
     /// The seed: the same seed, board and options give the same tours, on any number of threads.
@@ -329,6 +329,15 @@ struct GenerateArgs {
 
     #[command(flatten)]
     threads: ThreadsArg,
+}
+
+/// Parses `--count N`: a file of no tours is never what was meant.
+fn parse_count(text: &str) -> std::result::Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("ask for at least one tour".into()),
+        Ok(count) => Ok(count),
+        Err(_) => Err(format!("{text:?} is not a number of tours")),
+    }
 }
 
 impl Tool for GenerateTool {
@@ -653,7 +662,7 @@ impl Tool for ShowTool {
         match &args.svg {
             Some(path) => {
                 check_writable(path, "drawing")?;
-                crate::engine::jobdir::replace_durably(path, show::svg(&options.board, &tour).as_bytes(), "svg")
+                crate::engine::jobdir::replace_output(path, show::svg(&options.board, &tour).as_bytes(), "svg")
             }
             None => out
                 .write_all(show::text(&options.board, &tour).as_bytes())

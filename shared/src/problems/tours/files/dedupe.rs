@@ -27,6 +27,9 @@ use crate::error::{Error, Result};
 
 /// Buckets at most: enough for a terabyte of forms in a gigabyte of memory.
 const MAX_BUCKETS: usize = 4096;
+/// The least memory a thread that sorts buckets is given: what an out-of-core count asks of each
+/// thread that merges (`engine/store/disk`), which refuses `leaper knight --mem-limit 1B`.
+const MIN_THREAD_MEMORY: u64 = 1 << 18;
 
 /// What to deduplicate and where.
 pub struct DedupeOptions {
@@ -60,6 +63,7 @@ const PAYLOAD: usize = 8 + 1 + 1;
 
 /// Deduplicates the tours of `paths`, sorting the buckets here or, given `remote`, on workers.
 pub fn dedupe(paths: &[PathBuf], options: &DedupeOptions, remote: Option<&dyn BucketDeduper>) -> Result<DedupeReport> {
+    check_mem_limit(options.mem_limit, remote)?;
     let canon = Canonicalizer::new(&options.read.board);
     let shape = Shape { key_len: canon.form_len(), payload_len: PAYLOAD };
     let buckets = bucket_count(paths, &options.read, shape, options.mem_limit);
@@ -110,6 +114,20 @@ pub fn dedupe(paths: &[PathBuf], options: &DedupeOptions, remote: Option<&dyn Bu
         write_kept(paths, options, &kept, path, *format)?;
     }
     Ok(report)
+}
+
+/// Refuses a memory limit that leaves a thread sorting buckets (here, or on the workers) less
+/// than [`MIN_THREAD_MEMORY`].
+fn check_mem_limit(mem_limit: u64, remote: Option<&dyn BucketDeduper>) -> Result<()> {
+    let threads = remote.map_or_else(rayon::current_num_threads, |r| r.concurrency()).max(1) as u64;
+    let share = mem_limit / threads;
+    if share < MIN_THREAD_MEMORY {
+        return Err(Error::InvalidRequest(format!(
+            "a memory limit of {mem_limit} bytes leaves {share} bytes to each of the {threads} threads that sort \
+             buckets (at least {MIN_THREAD_MEMORY} are needed); raise --mem-limit"
+        )));
+    }
+    Ok(())
 }
 
 /// Enough buckets that one bucket per thread fits the memory limit, from the input's size and

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{Square, TourBoard};
 use super::tour::Tour;
+use crate::input::quote;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -175,8 +176,9 @@ fn parse_compact(board: &TourBoard, line: &str) -> Result<Vec<Square>, String> {
 fn parse_moves(board: &TourBoard, line: &str) -> Result<(Vec<Square>, Option<bool>), String> {
     let mut squares = Vec::with_capacity(board.squares() + 1);
     for name in line.split([' ', '\t', ',', '-']).filter(|t| !t.is_empty()) {
-        let square =
-            board.parse_name(name).ok_or_else(|| format!("{name:?} is not a square of the {} board", board.size()))?;
+        let square = board
+            .parse_name(name)
+            .ok_or_else(|| format!("{} is not a square of the {} board", quote(name), board.size()))?;
         squares.push(square);
     }
     // A closed tour written as a circuit comes back to its first square.
@@ -196,7 +198,7 @@ fn parse_edges(board: &TourBoard, line: &str) -> Result<Tour, String> {
             Some(number) => (number, true),
             None => (token, false),
         };
-        let bad = || format!("{token:?} is not a connection of the {} board", board.size());
+        let bad = || format!("{} is not a connection of the {} board", quote(token), board.size());
         if number.len() != 4 * width || !number.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }

@@ -4,24 +4,34 @@
 //! Lines are read in chunks and parsed (and whatever the caller computes from each tour) on
 //! every thread; the caller then sees them one by one in file order, each with its ordinal (the
 //! number of valid tours before it, counted from 0), so that a second reading of the same files
-//! numbers them alike. Blank lines and lines starting with `#` are skipped. An invalid line
-//! stops the reading with `FILE: line N: what is wrong`, or with `--skip-invalid` is counted and
-//! skipped (the first few are logged).
+//! numbers them alike. Blank lines and lines starting with `#` are skipped. An invalid line (not
+//! a tour, not text, longer than [`MAX_TOUR_LINE`]) stops the reading with `FILE: line N: what is
+//! wrong`, or with `--skip-invalid` is counted and skipped (the first few are logged). No line
+//! is kept past its bound: a file without line breaks (`/dev/zero`) is refused after it.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::board::TourBoard;
+use super::board::{TourBoard, MAX_FILE_SIDE};
 use super::format::{detect, parse, Closure, Format};
 use super::tour::Tour;
 use crate::engine::jobdir::file_error;
 use crate::error::{Error, Result};
+use crate::input::{BoundedLines, Line};
 
-/// Lines parsed together.
+/// The longest line read. The longest tour line of the largest board a file may have (26x26,
+/// [`MAX_FILE_SIDE`]) is an open tour's connection list: 675
+/// connections of eight digits, the closing one starred, and their spaces, 6,084 bytes (its
+/// compact line is 2,708, its move list 2,707). Twice that and more leaves room for looser
+/// spacing; a longer line is no tour.
+pub const MAX_TOUR_LINE: usize = 16 << 10;
+/// Lines parsed together...
 const CHUNK: usize = 1 << 15;
+/// ...and their bytes at most, so that a chunk of long lines stays small.
+const CHUNK_BYTES: usize = 16 << 20;
 /// Invalid lines logged with `--skip-invalid` before the rest are only counted.
 const LOGGED_INVALID: u64 = 10;
 
@@ -56,28 +66,21 @@ pub fn read_tours<T: Send>(
     for path in paths {
         let file = File::open(path).map_err(|e| file_error(path, "read the tours", e))?;
         stats.bytes += file.metadata().map_err(|e| file_error(path, "read the tours", e))?.len();
-        let mut lines = BufReader::with_capacity(1 << 20, file);
+        let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, file), MAX_TOUR_LINE);
         let mut format = options.from;
-        let mut number = 0usize;
         loop {
-            let chunk = read_chunk(&mut lines, path, &mut number)?;
+            let chunk = read_chunk(&mut lines, path, options.skip_invalid)?;
             if chunk.is_empty() {
                 break;
             }
             if format.is_none() {
-                let (line_number, text) = &chunk[0];
-                format = Some(detect(text).ok_or_else(|| Error::File {
-                    path: path.clone(),
-                    message: format!(
-                        "line {line_number}: not a tour in any format leaper knows (compact lines start with two \
-                         spaces, move lists with a square such as a1, connection lists with digits); give --from"
-                    ),
-                })?);
+                format = detect_format(path, &chunk)?;
             }
-            let format = format.expect("known by now");
             let parsed: Vec<std::result::Result<(Tour, T), String>> = chunk
                 .par_iter()
-                .map(|(_, text)| {
+                .map(|(_, line)| {
+                    let text = line.as_ref().map_err(Clone::clone)?;
+                    let format = format.expect("known once a line is text");
                     let tour = parse(&options.board, format, options.closure, text)?;
                     let value = compute(&tour);
                     Ok((tour, value))
@@ -115,25 +118,66 @@ fn invalid(path: &Path, line: usize, message: &str) -> Error {
     }
 }
 
-/// The next lines that hold a tour, with their line numbers (from 1), without line endings.
-fn read_chunk(lines: &mut BufReader<File>, path: &Path, number: &mut usize) -> Result<Vec<(usize, String)>> {
+/// The format of the file's first line of text, if the chunk holds one.
+fn detect_format(path: &Path, chunk: &[(usize, std::result::Result<String, String>)]) -> Result<Option<Format>> {
+    let Some((line_number, Ok(text))) = chunk.iter().find(|(_, line)| line.is_ok()) else { return Ok(None) };
+    let format = detect(text).ok_or_else(|| Error::File {
+        path: path.to_path_buf(),
+        message: format!(
+            "line {line_number}: not a tour in any format leaper knows (compact lines start with two spaces, move \
+             lists with a square such as a1, connection lists with digits); give --from"
+        ),
+    })?;
+    Ok(Some(format))
+}
+
+/// The next lines that may hold a tour, with their line numbers (from 1), without line endings;
+/// a line that cannot (not text, too long) with what is wrong with it, and unless such lines are
+/// skipped, last: the rest of a line too long is never read.
+fn read_chunk(
+    lines: &mut BoundedLines<BufReader<File>>,
+    path: &Path,
+    skip_invalid: bool,
+) -> Result<Vec<(usize, std::result::Result<String, String>)>> {
     let mut chunk = Vec::with_capacity(CHUNK);
-    let mut bytes = Vec::new();
-    while chunk.len() < CHUNK {
-        bytes.clear();
-        if lines.read_until(b'\n', &mut bytes).map_err(|e| file_error(path, "read the tours", e))? == 0 {
+    let mut bytes = 0;
+    while chunk.len() < CHUNK && bytes < CHUNK_BYTES {
+        let Some((number, line)) = lines.next_line().map_err(|e| file_error(path, "read the tours", e))? else {
+            break;
+        };
+        let line = match line {
+            Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) || text.first() == Some(&b'#') => continue,
+            Line::Text(text) => {
+                String::from_utf8(text.to_vec()).map_err(|_| "the line is not text (UTF-8)".to_string())
+            }
+            Line::TooLong => Err(format!(
+                "the line is longer than {MAX_TOUR_LINE} bytes, more than a tour takes on any board up to \
+                 {MAX_FILE_SIDE}x{MAX_FILE_SIDE}"
+            )),
+        };
+        bytes += line.as_ref().map_or(0, String::len);
+        let stop = line.is_err() && !skip_invalid;
+        chunk.push((number, line));
+        if stop {
             break;
         }
-        *number += 1;
-        while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
-            bytes.pop();
-        }
-        if bytes.iter().all(u8::is_ascii_whitespace) || bytes.first() == Some(&b'#') {
-            continue;
-        }
-        let text =
-            String::from_utf8(bytes.clone()).map_err(|_| invalid(path, *number, "the line is not text (UTF-8)"))?;
-        chunk.push((*number, text));
     }
     Ok(chunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::format::write;
+    use super::super::warnsdorff::{TieBreak, Warnsdorff};
+    use super::*;
+
+    #[test]
+    fn the_line_bound_holds_every_tour_of_the_largest_board_twice_over() {
+        let board = TourBoard::new(format!("{MAX_FILE_SIDE}x{MAX_FILE_SIDE}").parse().unwrap()).unwrap();
+        let rule = Warnsdorff { board: &board, tie_break: TieBreak::Pohl, closed: false, start: None, seed: 1 };
+        let tour = (0..1000).find_map(|attempt| rule.attempt(attempt).filter(|t| !t.closed)).expect("an open tour");
+        let longest = [Format::Compact, Format::Moves, Format::Edges].map(|f| write(&board, &tour, f).len());
+        assert_eq!(longest, [2 + 676 * 2 + 2 + 676 * 2 + 2, longest[1], 675 * 8 + 9 + 675 + 1]);
+        assert!(longest.iter().all(|&len| 2 * len <= MAX_TOUR_LINE), "{longest:?}");
+    }
 }

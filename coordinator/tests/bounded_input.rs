@@ -1,0 +1,230 @@
+//! Every file a user names is read within a bound that fits its kind: a token file, a piece file
+//! and tour files that never end (`/dev/zero`) are refused by name and bound, in bounded memory
+//! (the child's peak resident size measured); a huge line is never echoed whole; and
+//! `--skip-invalid` skips lines that are not text or are too long.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{leaper, run, text};
+
+const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
+/// The peak resident size a refused run may reach: some 10 MB is what leaper takes to start; the
+/// runs before the bounds reached gigabytes in seconds.
+const PEAK_LIMIT_KB: u64 = 200 << 10;
+/// A run past this is stopped (and the test fails): it read too much, or waited on something.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = common::scratch("bounded-input", name);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A finished run and its peak resident size in KiB.
+struct Measured {
+    output: Output,
+    peak_kb: u64,
+}
+
+/// The `VmHWM` (peak resident size, KiB) of a running process.
+fn peak_of(pid: u32) -> Option<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The leaper process itself: the child, or under `/usr/bin/time` the child's child.
+fn leaper_pid(child: u32, timed: bool) -> Option<u32> {
+    if !timed {
+        return Some(child);
+    }
+    let children = fs::read_to_string(format!("/proc/{child}/task/{child}/children")).ok()?;
+    children.split_whitespace().next()?.parse().ok()
+}
+
+/// Runs `leaper ARGS` and measures its peak resident size: exactly by `/usr/bin/time -f %M`
+/// where that exists, else by sampling `/proc/PID/status` while it runs. Either way the run is
+/// watched and killed if it grows far past the limit or outlives the deadline, so that a
+/// regression fails the test instead of exhausting the machine.
+fn measured(args: &[&str]) -> Measured {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let time = Path::new("/usr/bin/time");
+    let timed = time.is_file();
+    let report = std::env::temp_dir().join(format!(
+        "leaper-bounded-input-{}-{}.time",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut command = if timed {
+        let mut command = Command::new(time);
+        command.args(["-f", "%M", "-o", path(&report), LEAPER]);
+        command
+    } else {
+        Command::new(LEAPER)
+    };
+    // In the temporary directory: a run killed here leaves nothing in the repository (a
+    // dedupe's scratch directory is made in the current one).
+    command.args(args).current_dir(std::env::temp_dir()).env_remove("LEAPER_FAULT");
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().expect("leaper runs");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).unwrap();
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let mut sampled = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        let pid = leaper_pid(child.id(), timed);
+        sampled = sampled.max(pid.and_then(peak_of).unwrap_or(0));
+        if sampled > 4 * PEAK_LIMIT_KB || started.elapsed() > DEADLINE {
+            match pid {
+                Some(pid) if timed => {
+                    let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+                }
+                _ => child.kill().unwrap(),
+            }
+            let _ = child.wait();
+            let _ = fs::remove_file(&report);
+            panic!("leaper {args:?} reached {sampled} KiB after {:?}: stopped", started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let output = Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
+    let peak_kb = if timed {
+        // `time -o` writes "Command exited with non-zero status N" before the figure.
+        let written = fs::read_to_string(&report).unwrap();
+        let _ = fs::remove_file(&report);
+        written.lines().last().and_then(|line| line.trim().parse().ok()).expect("a peak from /usr/bin/time")
+    } else {
+        sampled
+    };
+    Measured { output, peak_kb }
+}
+
+/// Runs `leaper ARGS`, which must be refused with every one of `expected` in its message, within
+/// the peak limit. Returns the message.
+fn refused_in_bounded_memory(args: &[&str], expected: &[&str]) -> String {
+    let run = measured(args);
+    let stderr = text(&run.output.stderr);
+    assert!(!run.output.status.success(), "leaper {args:?} should fail");
+    for part in expected {
+        assert!(stderr.contains(part), "leaper {args:?}: {part:?} missing from {stderr}");
+    }
+    assert!(run.peak_kb < PEAK_LIMIT_KB, "leaper {args:?} peaked at {} KiB", run.peak_kb);
+    eprintln!("leaper {args:?}: peak {} KiB", run.peak_kb);
+    stderr
+}
+
+#[test]
+fn a_token_file_without_end_is_refused_by_its_bound() {
+    let dir = scratch("token");
+    let job = dir.join("job");
+    refused_in_bounded_memory(
+        &["knight", "6x6", "--job-dir", path(&job), "--workers", "127.0.0.1:1", "--token-file", "/dev/zero"],
+        &["/dev/zero: the token file is larger than 4 KiB"],
+    );
+    assert!(!job.exists(), "nothing started");
+    // The token itself is never echoed, however it is wrong.
+    let token = dir.join("token");
+    fs::write(&token, "s3cret-".repeat(1000)).unwrap();
+    let stderr = refused_in_bounded_memory(
+        &["knight", "6x6", "--job-dir", path(&job), "--workers", "127.0.0.1:1", "--token-file", path(&token)],
+        &["the token file is larger than 4 KiB"],
+    );
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_piece_file_without_end_is_refused_by_its_bound() {
+    refused_in_bounded_memory(
+        &["tangram", "solve", "--pieces", "/dev/zero"],
+        &["/dev/zero: the piece file is larger than 1 MiB"],
+    );
+}
+
+#[test]
+fn a_tour_file_without_end_is_refused_at_its_first_line() {
+    let refusal = ["/dev/zero: line 1: the line is longer than 16384 bytes"];
+    refused_in_bounded_memory(&["tours", "dedupe", "/dev/zero", "--board", "6x6"], &refusal);
+    refused_in_bounded_memory(&["tours", "convert", "/dev/zero", "--board", "6x6", "--to", "moves"], &refusal);
+    refused_in_bounded_memory(&["tours", "show", "/dev/zero", "--board", "6x6"], &refusal);
+}
+
+#[test]
+fn a_huge_line_is_refused_without_being_echoed() {
+    let dir = scratch("huge");
+    let short = |args: &[&str], expected: &str| {
+        let stderr = refused_in_bounded_memory(args, &[expected]);
+        assert!(stderr.len() < 1000, "{} bytes: {stderr}", stderr.len());
+    };
+    // 10 MB lines: past the piece file's bound, past a tour line's.
+    let pieces = dir.join("pieces.txt");
+    fs::write(&pieces, format!("square {}\n", "0,0 ".repeat(2_500_000))).unwrap();
+    short(&["tangram", "solve", "--pieces", path(&pieces)], "the piece file is larger than 1 MiB");
+    let tours = dir.join("tours.txt");
+    fs::write(&tours, format!("{}\n", "a1 ".repeat(3_500_000))).unwrap();
+    short(&["tours", "dedupe", path(&tours), "--board", "6x6"], "line 1: the line is longer than 16384 bytes");
+    // Within the bounds, a long word is quoted by its first 80 characters.
+    fs::write(&pieces, format!("square 0,0 1,0 1,1 {},1\n", "7".repeat(500_000))).unwrap();
+    short(&["tangram", "solve", "--pieces", path(&pieces)], &format!("\"{}\"… (500002 bytes)", "7".repeat(80)));
+    fs::write(&pieces, format!("{} 0,0 1,0 1,1 0,1\n", "big-square-".repeat(50_000))).unwrap();
+    short(&["tangram", "solve", "--pieces", path(&pieces)], "a piece name has at most 64 characters");
+    fs::write(&tours, format!("a1 {}\n", "z".repeat(15_000))).unwrap();
+    short(&["tours", "convert", path(&tours), "--board", "6x6", "--to", "edges"], "… (15000 bytes) is not a square");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn skip_invalid_skips_lines_that_are_not_text_or_too_long() {
+    let dir = scratch("skip");
+    let good = dir.join("good.txt");
+    run(&["tours", "generate", "6x6", "--count", "5", "--seed", "3", "--out", path(&good)]);
+    let lines: Vec<Vec<u8>> = fs::read(&good).unwrap().split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+    assert_eq!(lines.len(), 5);
+    let mixed = dir.join("mixed.txt");
+    let mut bytes = lines[..2].concat();
+    bytes.extend_from_slice(b"  \xff\xfe not text\r\n");
+    bytes.extend(lines[2..4].concat());
+    bytes.extend(format!("  {}\r\n", "1".repeat(20_000)).bytes());
+    bytes.extend(&lines[4]);
+    fs::write(&mixed, bytes).unwrap();
+    for tool in ["convert", "dedupe", "show"] {
+        let mut args = vec!["tours", tool, path(&mixed), "--board", "6x6"];
+        if tool == "convert" {
+            args.extend(["--to", "moves"]);
+        }
+        let output = leaper(&args, None);
+        assert!(!output.status.success(), "{tool}");
+        let stderr = text(&output.stderr);
+        let expected =
+            format!("{}: line 3: the line is not text (UTF-8) (--skip-invalid skips such lines)", mixed.display());
+        assert!(stderr.contains(&expected), "{tool}: {stderr}");
+    }
+    let converted = run(&["tours", "convert", path(&mixed), "--board", "6x6", "--to", "moves", "--skip-invalid"]);
+    assert_eq!(converted, run(&["tours", "convert", path(&good), "--board", "6x6", "--to", "moves"]));
+    let totals = run(&["tours", "dedupe", path(&mixed), "--board", "6x6", "--skip-invalid", "--format", "json"]);
+    assert!(totals.contains(r#""tours":5,"invalid":2"#), "{totals}");
+    let fifth = run(&["tours", "show", path(&mixed), "--board", "6x6", "--skip-invalid", "--number", "5"]);
+    assert_eq!(fifth, run(&["tours", "show", path(&good), "--board", "6x6", "--number", "5"]));
+    fs::remove_dir_all(&dir).unwrap();
+}
