@@ -212,7 +212,7 @@ pub fn command() -> clap::Command {
             }
             let sub = RunArgs::augment_args(sub);
             let sub = if problem.kinds().contains(&JobKind::Sweep) {
-                SweepArgs::augment_args(sub)
+                quartering_stride(SweepArgs::augment_args(sub))
             } else {
                 searches_only(sub)
             };
@@ -243,6 +243,20 @@ fn searches_only(command: clap::Command) -> clap::Command {
                  --job-dir and --token-file",
             )
         })
+}
+
+/// `--stride` told with the quartering's own example: its b-file has one row, n half the side
+/// (the knight's example, of a sequence of lengths, means nothing there).
+fn quartering_stride(command: clap::Command) -> clap::Command {
+    if command.get_name() != "quarter" {
+        return command;
+    }
+    command.mut_arg("stride", |arg| {
+        arg.help(
+            "Keep in the b-file only the rows whose n is a multiple of S, as n / S: `quarter 8 --bfile F --stride \
+             2` writes its one row, n = 4 (half the side), as `2 766`",
+        )
+    })
 }
 
 /// A search given a sweep's options (`quarter 8 --by-start --buckets 64`) is refused, naming one:

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod console;
 pub mod distinct;
 pub mod eta;
+pub mod interrupt;
 pub mod memory;
 pub mod output;
 pub mod plan;
@@ -27,6 +28,7 @@ pub mod sweep;
 pub mod workers;
 
 use std::ffi::OsString;
+use std::io::Write;
 
 use anyhow::{Context, Result};
 
@@ -66,7 +68,15 @@ fn run_tool(tool: &dyn leaper_core::engine::Tool, matches: &clap::ArgMatches) ->
 fn show_status(args: StatusArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match (&args.job_dir, &args.coordinator) {
-        (Some(dir), _) => status::Status::read(dir)?.print(args.format, &mut out),
+        (Some(dir), _) => {
+            let status = status::Status::read(dir)?;
+            status.print(args.format, &mut out)?;
+            // A job no process runs goes on with one command: say it (text only; JSON is data).
+            if args.format == leaper_core::engine::OutputFormat::Text && status.state() == "stopped" {
+                writeln!(out, "next      continue with `leaper resume --job-dir {}`", dir.display())?;
+            }
+            Ok(())
+        }
         (None, Some(address)) => serve::show_remote(address, &args, &mut out),
         (None, None) => anyhow::bail!("give --job-dir DIR, or --coordinator ADDR for a coordinator serving --listen"),
     }

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use leaper_coordinator::{cli, console, run};
+use leaper_coordinator::{cli, console, interrupt, run};
 
 fn main() -> ExitCode {
     if let Err(message) = leaper_core::cpu::check() {
@@ -21,10 +21,15 @@ fn main() -> ExitCode {
         }
     };
     console::init(invocation.console);
+    interrupt::install();
     match run(invocation.action) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             console::hide();
+            // A reader of standard output that went away (`| head`) took what it wanted.
+            if leaper_coordinator::output::closed_stdout(&error) {
+                return ExitCode::SUCCESS;
+            }
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }

@@ -1,5 +1,6 @@
 //! Results beyond what a problem prints: OEIS b-files of a sweep's counts, in the sequence's own
-//! indexing, with a header saying what made them.
+//! indexing, with a header saying what made them; and [`closed_stdout`], which tells a reader of
+//! standard output that went away (`leaper ... | head`) from a failure.
 //!
 //! `leaper knight 3x12 --sweep --bfile b.txt --stride 2` counts the closed tours of 3x1 ... 3x12
 //! and writes the sequence "closed tours of 3 x 2n": the even lengths 2, 4, ..., 12, as
@@ -139,9 +140,46 @@ pub fn civil_date(days: i64) -> (i64, u32, u32) {
     (year, month as u32, day as u32)
 }
 
+/// `EPIPE`, the same on Linux and the BSDs (a test checks that it is a broken pipe here).
+const EPIPE: i32 = 32;
+
+/// Whether `error` is standard output closed by its reader (`leaper status ... | head`): then
+/// leaper stops quietly and successfully, as `cat` and `ripgrep` do, since what was asked for
+/// went wherever the reader wanted it. Either an `io::Error` of kind `BrokenPipe` in the chain,
+/// or leaper-core's report of a write to standard output, which keeps only the system's message.
+pub fn closed_stdout(error: &anyhow::Error) -> bool {
+    let broken_pipe = std::io::Error::from_raw_os_error(EPIPE).to_string();
+    error.chain().any(|cause| {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return io.kind() == std::io::ErrorKind::BrokenPipe;
+        }
+        matches!(
+            cause.downcast_ref::<leaper_core::Error>(),
+            Some(leaper_core::Error::File { path, message })
+                if path == Path::new("standard output") && message.ends_with(&broken_pipe)
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_closed_standard_output_is_told_from_other_failures() {
+        assert_eq!(std::io::Error::from_raw_os_error(EPIPE).kind(), std::io::ErrorKind::BrokenPipe);
+        let pipe = || std::io::Error::from_raw_os_error(EPIPE);
+        let on_stdout = |message: String| leaper_core::Error::File { path: "standard output".into(), message };
+        assert!(closed_stdout(&anyhow::Error::from(pipe())));
+        assert!(closed_stdout(&anyhow::Error::from(pipe()).context("printing the status")));
+        assert!(closed_stdout(&on_stdout(pipe().to_string()).into()));
+        assert!(closed_stdout(&on_stdout(format!("cannot write the converted tours: {}", pipe())).into()));
+        // A pipe to a file of the user's, a full disk on standard output, anything else: errors.
+        let to_file = leaper_core::Error::File { path: "fifo".into(), message: pipe().to_string() };
+        assert!(!closed_stdout(&to_file.into()));
+        assert!(!closed_stdout(&on_stdout(std::io::Error::from_raw_os_error(28).to_string()).into()));
+        assert!(!closed_stdout(&anyhow::anyhow!("worker 127.0.0.1:1: Broken pipe")));
+    }
 
     #[test]
     fn civil_dates_of_known_days() {

@@ -300,20 +300,7 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
-/// `0 B`, `512 B`, `1.5 KiB`, `592.0 MiB`, `33.1 GiB`.
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    if n < 1024 {
-        return format!("{n} B");
-    }
-    let mut value = n as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
+pub use leaper_core::units::bytes;
 
 /// `1 pass`, `2 passes`: a number and its noun, singular for one.
 pub fn counted(n: usize, one: &str, many: &str) -> String {

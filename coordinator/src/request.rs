@@ -16,8 +16,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
-use leaper_core::engine::sweep::CountRoute;
-use leaper_core::engine::{OutputFormat, Problem};
+use leaper_core::engine::sweep::{plan_moduli, CountRoute, SweepProgress};
+use leaper_core::engine::{Job, OutputFormat, Problem};
 use leaper_core::problems;
 use leaper_proto::client::Credentials;
 use serde::{Deserialize, Serialize};
@@ -106,7 +106,8 @@ pub struct SweepArgs {
     pub moduli_per_pass: Option<u32>,
 
     /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
-    /// is 80% of the machine's RAM, and a count that needs more stops with advice to use --job-dir.
+    /// is 80% of the machine's RAM, and a count that needs more starts again out of core, with
+    /// the same budget, in a job directory of its own (removed once it is done).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_limit: Option<u64>,
@@ -226,6 +227,7 @@ impl JobRequest {
             None => "the ledger of finished shards",
         };
         self.run.cluster.check(self.run.job_dir.as_deref(), records)?;
+        self.check_mem_limit()?;
         if let Some(sweep) = self.sweep.as_ref().filter(|s| s.bfile.is_some()) {
             let problem = self.problem()?;
             problem.check_bfile(&self.params)?;
@@ -235,6 +237,28 @@ impl JobRequest {
             crate::output::check_writable(path)?;
         }
         self.check_outputs_outside_job_dir()
+    }
+
+    /// Refuses a memory limit too small for the out-of-core store of a sweep counted here (a
+    /// cluster's stores are its workers'), whether it starts out of core or may go there after
+    /// outgrowing its limit in memory.
+    fn check_mem_limit(&self) -> Result<()> {
+        let Some(sweep) = &self.sweep else { return Ok(()) };
+        if !self.run.cluster.workers.is_empty() {
+            return Ok(());
+        }
+        let mem_limit = sweep.mem_limit.unwrap_or_else(|| match self.run.job_dir {
+            Some(_) => OUT_OF_CORE_MEM_LIMIT,
+            None => crate::memory::default_in_memory_limit(),
+        });
+        let Job::Sweep(job) = self.problem()?.job(&self.params)? else { return Ok(()) };
+        let plan = plan_moduli(job.as_ref(), &crate::sweep::options(self)?.1)?;
+        // The passes that run for certain: an exact pass alone, unless a count reaches 2^64 - 1
+        // (then the residue passes' stores, of wider records, are the store's to refuse).
+        let certain = &plan.passes[..plan.passes_to_run(job.as_ref(), &SweepProgress::default())];
+        let buckets = sweep.buckets as usize;
+        let in_memory = self.run.job_dir.is_none();
+        crate::memory::check_out_of_core(job.as_ref(), certain, buckets, self.run.threads, mem_limit, in_memory)
     }
 
     /// Refuses an output (`--bfile`, a problem's `--out`: any path among the options) inside

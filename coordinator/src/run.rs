@@ -17,7 +17,7 @@ use crate::cli::ResumeArgs;
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
 use crate::results::ResultStream;
 use crate::sweep::Layers;
-use crate::{console, serve, subtree, sweep};
+use crate::{console, interrupt, serve, subtree, sweep};
 
 /// A new count: in memory, or in a new job directory.
 pub fn start(mut request: JobRequest) -> Result<()> {
@@ -31,6 +31,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     }
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %problem.command_line(&request.params)?).entered();
+        let _counting = interrupt::counting_in_memory();
         let mut results = ResultStream::new(problem, &request)?;
         results.say_why_zero()?;
         let counts = match job {
@@ -50,6 +51,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     let spec = request.spec()?;
     let results = ResultStream::new(problem, &request)?;
     results.say_why_zero()?;
+    let _counting = interrupt::starting_in(&dir);
     let directory = JobDir::create(&dir, spec)?;
     run_in(directory, job, &request, listener, results, false)
 }
@@ -82,13 +84,14 @@ fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u
         sweep.mem_limit.get_or_insert_with(crate::memory::default_in_memory_limit);
     }
     let spec = request.spec()?;
+    let _counting = interrupt::starting_in(&dir);
     let directory = JobDir::create(&dir, spec)?;
     console::warn(&format!(
-        "the layers held in memory reached {} bytes, over the memory limit of {} bytes; counting again \
+        "the layers held in memory reached {}, over the memory limit of {}; counting again \
          out of core in the job directory {} (if this run stops, `leaper resume --job-dir {}` goes on \
          from its last step; a finished count removes the directory)",
-        held,
-        limit,
+        crate::progress::bytes(held),
+        crate::progress::bytes(limit),
         dir.display(),
         dir.display()
     ));
@@ -123,6 +126,7 @@ fn run_in(
 ) -> Result<()> {
     let _span = tracing::info_span!("job", job = %directory.id()).entered();
     let status = serve::start(listener, directory.path());
+    let _counting = interrupt::counting_in(directory.path(), resuming, directory.created());
     let (counted, directory) = match (status, job) {
         (Err(error), _) => (Err(error), directory),
         (Ok(_status), Job::Sweep(sweep)) => {

@@ -29,6 +29,8 @@ pub struct SweepStatus {
     /// `running`, `stopped` or `finished`.
     pub state: String,
     pub pid: Option<u32>,
+    /// The pass under way (or the last one run), counted from 1 as the text says `pass 1/2`;
+    /// 0 before the job's first checkpoint.
     pub pass: usize,
     pub passes: usize,
     /// Steps committed in this pass (the next cell to process).
@@ -146,7 +148,9 @@ impl Status {
     pub fn done(&self) -> (u64, u64, &'static str) {
         match self {
             Status::Sweep(s) if s.counts.is_some() => ((s.cells * s.passes) as u64, (s.cells * s.passes) as u64, STEPS),
-            Status::Sweep(s) => ((s.pass * s.cells + s.cells_done) as u64, (s.cells * s.passes) as u64, STEPS),
+            Status::Sweep(s) => {
+                ((s.pass.saturating_sub(1) * s.cells + s.cells_done) as u64, (s.cells * s.passes) as u64, STEPS)
+            }
             Status::Subtree(s) => (s.shards_done as u64, s.shards as u64, SHARDS),
         }
     }
@@ -224,7 +228,7 @@ impl SweepStatus {
             command,
             state: state(m.result.is_some(), pid).to_string(),
             pid: pid.filter(|_| m.result.is_none()),
-            pass: p.pass.min(m.passes.saturating_sub(1)),
+            pass: (p.pass + 1).min(m.passes),
             passes: m.passes,
             cells_done: if p.pass >= m.passes { m.cells } else { p.next_cell },
             cells: m.cells,
@@ -253,7 +257,7 @@ impl SweepStatus {
                 "step      {}/{} of pass {}/{} committed (row {row}, column {col})",
                 self.cells_done,
                 self.cells,
-                self.pass + 1,
+                self.pass.max(1),
                 self.passes
             )?,
             _ if self.counts.is_some() => writeln!(
@@ -262,7 +266,7 @@ impl SweepStatus {
                 counted(self.cells, "step", "steps"),
                 counted(self.passes, "pass", "passes")
             )?,
-            _ => writeln!(out, "step      none committed yet in pass {}/{}", self.pass + 1, self.passes.max(1))?,
+            _ => writeln!(out, "step      none committed yet in pass {}/{}", self.pass.max(1), self.passes.max(1))?,
         }
         let per_state = if self.states > 0 { self.bytes as f64 / self.states as f64 } else { 0.0 };
         writeln!(

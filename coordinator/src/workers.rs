@@ -72,6 +72,13 @@ pub fn connect_workers(
 
 /// Says why a worker's first call failed, and what TLS had to do with it.
 fn unreachable(address: &str, status: &tonic::Status, credentials: &Credentials) -> anyhow::Error {
+    // A worker that refused the token was reached: the token is what to fix, not the address.
+    if status.code() == tonic::Code::Unauthenticated {
+        return anyhow::anyhow!(
+            "worker {address} refused the token of --token-file ({}): give the file the worker was started with",
+            status.message()
+        );
+    }
     match &credentials.tls_ca {
         Some(ca) => anyhow::anyhow!(
             "cannot reach worker {address} over TLS (trusting CA {}): {}",

@@ -155,7 +155,7 @@ fn an_in_memory_count_over_its_limit_goes_on_out_of_core_and_cleans_up() {
     assert!(output.status.success(), "{err}");
     // Every length once, although the in-memory attempt had printed the short ones already.
     assert_eq!(out, "6x1 0\n6x2 0\n6x3 0\n6x4 0\n6x5 8\n6x6 9862\n6x7 1067638\n6x8 55488142\n");
-    assert!(err.contains("over the memory limit of 4194304 bytes"), "{err}");
+    assert!(err.contains("over the memory limit of 4.0 MiB"), "{err}");
     assert!(err.contains("counting again out of core in the job directory leaper-knight-6x8-sweep-2"), "{err}");
     assert!(err.contains("leaper resume --job-dir leaper-knight-6x8-sweep-2"), "{err}");
     // The finished count removed its own directory and nothing else.

@@ -101,7 +101,7 @@ fn the_same_tours_in_another_format_and_orientation_are_duplicates() {
     assert_eq!(totals["classes"], 1245);
     // Less is refused, as a count out of core refuses it.
     let error = fails(&["tours", "dedupe", path(&file), "--board", "6x6", "--mem-limit", "1B"]);
-    assert!(error.contains("a memory limit of 1 bytes leaves 0 bytes to each of the"), "{error}");
+    assert!(error.contains("--mem-limit 1 B is too small: it leaves 0 B to each of the"), "{error}");
     assert!(error.contains("raise --mem-limit"), "{error}");
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -233,5 +233,91 @@ fn enumeration_is_a_resumable_subtree_job_and_the_old_tours_command_still_counts
     assert!(status.contains("tours enumerate 6x6 --closed"), "{status}");
     assert_eq!(run(&["tours", "--moves", "1,2", "6x6"]), "9862\n");
     assert!(fails(&["tours", "enumerate", "9x9"]).contains("at most 64 squares"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn files_without_board_are_read_on_the_board_of_their_first_tour() {
+    let dir = scratch("inferred");
+    let file = enumerate_6x6(&dir);
+    // No --board: the first line is a 6x6 tour, and the published classes come out.
+    let totals = json(&["tours", "dedupe", path(&file), "--closed"]);
+    assert_eq!(totals["board"], "6x6");
+    assert_eq!((totals["tours"].as_u64(), totals["classes"].as_u64()), (Some(9862), Some(1245)));
+    assert_eq!(totals["by_symmetry"], serde_json::json!({"1": 1223, "2": 17, "4": 5}));
+    assert_eq!(totals["images"], 9862);
+    // show and convert print what they print given --board 6x6.
+    let shown = run(&["tours", "show", path(&file)]);
+    assert_eq!(shown, run(&["tours", "show", path(&file), "--board", "6x6"]));
+    assert!(shown.starts_with("6  1 ") && shown.ends_with("   a  b  c  d  e  f\nclosed tour\n"), "{shown}");
+    let moves = run(&["tours", "convert", path(&file), "--to", "moves"]);
+    assert_eq!(moves, run(&["tours", "convert", path(&file), "--board", "6x6", "--to", "moves"]));
+    assert_eq!(moves.lines().count(), 9862);
+    // A move list, and a connection list, name their board as well.
+    let listed = dir.join("tours.moves");
+    fs::write(&listed, &moves).unwrap();
+    let edges = run(&["tours", "convert", path(&listed), "--to", "edges"]);
+    let connections = dir.join("tours.edges");
+    fs::write(&connections, &edges).unwrap();
+    let back = run(&["tours", "convert", path(&connections), "--to", "compact"]);
+    assert_eq!(back.as_bytes(), fs::read(&file).unwrap());
+    // An open 5x5 tour, which `show` on 8x8 called "square a8 is missing".
+    let open = dir.join("open5.moves");
+    run(&["tours", "enumerate", "5x5", "--open", "--to", "moves", "--out", path(&open)]);
+    assert_eq!(run(&["tours", "show", path(&open)]), run(&["tours", "show", path(&open), "--board", "5x5"]));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_line_of_another_board_names_the_board_expected_and_suggests_board() {
+    let dir = scratch("board-errors");
+    let file = enumerate_6x6(&dir);
+    let first = fs::read_to_string(&file).unwrap().lines().next().unwrap().to_string();
+    let error_of = |args: &[&str]| fails(args).lines().last().unwrap().to_string();
+    // A first line that is no whole tour: the boards its length fits, and --board.
+    let broken = dir.join("broken.txt");
+    fs::write(&broken, format!("  {}{}\r\n", first[2..38].replace('6', "5"), &first[38..])).unwrap();
+    assert_eq!(
+        error_of(&["tours", "show", path(&broken)]),
+        format!(
+            "error: {}: line 1: cannot tell the board from this line: a line of 76 bytes is a compact tour of 6x6, \
+             9x4 or 4x9, but its rows and columns cover none of them; give it with --board WxH",
+            broken.display()
+        )
+    );
+    let short = dir.join("short.txt");
+    fs::write(&short, format!("{}\r\n", &first[..70])).unwrap();
+    assert_eq!(
+        error_of(&["tours", "dedupe", path(&short)]),
+        format!(
+            "error: {}: line 1: cannot tell the board from this line: no board's compact tour takes a line of 70 \
+             bytes; give it with --board WxH",
+            short.display()
+        )
+    );
+    // A 5x5 file after a 6x6 one: read as 6x6, which the error says, with the board that fits.
+    let five = dir.join("open5.txt");
+    run(&["tours", "enumerate", "5x5", "--open", "--out", path(&five)]);
+    assert_eq!(
+        error_of(&["tours", "dedupe", path(&file), path(&five)]),
+        format!(
+            "error: {}: line 1: a line of 54 bytes; a 6x6 tour in the compact format takes 76 (78 with CR LF); 54 \
+             bytes are a compact tour of 5x5 (read as 6x6, the board of line 1 of {}; tours of another board need \
+             --board WxH; --skip-invalid skips such lines)",
+            five.display(),
+            file.display()
+        )
+    );
+    // --board 8x8 given for a 5x5 move list: the missing square, the board, and --board.
+    let moves = dir.join("open5.moves");
+    run(&["tours", "convert", path(&five), "--to", "moves", "--out", path(&moves)]);
+    assert_eq!(
+        error_of(&["tours", "show", path(&moves), "--board", "8x8"]),
+        format!(
+            "error: {}: line 1: the tour has 25 squares, the 8x8 board 64: square a8 is missing (read as 8x8, the \
+             board of --board; tours of another board need --board WxH; --skip-invalid skips such lines)",
+            moves.display()
+        )
+    );
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -17,5 +17,6 @@ pub mod error;
 pub mod heap;
 pub mod input;
 pub mod problems;
+pub mod units;
 
 pub use error::{Disposition, Error, Result};

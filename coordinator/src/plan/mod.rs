@@ -283,18 +283,22 @@ impl Plan {
                 counted(counts.residue_passes, "residue pass", "residue passes")
             )
         } else {
-            format!("{} residues a state, {}", counts.moduli, counted(counts.residue_passes, "pass", "passes"))
+            format!(
+                "{} a state, {}",
+                counted(counts.moduli, "residue", "residues"),
+                counted(counts.residue_passes, "pass", "passes")
+            )
         };
         writeln!(out, "plan      {}: {} steps, {}-bit keys, {carried}", self.job, self.steps, self.key_bits)?;
         let how = if self.probe_finished { "the whole sweep (the plan is exact)" } else { "then predicted" };
         writeln!(
             out,
-            "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {} states/s on {} threads",
+            "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {} states/s on {}",
             self.probe_steps,
             self.probe_seconds,
             self.disk_bytes_per_state,
             grouped(self.states_per_second.round() as u64),
-            self.threads
+            counted(self.threads, "thread", "threads")
         )?;
         writeln!(
             out,
@@ -328,10 +332,15 @@ impl Plan {
         if let (Some(disk), Some(fits)) = (self.disk_per_worker, self.fits) {
             let verdict = if fits { "fits" } else { "does not fit" };
             let needed = match self.workers_needed {
-                Some(n) => format!("{n} such workers hold it"),
+                Some(n) => counted(n, "such worker holds it", "such workers hold it"),
                 None => format!("not even {MOST_WORKERS} such workers hold it"),
             };
-            writeln!(out, "verdict   {} workers with {} of disk each: {verdict}; {needed}", self.workers, bytes(disk))?;
+            writeln!(
+                out,
+                "verdict   {} with {} of disk each: {verdict}; {needed}",
+                counted(self.workers, "worker", "workers"),
+                bytes(disk)
+            )?;
         }
         writeln!(
             out,

@@ -160,6 +160,7 @@ impl Manifest {
         let sealed = Manifest { crc32: self.checksum(), ..self.clone() };
         let mut text = serde_json::to_vec_pretty(&sealed).expect("a manifest serializes");
         text.push(b'\n');
+        let _commit = super::hold_commits();
         replace_durably(&dir.join(MANIFEST_FILE), &text, "manifest")?;
         replace_durably(&dir.join(MANIFEST_COPY_FILE), &text, "manifest-copy")
     }

@@ -108,6 +108,32 @@ pub fn running_pid(dir: &Path) -> Option<u32> {
     }
 }
 
+/// Removes what a job that committed nothing wrote in `dir` (the directory too, if `created`),
+/// and says whether it did: a job with a commit is left whole. Files leaper does not write
+/// stay. The caller holds the job's lock: the lock file goes last, and another process that
+/// takes it meanwhile finds the directory as a new start would.
+pub fn remove_uncommitted(dir: &Path, created: bool) -> Result<bool> {
+    if has_commits(dir) {
+        return Ok(false);
+    }
+    remove_unnamed(dir, &Default::default(), &[JobFile::Lock], Foreign::Leave)?;
+    let _ = fs::remove_file(dir.join(JobFile::Lock.path()));
+    if created {
+        let _ = fs::remove_dir(dir);
+    }
+    Ok(true)
+}
+
+/// Held while a commit (a manifest, a ledger line) is written. An interrupted run takes it
+/// and keeps it until the process ends, so that it stops between commits, never inside one,
+/// and what it reports as committed stays so.
+static COMMITS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits for a commit in progress to end and holds off the next one while the guard lives.
+pub fn hold_commits() -> std::sync::MutexGuard<'static, ()> {
+    COMMITS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A job directory, locked by this process.
 pub struct JobDir {
     dir: PathBuf,
@@ -155,6 +181,8 @@ impl JobDir {
     /// interrupted before its spec was written left: those are removed, with a message): locks
     /// it, then writes `job.toml`.
     pub fn create(dir: &Path, spec: JobSpec) -> Result<JobDir> {
+        // An interrupt waits for the directory to be made whole (locked, its spec written).
+        let _whole = hold_commits();
         let created = !dir.exists();
         fs::create_dir_all(dir).map_err(|e| file_error(dir, "create the job directory", e))?;
         if dir.join(JobFile::Spec.path()).exists() {
@@ -235,17 +263,12 @@ impl JobDir {
     /// shard was recorded): every file it wrote, and the directory if this job made it. Files
     /// leaper does not write stay.
     pub fn abandon(self) -> Result<()> {
-        if has_commits(&self.dir) {
-            return Ok(());
-        }
-        remove_unnamed(&self.dir, &Default::default(), &[JobFile::Lock], Foreign::Leave)?;
-        let (dir, created) = (self.dir.clone(), self.created);
-        drop(self);
-        let _ = fs::remove_file(dir.join(JobFile::Lock.path()));
-        if created {
-            let _ = fs::remove_dir(&dir);
-        }
-        Ok(())
+        remove_uncommitted(&self.dir, self.created).map(|_| ())
+    }
+
+    /// This process made the directory (a new job's, not one that was there before).
+    pub fn created(&self) -> bool {
+        self.created
     }
 
     pub fn path(&self) -> &Path {

@@ -117,6 +117,7 @@ impl Ledger {
         };
         let file_error = |e: std::io::Error| file_error(&self.path, "append to the ledger", e);
         fault::point("ledger").map_err(file_error)?;
+        let _commit = crate::engine::jobdir::hold_commits();
         self.file.write_all(&sealed_line(&entry)).and_then(|()| self.file.sync_data()).map_err(file_error)?;
         self.done.insert(index, result.clone());
         Ok(())

@@ -25,7 +25,7 @@ use crate::input::read_to_string_bounded;
 pub struct TangramProblem;
 
 const ABOUT: &str = "Convex figures from polygon pieces (P. L\u{e4}uchli's tangram programs, 1967): `leaper tangram \
-                     solve` finds the 142 convex figures of the seven tangram pieces in 13 of the 20 outlines.";
+                     solve` finds 142 dissections of 13 of the 20 convex outlines of area 16 into the seven pieces.";
 
 const LONG_HELP: &str = "\
 Areas are counted in elementary triangles: isosceles right triangles with legs 1, half a unit square (the
@@ -422,9 +422,10 @@ fn print_dissections(
         write_line(
             out,
             format_args!(
-                "# {} pieces in {} kinds, {} elementary triangles",
+                "# {} pieces in {} {}, {} elementary triangles",
                 pieces.piece_count(),
                 pieces.kinds.len(),
+                if pieces.kinds.len() == 1 { "kind" } else { "kinds" },
                 pieces.area()
             ),
         )?;

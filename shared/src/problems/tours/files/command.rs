@@ -15,11 +15,13 @@ use super::board::TourBoard;
 use super::dedupe::{dedupe, DedupeOptions, DedupeReport};
 use super::enumerate::Enumeration;
 use super::format::{write, Closure, Format};
+use super::infer::{read_board, BoardSource};
+use super::output::Output;
 use super::reader::{read_tours, ReadOptions};
 use super::show;
 use super::tour::Tour;
 use super::warnsdorff::{TieBreak, Warnsdorff};
-use crate::engine::jobdir::{check_writable, file_error, write_durably_with as write_file};
+use crate::engine::jobdir::{check_writable, file_error};
 use crate::engine::limits::parse_size;
 use crate::engine::problem::{
     table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Tool, ToolContext,
@@ -45,7 +47,8 @@ pub struct EnumerateArgs {
     #[arg(long)]
     open: bool,
 
-    /// Write every tour to FILE, one per line.
+    /// Write every tour to FILE, one per line (`-`: to standard output, the count then to
+    /// standard error).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 
@@ -69,14 +72,20 @@ impl EnumerateParams {
     pub fn from_matches(matches: &clap::ArgMatches) -> Result<Params> {
         let args = EnumerateArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
         TourBoard::new(args.board)?;
-        if let Some(out) = &args.out {
-            check_writable(out, "tour file")?;
+        let out = args.out.as_deref().map(Output::new);
+        if let Some(out) = &out {
+            out.check("tour file")?;
         }
+        // A file is recorded by its absolute path, so that a resume from elsewhere finds it.
+        let out = out.map(|out| match out {
+            Output::File(path) => std::path::absolute(&path).unwrap_or(path),
+            Output::Stdout => PathBuf::from("-"),
+        });
         table(&EnumerateParams {
             action: ENUMERATE.into(),
             board: args.board.to_string(),
             open: args.open,
-            out: args.out.map(|p| std::path::absolute(&p).unwrap_or(p)),
+            out,
             to: args.to,
         })
     }
@@ -115,15 +124,22 @@ impl EnumerateParams {
 
     /// Prints the count and writes the tours to `--out`, tracing the shards again in order
     /// (every thread), and checks that the file holds as many tours as the shards counted.
+    /// With `--out -` the tours take standard output and the count goes to standard error.
     pub fn print(params: &Params, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
         let (enumerate, enumeration) = EnumerateParams::read(params)?;
         let count = counts.first().map(|(_, c)| c.clone()).unwrap_or_default();
-        if let Some(path) = &enumerate.out {
-            let written = write_enumeration(&enumeration, path, enumerate.to)?;
+        let target = enumerate.out.as_deref().map(Output::new);
+        if let Some(target) = &target {
+            let written = write_enumeration(&enumeration, target, enumerate.to, out)?;
             if written.to_string() != count {
                 return Err(Error::Bug(format!("the shards counted {count} tours, the file got {written}")));
             }
         }
+        let mut stderr = std::io::stderr();
+        let out = match &target {
+            Some(target) => target.summary(out, &mut stderr),
+            None => out,
+        };
         #[derive(Serialize)]
         struct Line<'a> {
             problem: &'a str,
@@ -181,12 +197,18 @@ impl SubtreeProblem for EnumerateJob {
     }
 }
 
-/// Writes every tour of the enumeration to `path`, shards in order; returns how many.
-fn write_enumeration(enumeration: &Enumeration, path: &Path, format: Format) -> Result<u64> {
+/// Writes every tour of the enumeration to `target`, shards in order; returns how many.
+fn write_enumeration(
+    enumeration: &Enumeration,
+    target: &Output,
+    format: Format,
+    stdout: &mut dyn Write,
+) -> Result<u64> {
     use rayon::prelude::*;
     let board = enumeration.board();
+    let path = target.path();
     let mut written = 0;
-    write_file(path, "the tours", &mut |out| {
+    target.write("the tours", stdout, &mut |out| {
         // A few shards at a time on every thread, written in shard order.
         let batch = rayon::current_num_threads() * 4;
         let shards: Vec<usize> = (0..enumeration.shard_count()).collect();
@@ -215,9 +237,10 @@ fn write_enumeration(enumeration: &Enumeration, path: &Path, format: Format) -> 
 /// How every tool reads tour files.
 #[derive(Debug, Args)]
 struct ReadArgs {
-    /// The board of the files.
-    #[arg(long, default_value = "8x8")]
-    board: BoardSize,
+    /// The board of the files, WIDTHxLENGTH (default: the board of the first tour; 8x8 for
+    /// input that is not a regular file, such as a pipe).
+    #[arg(long)]
+    board: Option<BoardSize>,
 
     /// The files' format (default: recognised from each file's first tour).
     #[arg(long, value_enum)]
@@ -237,14 +260,20 @@ struct ReadArgs {
 }
 
 impl ReadArgs {
-    fn options(&self) -> Result<ReadOptions> {
+    /// How to read `files`: on the board of `--board`, or else of their first tour.
+    fn options(&self, files: &[PathBuf]) -> Result<ReadOptions> {
         let closure = match (self.closed, self.open) {
             (true, _) => Closure::Closed,
             (_, true) => Closure::Open,
             _ => Closure::Auto,
         };
+        let (size, source) = match self.board {
+            Some(size) => (size, BoardSource::Given),
+            None => read_board(files, self.from)?,
+        };
         Ok(ReadOptions {
-            board: TourBoard::new(self.board)?,
+            board: TourBoard::new(size)?,
+            source,
             from: self.from,
             closure,
             skip_invalid: self.skip_invalid,
@@ -315,7 +344,7 @@ struct GenerateArgs {
     #[arg(long)]
     max_attempts: Option<u64>,
 
-    /// The file to write.
+    /// The file to write (`-`: standard output, the summary then to standard error).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
 
@@ -350,7 +379,8 @@ impl Tool for GenerateTool {
         let args: GenerateArgs = args(matches)?;
         args.threads.use_them()?;
         let board = TourBoard::new(args.board)?;
-        check_writable(&args.out, "tour file")?;
+        let target = Output::new(&args.out);
+        target.check("tour file")?;
         let start = match &args.start {
             Some(name) => Some(board.parse_name(name).ok_or_else(|| {
                 Error::InvalidRequest(format!("--start {name:?} is not a square of the {} board", board.size()))
@@ -360,10 +390,10 @@ impl Tool for GenerateTool {
         let rule = Warnsdorff { board: &board, tie_break: args.tie_break, closed: args.closed, start, seed: args.seed };
         let max_attempts = args.max_attempts.unwrap_or(args.count.saturating_mul(1000).max(1_000_000));
         let mut generated = None;
-        write_file(&args.out, "the tours", &mut |file| {
+        target.write("the tours", out, &mut |file| {
             generated = Some(rule.generate(args.count, max_attempts, &mut |tour: &Tour| {
                 file.write_all(write(&board, tour, args.to).as_bytes())
-                    .map_err(|e| file_error(&args.out, "write the tours", e))
+                    .map_err(|e| file_error(target.path(), "write the tours", e))
             })?);
             Ok(())
         })?;
@@ -394,8 +424,10 @@ impl Tool for GenerateTool {
             attempts: generated.attempts,
             tie_break: args.tie_break,
             seed: args.seed,
-            file: args.out.display().to_string(),
+            file: target.given(),
         };
+        let mut stderr = std::io::stderr();
+        let out = target.summary(out, &mut stderr);
         match args.format {
             OutputFormat::Json => write_json_line(out, &summary)?,
             OutputFormat::Text => write_line(
@@ -408,7 +440,7 @@ impl Tool for GenerateTool {
                     clap::ValueEnum::to_possible_value(&args.tie_break)
                         .map_or_else(String::new, |v| v.get_name().into()),
                     args.seed,
-                    summary.file
+                    target.path().display()
                 ),
             )?,
         }
@@ -434,7 +466,8 @@ struct DedupeArgs {
     #[command(flatten)]
     read: ReadArgs,
 
-    /// Write one tour per class (the first read), in input order.
+    /// Write one tour per class (the first read), in input order (`-`: to standard output, the
+    /// totals then to standard error).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 
@@ -474,40 +507,42 @@ impl Tool for DedupeTool {
     fn run(&self, matches: &clap::ArgMatches, context: &ToolContext, out: &mut dyn Write) -> Result<()> {
         let args: DedupeArgs = args(matches)?;
         args.threads.use_them()?;
-        if let Some(path) = &args.out {
-            check_writable(path, "distinct tours")?;
-            if args.files.iter().any(|f| same_file(f, path)) {
+        let target = args.out.as_deref().map(Output::new);
+        if let Some(target) = &target {
+            target.check("distinct tours")?;
+            if args.files.iter().any(|f| target.is(f)) {
                 return Err(Error::InvalidRequest(format!(
                     "--out {} is one of the files read; write the distinct tours elsewhere",
-                    path.display()
+                    target.given()
                 )));
             }
         }
         let scratch = args.scratch.clone().unwrap_or_else(|| {
-            let base = args.out.clone().unwrap_or_else(|| PathBuf::from("leaper"));
+            let base = match &target {
+                Some(Output::File(path)) => path.clone(),
+                _ => PathBuf::from("leaper"),
+            };
             PathBuf::from(format!("{}.dedupe-{}", base.display(), std::process::id()))
         });
         let options = DedupeOptions {
-            read: args.read.options()?,
-            out: args.out.clone().map(|p| (p, args.to)),
+            read: args.read.options(&args.files)?,
+            out: target.clone().map(|target| (target, args.to)),
             scratch,
             mem_limit: args.mem_limit,
         };
-        let report = dedupe(&args.files, &options, context.workers.as_deref())?;
+        let report = dedupe(&args.files, &options, context.workers.as_deref(), out)?;
         tracing::info!(
             bytes_on_disk = report.distinct.bytes_on_disk,
             buckets = report.distinct.buckets,
             splits = report.distinct.splits,
             "deduplicated"
         );
+        let mut stderr = std::io::stderr();
+        let out = match &target {
+            Some(target) => target.summary(out, &mut stderr),
+            None => out,
+        };
         print_report(&options.read.board, &report, args.format, out)
-    }
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
     }
 }
 
@@ -579,7 +614,7 @@ struct ConvertArgs {
     #[arg(long, value_enum)]
     to: Format,
 
-    /// Write to FILE (default: standard output).
+    /// Write to FILE (default, or `-`: standard output).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 
@@ -596,26 +631,20 @@ impl Tool for ConvertTool {
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
         let args: ConvertArgs = args(matches)?;
         args.threads.use_them()?;
-        let options = args.read.options()?;
+        let target = args.out.as_deref().map_or(Output::Stdout, Output::new);
+        target.check("converted tours")?;
+        if args.files.iter().any(|f| target.is(f)) {
+            return Err(Error::InvalidRequest(format!("--out {} is one of the files read", target.given())));
+        }
+        let options = args.read.options(&args.files)?;
         let board = options.board.clone();
-        let target = args.out.clone().unwrap_or_else(|| PathBuf::from("standard output"));
-        let mut convert = |sink: &mut dyn Write| -> Result<()> {
+        target.write("the converted tours", out, &mut |sink| {
             read_tours(&args.files, &options, &|_| (), &mut |_, tour, ()| {
                 sink.write_all(write(&board, tour, args.to).as_bytes())
-                    .map_err(|e| file_error(&target, "write the converted tours", e))
+                    .map_err(|e| file_error(target.path(), "write the converted tours", e))
             })?;
             Ok(())
-        };
-        match &args.out {
-            Some(path) => {
-                check_writable(path, "converted tours")?;
-                if args.files.iter().any(|f| same_file(f, path)) {
-                    return Err(Error::InvalidRequest(format!("--out {} is one of the files read", path.display())));
-                }
-                write_file(path, "the converted tours", &mut convert)
-            }
-            None => convert(out),
-        }
+        })
     }
 }
 
@@ -647,7 +676,7 @@ impl Tool for ShowTool {
 
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
         let args: ShowArgs = args(matches)?;
-        let options = args.read.options()?;
+        let options = args.read.options(std::slice::from_ref(&args.file))?;
         let mut wanted = None;
         read_tours(std::slice::from_ref(&args.file), &options, &|_| (), &mut |ordinal, tour, ()| {
             if ordinal + 1 == args.number {

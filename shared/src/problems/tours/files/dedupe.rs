@@ -16,14 +16,17 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
 use super::canonical::Canonicalizer;
 use super::format::{write, Format};
+use super::output::Output;
 use super::reader::{read_tours, ReadOptions};
 use crate::engine::distinct::{BucketDeduper, DistinctStats, Partitioner, Shape};
-use crate::engine::jobdir::{file_error, write_durably_with};
+use crate::engine::jobdir::file_error;
 use crate::error::{Error, Result};
+use crate::units::bytes as size;
 
 /// Buckets at most: enough for a terabyte of forms in a gigabyte of memory.
 const MAX_BUCKETS: usize = 4096;
@@ -35,7 +38,7 @@ const MIN_THREAD_MEMORY: u64 = 1 << 18;
 pub struct DedupeOptions {
     pub read: ReadOptions,
     /// Where to write one tour per class, and in which format.
-    pub out: Option<(PathBuf, Format)>,
+    pub out: Option<(Output, Format)>,
     /// The scratch directory for the bucket files (made, then removed).
     pub scratch: PathBuf,
     pub mem_limit: u64,
@@ -61,8 +64,14 @@ pub struct DedupeReport {
 /// of the symmetry group, closed (1) or open (0).
 const PAYLOAD: usize = 8 + 1 + 1;
 
-/// Deduplicates the tours of `paths`, sorting the buckets here or, given `remote`, on workers.
-pub fn dedupe(paths: &[PathBuf], options: &DedupeOptions, remote: Option<&dyn BucketDeduper>) -> Result<DedupeReport> {
+/// Deduplicates the tours of `paths`, sorting the buckets here or, given `remote`, on workers;
+/// `stdout` takes the distinct tours of `--out -`.
+pub fn dedupe(
+    paths: &[PathBuf],
+    options: &DedupeOptions,
+    remote: Option<&dyn BucketDeduper>,
+    stdout: &mut dyn Write,
+) -> Result<DedupeReport> {
     check_mem_limit(options.mem_limit, remote)?;
     let canon = Canonicalizer::new(&options.read.board);
     let shape = Shape { key_len: canon.form_len(), payload_len: PAYLOAD };
@@ -110,21 +119,26 @@ pub fn dedupe(paths: &[PathBuf], options: &DedupeOptions, remote: Option<&dyn Bu
             kept.push(ordinal);
         }
     }
-    if let Some((path, format)) = &options.out {
-        write_kept(paths, options, &kept, path, *format)?;
+    if let Some((target, format)) = &options.out {
+        write_kept(paths, options, &kept, target, *format, stdout)?;
     }
     Ok(report)
 }
 
 /// Refuses a memory limit that leaves a thread sorting buckets (here, or on the workers) less
-/// than [`MIN_THREAD_MEMORY`].
+/// than [`MIN_THREAD_MEMORY`], before anything is read, naming the least limit that works (the
+/// message has the shape of `leaper knight`'s for a limit too small to count out of core).
 fn check_mem_limit(mem_limit: u64, remote: Option<&dyn BucketDeduper>) -> Result<()> {
     let threads = remote.map_or_else(rayon::current_num_threads, |r| r.concurrency()).max(1) as u64;
     let share = mem_limit / threads;
     if share < MIN_THREAD_MEMORY {
         return Err(Error::InvalidRequest(format!(
-            "a memory limit of {mem_limit} bytes leaves {share} bytes to each of the {threads} threads that sort \
-             buckets (at least {MIN_THREAD_MEMORY} are needed); raise --mem-limit"
+            "--mem-limit {} is too small: it leaves {} to each of the {threads} threads that sort buckets, which \
+             need {} each; raise --mem-limit to at least {}",
+            size(mem_limit),
+            size(share),
+            size(MIN_THREAD_MEMORY),
+            size(MIN_THREAD_MEMORY * threads)
         )));
     }
     Ok(())
@@ -143,10 +157,18 @@ fn bucket_count(paths: &[PathBuf], read: &ReadOptions, shape: Shape, mem_limit: 
 }
 
 /// Reads the input again and writes the tours whose ordinals are `kept` (ascending), each in
-/// `format`, to `path` (through a temporary file renamed into place).
-fn write_kept(paths: &[PathBuf], options: &DedupeOptions, kept: &[u64], path: &Path, format: Format) -> Result<()> {
+/// `format`, to `target` (a file through a temporary file renamed into place, or `stdout`).
+fn write_kept(
+    paths: &[PathBuf],
+    options: &DedupeOptions,
+    kept: &[u64],
+    target: &Output,
+    format: Format,
+    stdout: &mut dyn Write,
+) -> Result<()> {
     let board = &options.read.board;
-    write_durably_with(path, "the distinct tours", &mut |out| {
+    let path = target.path();
+    target.write("the distinct tours", stdout, &mut |out| {
         let mut next = kept.iter().copied().peekable();
         read_tours(paths, &options.read, &|_| (), &mut |ordinal, tour, ()| {
             if next.peek() == Some(&ordinal) {

@@ -22,6 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::board::{Square, TourBoard};
+use super::infer::{boards_of_compact_length, either};
 use super::tour::Tour;
 use crate::input::quote;
 
@@ -47,6 +48,14 @@ pub enum Closure {
     Closed,
     /// Every tour is open.
     Open,
+}
+
+/// `a 6x6`, but `an 8x8`, `an 11x3`, `an 18x18`: the article of the board's spoken name.
+fn article(board: &TourBoard) -> &'static str {
+    match board.cols {
+        8 | 11 | 18 => "an",
+        _ => "a",
+    }
 }
 
 /// Digits per coordinate on `board`.
@@ -144,9 +153,17 @@ fn parse_compact(board: &TourBoard, line: &str) -> Result<Vec<Square>, String> {
     let expected = 4 + 2 * n * width;
     let bytes = line.as_bytes();
     if bytes.len() != expected {
+        // The boards this length fits are likely the file's.
+        let fitting = boards_of_compact_length(bytes.len());
+        let hint = if fitting.is_empty() {
+            String::new()
+        } else {
+            format!("; {} bytes are a compact tour of {}", bytes.len(), either(&fitting))
+        };
         return Err(format!(
-            "a line of {} bytes; a {} tour in the compact format takes {expected} ({} with CR LF)",
+            "a line of {} bytes; {} {} tour in the compact format takes {expected} ({} with CR LF){hint}",
             bytes.len(),
+            article(board),
             board.size(),
             expected + 2
         ));

@@ -6,6 +6,8 @@
 //! board.rs       the board of a file: square numbers, algebraic names, knight's moves
 //! tour.rs        a tour (squares in order, closed or open), its checks, its connections
 //! format.rs      compact (Phadke's 134-byte lines), move lists, connectivity numbers
+//! infer.rs       the board of a file without --board, from its first tour
+//! output.rs      where a tool writes: a file, or standard output for `--out -`
 //! symmetry.rs    Phadke's table of rotations and mirrors; the board's symmetry group
 //! canonical.rs   the least image of a tour's connections: one form per class
 //! enumerate.rs   every tour of a small board, by sharded depth-first search
@@ -19,6 +21,8 @@ pub mod command;
 pub mod dedupe;
 pub mod enumerate;
 pub mod format;
+pub mod infer;
+pub mod output;
 pub mod reader;
 pub mod show;
 pub mod symmetry;

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use super::board::{TourBoard, MAX_FILE_SIDE};
 use super::format::{detect, parse, Closure, Format};
+use super::infer::BoardSource;
 use super::tour::Tour;
 use crate::engine::jobdir::file_error;
 use crate::error::{Error, Result};
@@ -39,6 +40,8 @@ const LOGGED_INVALID: u64 = 10;
 #[derive(Clone, Debug)]
 pub struct ReadOptions {
     pub board: TourBoard,
+    /// Where the board came from, for the errors about lines.
+    pub source: BoardSource,
     /// The files' format; `None` recognises each file's from its first tour.
     pub from: Option<Format>,
     pub closure: Closure,
@@ -95,7 +98,7 @@ pub fn read_tours<T: Send>(
                     Err(message) => {
                         stats.invalid += 1;
                         if !options.skip_invalid {
-                            return Err(invalid(path, *line_number, &message));
+                            return Err(invalid(path, *line_number, &message, options));
                         }
                         if stats.invalid <= LOGGED_INVALID {
                             tracing::warn!(file = %path.display(), line = line_number, "skipped: {message}");
@@ -111,10 +114,15 @@ pub fn read_tours<T: Send>(
     Ok(stats)
 }
 
-fn invalid(path: &Path, line: usize, message: &str) -> Error {
+/// An invalid line, named with the board it was read as: a tour of another board fails on any
+/// line, and the note says which board to give instead.
+fn invalid(path: &Path, line: usize, message: &str, options: &ReadOptions) -> Error {
     Error::File {
         path: path.to_path_buf(),
-        message: format!("line {line}: {message} (--skip-invalid skips such lines)"),
+        message: format!(
+            "line {line}: {message} ({}; --skip-invalid skips such lines)",
+            options.source.note(&options.board)
+        ),
     }
 }
 
