@@ -8,6 +8,9 @@
 //! knight 7x10 --sweep  ━━━━━━━━━━━━━━━━╸━━━━━━━━━━━━━ 37/70 steps · pass 1/1 · row 6, column 2
 //!   3,988,114 states · 2.1M states/s · 24s elapsed · ETA 31s · 92 MiB on disk · 410 MiB memory
 //! ```
+//!
+//! An exact 64-bit pass that residue passes follow if a count outgrows it reads
+//! `pass 1/1 (2 if a count outgrows 64 bits)` (`knight 8x12 --sweep`).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -32,6 +35,9 @@ pub struct SweepWatch<'r, 'a> {
     earlier: Vec<(usize, String)>,
     steps: usize,
     passes: usize,
+    /// The passes the plan may need: more than `passes` while an exact pass runs alone and a
+    /// count may still outgrow 64 bits (then its residue passes follow).
+    passes_possible: usize,
     /// States read and seconds spent in this run's steps, for the rate.
     states: u64,
     seconds: f64,
@@ -39,10 +45,11 @@ pub struct SweepWatch<'r, 'a> {
 }
 
 impl<'r, 'a> SweepWatch<'r, 'a> {
-    /// Watches `job`, `passes` passes of it, from `start` (a new sweep's default, or a checkpoint).
+    /// Watches `job`, `passes` passes of it (of the `passes_possible` its plan may need), from
+    /// `start` (a new sweep's default, or a checkpoint).
     pub fn new(
         job: &dyn SweepJob,
-        passes: usize,
+        (passes, passes_possible): (usize, usize),
         start: &SweepProgress,
         label: &str,
         results: &'r mut ResultStream<'a>,
@@ -61,6 +68,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             earlier: start.settled.clone(),
             steps: job.steps(),
             passes,
+            passes_possible,
             states: 0,
             seconds: 0.0,
             out_of_core,
@@ -90,8 +98,14 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             let position = (step.pass * self.steps + step.step + 1) as u64;
             let done = if step.layer.states == 0 { (step.pass + 1) * self.steps } else { position as usize };
             display.bar.set_position(done as u64);
+            // An exact pass that may be followed by residue passes says so, not `pass 1/1`.
+            let maybe_more = if step.passes < self.passes_possible {
+                format!(" ({} if a count outgrows 64 bits)", self.passes_possible)
+            } else {
+                String::new()
+            };
             display.bar.set_message(format!(
-                "pass {}/{} · row {}, column {}",
+                "pass {}/{}{maybe_more} · row {}, column {}",
                 step.pass + 1,
                 step.passes,
                 step.position.row + 1,

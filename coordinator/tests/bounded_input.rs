@@ -216,8 +216,11 @@ fn skip_invalid_skips_lines_that_are_not_text_or_too_long() {
         let output = leaper(&args, None);
         assert!(!output.status.success(), "{tool}");
         let stderr = text(&output.stderr);
-        let expected =
-            format!("{}: line 3: the line is not text (UTF-8) (--skip-invalid skips such lines)", mixed.display());
+        let expected = format!(
+            "{}: line 3: the line is not text (UTF-8) (read as 6x6, the board of --board; tours of another \
+                 board need --board WxH; --skip-invalid skips such lines)",
+            mixed.display()
+        );
         assert!(stderr.contains(&expected), "{tool}: {stderr}");
     }
     let converted = run(&["tours", "convert", path(&mixed), "--board", "6x6", "--to", "moves", "--skip-invalid"]);

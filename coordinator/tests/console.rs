@@ -86,6 +86,8 @@ fn a_terminal_gets_the_live_display_and_no_step_lines() {
         assert!(terminal.contains(shown), "the display lacks {shown:?}: {terminal}");
     }
     assert!(terminal.contains("finished in") && terminal.contains("peak layer"), "no summary: {terminal}");
+    // Its bound passes 2^64: the exact pass says a residue pass follows if a count outgrows it.
+    assert!(terminal.contains("pass 1/1 (2 if a count outgrows 64 bits)"), "{terminal}");
     assert!(!terminal.contains("step done") && !terminal.contains("INFO"), "step lines under the display: {terminal}");
 
     // -v brings the step lines back, above the display.

@@ -67,7 +67,14 @@ pub fn run(
             let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
             let mut stores = InMemory { buckets, mem_limit };
             let start = SweepProgress::default();
-            let mut watch = SweepWatch::new(job, plan.passes_to_run(job, &start), &start, &label, results, false);
+            let mut watch = SweepWatch::new(
+                job,
+                (plan.passes_to_run(job, &start), plan.passes.len()),
+                &start,
+                &label,
+                results,
+                false,
+            );
             let report = with_threads(threads, || {
                 let mut host = LocalSteps::new(job, &mut stores);
                 run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
@@ -83,7 +90,7 @@ pub fn run(
             let start = checkpoints.start();
             let passes = plan.passes_to_run(job, &start);
             checkpoints.plan(passes, job.steps())?;
-            let mut watch = SweepWatch::new(job, passes, &start, &label, results, true);
+            let mut watch = SweepWatch::new(job, (passes, plan.passes.len()), &start, &label, results, true);
             let report = if request.run.cluster.workers.is_empty() {
                 with_threads(threads, || {
                     let mut host = LocalSteps::new(job, &mut *checkpoints);
