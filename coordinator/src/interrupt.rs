@@ -129,7 +129,7 @@ fn job_stopped(dir: &Path, new: bool, created: bool) -> String {
         return "the job had not started: nothing was made".to_string();
     }
     if new {
-        match leaper_core::engine::jobdir::remove_uncommitted(dir, created) {
+        match remove_uncommitted(dir, created) {
             Ok(true) if created => {
                 return format!("nothing was committed yet, so nothing is kept ({shown} is removed)")
             }
@@ -147,6 +147,35 @@ fn job_stopped(dir: &Path, new: bool, created: bool) -> String {
             format!("{done} of {all} {unit} are committed in {shown}; {resume}")
         }
         Err(_) => resume,
+    }
+}
+
+/// [`jobdir::remove_uncommitted`] once the run has stopped writing: the step under way still
+/// writes its layer until it reaches its commit, where it waits (the interrupt holds commits
+/// off). A job's first steps are its smallest, so that is milliseconds; after 10 s the files are
+/// removed while it writes, tried again while the directory keeps filling.
+///
+/// [`jobdir::remove_uncommitted`]: leaper_core::engine::jobdir::remove_uncommitted
+fn remove_uncommitted(dir: &Path, created: bool) -> leaper_core::Result<bool> {
+    use leaper_core::engine::jobdir;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !jobdir::commit_waiting() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let mut tries = 0;
+    loop {
+        let removed = jobdir::remove_uncommitted(dir, created);
+        // A file written after the listing keeps the directory: go round again.
+        let again = match &removed {
+            Err(_) => true,
+            Ok(true) => created && dir.exists(),
+            Ok(false) => false,
+        };
+        if !again || tries == 50 {
+            return removed;
+        }
+        tries += 1;
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

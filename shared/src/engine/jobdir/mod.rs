@@ -129,9 +129,22 @@ pub fn remove_uncommitted(dir: &Path, created: bool) -> Result<bool> {
 /// and what it reports as committed stays so.
 static COMMITS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Threads waiting in [`hold_commits`].
+static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Waits for a commit in progress to end and holds off the next one while the guard lives.
 pub fn hold_commits() -> std::sync::MutexGuard<'static, ()> {
-    COMMITS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    use std::sync::atomic::Ordering;
+    WAITING.fetch_add(1, Ordering::SeqCst);
+    let guard = COMMITS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    WAITING.fetch_sub(1, Ordering::SeqCst);
+    guard
+}
+
+/// Whether a thread waits to commit: one that holds the commits off then knows that the run
+/// has reached its next commit and writes nothing more.
+pub fn commit_waiting() -> bool {
+    WAITING.load(std::sync::atomic::Ordering::SeqCst) > 0
 }
 
 /// A job directory, locked by this process.
