@@ -2,7 +2,7 @@
 //! `leaper_core::heap`'s), and the least limit an out-of-core store takes.
 
 use anyhow::{bail, Context, Result};
-use leaper_core::engine::store::disk_store;
+use leaper_core::engine::store::check_disk_memory;
 use leaper_core::engine::{Moduli, SweepJob};
 
 use crate::progress::{bytes, counted};
@@ -23,9 +23,8 @@ const MIB: u64 = 1 << 20;
 /// out-of-core store of `job` (every pass of `passes`, `buckets` buckets, `threads` threads):
 /// where a count starts out of core it would fail at its first step, and where it starts in
 /// memory it would count until its layers outgrow the limit, start again out of core and fail
-/// only then (`in_memory`: the message says so). The store itself is asked (in a scratch
-/// directory, removed after), so that the check is the store's own; the message names the
-/// least limit that works, in whole MiB.
+/// only then (`in_memory`: the message says so). The check is the store's own sizing, made
+/// without a store; the message names the least limit that works, in whole MiB.
 pub fn check_out_of_core(
     job: &dyn SweepJob,
     passes: &[Moduli],
@@ -34,11 +33,10 @@ pub fn check_out_of_core(
     mem_limit: u64,
     in_memory: bool,
 ) -> Result<()> {
-    let scratch = std::env::temp_dir().join(format!("leaper-mem-check-{}", std::process::id()));
     let verdict = crate::sweep::with_threads(threads, || -> Result<Option<u64>> {
         let fits = |limit: u64| -> Result<bool> {
             for moduli in passes {
-                match disk_store(job.layout(moduli.len()), &scratch, 0, buckets, moduli.clone(), limit, None) {
+                match check_disk_memory(job.layout(moduli.len()), buckets, limit) {
                     Ok(_) => {}
                     Err(leaper_core::Error::InvalidRequest(_)) => return Ok(false),
                     Err(other) => return Err(other.into()),
@@ -66,10 +64,9 @@ pub fn check_out_of_core(
         }
         Ok(Some(high * MIB))
     });
-    let _ = std::fs::remove_dir_all(&scratch);
     let verdict = match verdict.and_then(|inner| inner) {
         Ok(verdict) => verdict,
-        // A check that could not run (no scratch directory) leaves the refusal to the store.
+        // A layout no store takes (a key too wide) is the store's to refuse, as before.
         Err(error) => {
             tracing::debug!(error = %format!("{error:#}"), "the memory limit was not checked ahead");
             None

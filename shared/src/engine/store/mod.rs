@@ -17,7 +17,8 @@ mod memory;
 
 pub use aggregate::AggregationTable;
 pub use disk::{
-    disk_store, map_file, BucketFile, BucketInfo, BucketWriter, DiskStore, Section, SegmentWriter, BUCKET_FORMAT,
+    check_disk_memory, disk_store, map_file, BucketFile, BucketInfo, BucketWriter, DiskStore, Section, SegmentWriter,
+    BUCKET_FORMAT,
 };
 pub use memory::MemoryStore;
 

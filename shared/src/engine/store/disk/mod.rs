@@ -109,6 +109,76 @@ pub fn disk_store(
     )
 }
 
+/// How a store splits its memory limit among the threads of the pool it runs on (see the
+/// comments below): refused, naming the figures, when the limit is too small for it.
+struct Sizing {
+    /// Bytes a thread may hold to read the current layer and merge spill runs.
+    budget: usize,
+    /// Bytes a bucket of the next layer may hold in memory.
+    share_bytes: usize,
+    /// Bytes of a bucket's table.
+    table_bytes: usize,
+}
+
+impl Sizing {
+    fn of<K: StateKey>(mem_limit: u64, buckets: usize, width: usize) -> Result<Sizing> {
+        let threads = rayon::current_num_threads().max(1);
+        let record_bytes = RecordLayout::of::<K>(width).record_bytes();
+        // The staging buffers of the threads (merged records, and records the store must
+        // merge), and the process itself (code, allocator, stacks, the pages of the mapped
+        // files: 11 to 13 MiB before anything is counted), so that the resident size stays
+        // within the limit, not only the store's own accounts (a quarter of limits too small
+        // for that, which only tests set, to force spills).
+        let process = (mem_limit as usize / 16).clamp(16 << 20, 32 << 20).min(mem_limit as usize / 4);
+        let stage_records = crate::engine::sweep::STAGE + crate::engine::sweep::LOOSE_STAGE;
+        let fixed = threads * buckets * stage_records * record_bytes + process;
+        let shared = (mem_limit as usize).saturating_sub(fixed);
+        // The next layer's buckets share three quarters of the budget: the more they hold, the
+        // fewer runs reach the disk. Beside them each thread may hold one bucket's worth more,
+        // for a moment: a table that grows (the old array beside the new one), or a full table
+        // sorted (a key and a slot number per entry) and written a block at a time (the block,
+        // its encoding and zstd's output: three blocks, of at most the share's records). The
+        // last quarter is the reading side's during a step (a bucket read whole, see
+        // `grouped::ReadingPlan`), the threads' merges of spill runs (a decoded block per run)
+        // after it.
+        let budget = shared / 4 / threads;
+        let shares = shared / 4 * 3;
+        let beside = record_bytes.max(std::mem::size_of::<(K, u32)>());
+        let block_bytes = bucket_file::BLOCK_STATES * record_bytes;
+        let entries = |shares: usize, beside: usize| shares / (buckets.max(1) * record_bytes + threads * beside);
+        let share_bytes = match entries(shares, beside + 3 * record_bytes) * record_bytes {
+            // Shares smaller than a block: the blocks are the size of a share.
+            small if small <= block_bytes => small,
+            _ => entries(shares.saturating_sub(threads * 3 * block_bytes), beside) * record_bytes,
+        };
+        let minimum = 1 << 18;
+        // A share takes a whole stage of records at once, twice over (the array and the table).
+        let table_minimum = crate::engine::sweep::STAGE * 5 / 4 * record_bytes;
+        if budget < minimum || share_bytes < 2 * table_minimum {
+            return Err(Error::InvalidRequest(format!(
+                "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for merging and {share_bytes} \
+                 bytes per bucket after the staging buffers of {buckets} buckets (at least {minimum} and {} are \
+                 needed); raise --mem-limit or lower --buckets",
+                2 * table_minimum
+            )));
+        }
+        // The table takes what successors come unmerged (a bucket too large to read whole, a
+        // group split for its size): a quarter of the share, and the array the rest.
+        let table_bytes = (share_bytes / 4).max(table_minimum);
+        Ok(Sizing { budget, share_bytes, table_bytes })
+    }
+}
+
+/// Refuses a memory limit too small for an out-of-core store of `layout` records with
+/// `buckets` buckets on the current thread pool, as creating one would, without creating it.
+pub fn check_disk_memory(layout: RecordLayout, buckets: usize, mem_limit: u64) -> Result<()> {
+    crate::with_key_type!(
+        layout.key_words,
+        K => Sizing::of::<K>(mem_limit, buckets, layout.residues).map(|_| ()),
+        Err(unsupported_key(layout))
+    )
+}
+
 /// Layers of states with keys of type `K` in segment files under `root/pass-P`.
 pub struct DiskStore<K: StateKey> {
     root: PathBuf,
@@ -163,50 +233,8 @@ impl<K: StateKey> DiskStore<K> {
     pub fn create(root: &Path, pass: usize, buckets: usize, moduli: Moduli, mem_limit: u64) -> Result<Self> {
         let dir = root.join(JobFile::Pass { pass }.path());
         fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
-        let threads = rayon::current_num_threads().max(1);
-        let record_bytes = RecordLayout::of::<K>(moduli.len()).record_bytes();
-        // The staging buffers of the threads (merged records, and records the store must
-        // merge), and the process itself (code, allocator, stacks, the pages of the mapped
-        // files: 11 to 13 MiB before anything is counted), so that the resident size stays
-        // within the limit, not only the store's own accounts (a quarter of limits too small
-        // for that, which only tests set, to force spills).
-        let process = (mem_limit as usize / 16).clamp(16 << 20, 32 << 20).min(mem_limit as usize / 4);
-        let stage_records = crate::engine::sweep::STAGE + crate::engine::sweep::LOOSE_STAGE;
-        let fixed = threads * buckets * stage_records * record_bytes + process;
+        let Sizing { budget, share_bytes, table_bytes } = Sizing::of::<K>(mem_limit, buckets, moduli.len())?;
         let width = moduli.len();
-        let shared = (mem_limit as usize).saturating_sub(fixed);
-        // The next layer's buckets share three quarters of the budget: the more they hold, the
-        // fewer runs reach the disk. Beside them each thread may hold one bucket's worth more,
-        // for a moment: a table that grows (the old array beside the new one), or a full table
-        // sorted (a key and a slot number per entry) and written a block at a time (the block,
-        // its encoding and zstd's output: three blocks, of at most the share's records). The
-        // last quarter is the reading side's during a step (a bucket read whole, see
-        // `grouped::ReadingPlan`), the threads' merges of spill runs (a decoded block per run)
-        // after it.
-        let budget = shared / 4 / threads;
-        let shares = shared / 4 * 3;
-        let beside = record_bytes.max(std::mem::size_of::<(K, u32)>());
-        let block_bytes = bucket_file::BLOCK_STATES * record_bytes;
-        let entries = |shares: usize, beside: usize| shares / (buckets.max(1) * record_bytes + threads * beside);
-        let share_bytes = match entries(shares, beside + 3 * record_bytes) * record_bytes {
-            // Shares smaller than a block: the blocks are the size of a share.
-            small if small <= block_bytes => small,
-            _ => entries(shares.saturating_sub(threads * 3 * block_bytes), beside) * record_bytes,
-        };
-        let minimum = 1 << 18;
-        // A share takes a whole stage of records at once, twice over (the array and the table).
-        let table_minimum = crate::engine::sweep::STAGE * 5 / 4 * record_bytes;
-        if budget < minimum || share_bytes < 2 * table_minimum {
-            return Err(Error::InvalidRequest(format!(
-                "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for merging and {share_bytes} \
-                 bytes per bucket after the staging buffers of {buckets} buckets (at least {minimum} and {} are \
-                 needed); raise --mem-limit or lower --buckets",
-                2 * table_minimum
-            )));
-        }
-        // The table takes what successors come unmerged (a bucket too large to read whole, a
-        // group split for its size): a quarter of the share, and the array the rest.
-        let table_bytes = (share_bytes / 4).max(table_minimum);
         Ok(DiskStore {
             root: root.to_path_buf(),
             pass,
