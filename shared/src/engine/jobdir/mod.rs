@@ -181,10 +181,13 @@ pub fn has_commits(dir: &Path) -> bool {
         Ok(Some(manifest)) => manifest.has_commits(),
         Err(_) => true,
     };
-    let committed_shards = match fs::read(dir.join(JobFile::Ledger.path())) {
+    let ledger =
+        durable::read_small(&dir.join(JobFile::Ledger.path()), crate::engine::search::ledger::LEDGER_BYTES, "ledger");
+    let committed_shards = match ledger {
         // The header line, then one line per finished shard.
-        Ok(ledger) => ledger.iter().filter(|&&b| b == b'\n').count() > 1,
-        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+        Ok(Some(ledger)) => ledger.iter().filter(|&&b| b == b'\n').count() > 1,
+        Ok(None) => false,
+        Err(_) => true,
     };
     committed_sweep || committed_shards
 }

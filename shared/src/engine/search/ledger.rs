@@ -64,7 +64,7 @@ pub struct Ledger {
 
 /// A ledger line is about a hundred bytes a shard; a million shards make 100 MiB. Past this
 /// a file is not a ledger leaper wrote.
-const LEDGER_BYTES: u64 = 1 << 30;
+pub(crate) const LEDGER_BYTES: u64 = 1 << 30;
 
 impl Ledger {
     /// Opens `DIR/ledger.jsonl`, creating it with `header` if missing; refuses a ledger whose
