@@ -12,22 +12,32 @@ use leaper_core::engine::{OutputFormat, Tool};
 use leaper_core::problems::{self, REGISTRY};
 
 use crate::console::ConsoleArgs;
+use crate::help::{action_help, print_bytes, print_completions, print_man, problem_headings, with_examples};
 use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
 
 #[derive(Debug, Parser)]
-#[command(name = "leaper", version, about = "Exact counts of knight's tours and other combinatorial objects")]
+#[command(
+    name = "leaper",
+    version,
+    about = "Exact counts of knight's tours and other combinatorial objects",
+    after_help = "Examples:
+  leaper knight 6x6                      # 9862 closed tours, in a fraction of a second
+  leaper knight 6x10 --sweep             # every length 6x1 ... 6x10 from one sweep
+  leaper quarter 8                       # 766: ways to cut the 8x8 board into four congruent pieces
+  leaper COMMAND --help                  # a command's options, by group, and its examples"
+)]
 pub struct Cli {
     /// Log format on stderr: text, or JSON lines for log collectors (never the live display).
-    #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true)]
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Logging")]
     pub log_format: LogFormat,
 
     /// Print results only: no progress display, no log lines, no summary (errors still show).
-    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    #[arg(long, short, global = true, conflicts_with = "verbose", help_heading = "Logging")]
     pub quiet: bool,
 
     /// More on stderr: -v brings the step lines back under the progress display (and, without
     /// a terminal, adds debug lines), -vv more. RUST_LOG sets levels exactly.
-    #[arg(long, short, action = clap::ArgAction::Count, global = true)]
+    #[arg(long, short, action = clap::ArgAction::Count, global = true, help_heading = "Logging")]
     pub verbose: u8,
 
     #[command(subcommand)]
@@ -45,23 +55,59 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Builtin {
     /// Continue a job from its last committed step or finished shard (after a crash or a kill).
+    #[command(after_help = "Examples:
+  leaper resume --job-dir runs/8x12      # after a crash or kill -9: goes on from the last commit
+  leaper resume --job-dir runs/8x12 --threads 2 --mem-limit 2GiB   # this run's threads and memory")]
     Resume(ResumeArgs),
     /// Show where a job stands: last committed step, layer size, rate, ETA; running or not.
+    #[command(after_help = "Examples:
+  leaper status --job-dir runs/8x12      # where it stands: step, layer, rate, ETA, running or not
+  leaper status --job-dir runs/8x12 --format json
+  leaper status --coordinator HOST:7100 --token-file secret --follow   # from anywhere")]
     Status(StatusArgs),
     /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N]
     /// [--disk-per-worker SIZE] [--mem-per-worker SIZE]` runs its first steps, predicts the rest
     /// and prints peak states, disk per worker, states read and wall time (`leaper plan --help`).
-    #[command(disable_help_flag = true)]
+    #[command(
+        disable_help_flag = true,
+        after_help = "Examples:
+  leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB
+  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB"
+    )]
     Plan {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<OsString>,
     },
     /// Serve as a cluster worker: runs the `leaper-worker` binary installed beside `leaper`
     /// with the same arguments (see `leaper-worker --help`).
-    #[command(disable_help_flag = true)]
+    #[command(
+        disable_help_flag = true,
+        after_help = "Examples:
+  leaper worker --listen 0.0.0.0:7101 --data-dir /data/w1 --token-file secret   # one per machine
+  leaper knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101 --token-file secret --job-dir runs/9x8"
+    )]
     Worker {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<OsString>,
+    },
+    /// Print a shell completion script to stdout (for bash, zsh, fish, elvish or powershell).
+    #[command(after_help = "Examples:
+  leaper completions bash > ~/.local/share/bash-completion/completions/leaper
+  leaper completions zsh > ~/.zfunc/_leaper          # with fpath+=~/.zfunc before compinit
+  leaper completions fish > ~/.config/fish/completions/leaper.fish")]
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout, or write one page per command to a directory.
+    #[command(after_help = "Examples:
+  leaper man > leaper.1 && man ./leaper.1
+  leaper man --dir /usr/local/share/man/man1         # leaper.1, leaper-knight.1, ...")]
+    Man {
+        /// Write leaper.1 and a page per command (leaper-knight.1, ...) into DIR instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -87,31 +133,31 @@ pub struct Invocation {
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The job directory given to --job-dir when the job started.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Out of core")]
     pub job_dir: PathBuf,
 
     /// Worker threads (default: all cores; at most 1024).
-    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads)]
+    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads, help_heading = "Out of core")]
     pub threads: Option<usize>,
 
     /// Memory budget for this run (default: the one the job started with).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Out of core")]
     pub mem_limit: Option<u64>,
 
     /// Output format (default: the one the job started with).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<OutputFormat>,
 
     /// Serve the status on this address for this run, instead of the job's own --listen.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", help_heading = "Cluster")]
     pub listen: Option<std::net::SocketAddr>,
 
     /// The token callers of --listen must send in this run (default: the job's).
-    #[arg(long, value_name = "FILE", requires = "listen")]
+    #[arg(long, value_name = "FILE", requires = "listen", help_heading = "Cluster")]
     pub listen_token_file: Option<PathBuf>,
 
     /// Write the results as an OEIS b-file (default: the one the job started with).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub bfile: Option<PathBuf>,
 }
 
@@ -151,24 +197,24 @@ pub struct StatusArgs {
     pub job_dir: Option<PathBuf>,
 
     /// Ask the coordinator serving the job (its --listen address) instead. Needs --token-file.
-    #[arg(long, value_name = "ADDR", requires = "token_file")]
+    #[arg(long, value_name = "ADDR", requires = "token_file", help_heading = "Cluster")]
     pub coordinator: Option<String>,
 
     /// File holding the token the coordinator was started with.
-    #[arg(long, value_name = "FILE", requires = "coordinator")]
+    #[arg(long, value_name = "FILE", requires = "coordinator", help_heading = "Cluster")]
     pub token_file: Option<PathBuf>,
 
     /// Reach the coordinator over TLS, trusting this CA certificate (PEM).
-    #[arg(long, value_name = "FILE", requires = "coordinator")]
+    #[arg(long, value_name = "FILE", requires = "coordinator", help_heading = "Cluster")]
     pub tls_ca: Option<PathBuf>,
 
     /// With --coordinator: print the status again whenever a step has been committed or a shard
     /// finished (at most once a second), until the job has finished.
-    #[arg(long, requires = "coordinator")]
+    #[arg(long, requires = "coordinator", help_heading = "Cluster")]
     pub follow: bool,
 
     /// Output format: text, or one JSON object.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, help_heading = "Output")]
     pub format: OutputFormat,
 }
 
@@ -177,15 +223,15 @@ pub struct StatusArgs {
 pub struct ToolWorkers {
     /// Spread the work over these workers (`host:port,...`, each a running `leaper-worker`).
     /// Needs --token-file.
-    #[arg(long, value_name = "ADDR,...", value_delimiter = ',')]
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster")]
     pub workers: Vec<String>,
 
     /// File holding the token the workers share.
-    #[arg(long, value_name = "FILE", requires = "workers")]
+    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster")]
     pub token_file: Option<PathBuf>,
 
     /// Reach the workers over TLS, trusting this CA certificate (PEM).
-    #[arg(long, value_name = "FILE", requires = "workers")]
+    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster")]
     pub tls_ca: Option<PathBuf>,
 }
 
@@ -197,20 +243,24 @@ pub fn command() -> clap::Command {
     for problem in REGISTRY {
         for mut sub in problem.commands() {
             let (about, long_about) = (sub.get_about().cloned(), sub.get_long_about().cloned());
+            let name = sub.get_name().to_string();
+            sub = problem_headings(sub);
             let nested: Vec<String> = sub.get_subcommands().map(|c| c.get_name().to_string()).collect();
-            for name in nested {
-                sub = sub.mut_subcommand(name, |job| {
+            for nested in nested {
+                let path = format!("{name} {nested}");
+                sub = sub.mut_subcommand(nested, |job| {
                     let about = job.get_about().cloned();
-                    RunArgs::augment_args(job).about(about.unwrap_or_default())
+                    with_examples(RunArgs::augment_args(job).about(about.unwrap_or_default()), &path)
                 });
             }
             for tool in problem.tools(sub.get_name()) {
                 let command = tool.command();
                 let about = command.get_about().cloned();
+                let path = format!("{name} {}", command.get_name());
                 let command = if tool.uses_workers() { ToolWorkers::augment_args(command) } else { command };
-                sub = sub.subcommand(command.about(about.unwrap_or_default()));
+                sub = sub.subcommand(with_examples(command.about(about.unwrap_or_default()), &path));
             }
-            let sub = RunArgs::augment_args(sub);
+            let sub = with_examples(RunArgs::augment_args(sub), &name);
             let sub = if problem.kinds().contains(&JobKind::Sweep) {
                 quartering_stride(SweepArgs::augment_args(sub))
             } else {
@@ -273,9 +323,16 @@ fn refuse_sweep_options(command: &str, matches: &clap::ArgMatches) -> Result<()>
     Ok(())
 }
 
-/// Parses the process's command line (clap prints help and errors, and exits, by itself).
+/// Parses the process's command line (clap prints help and errors, and exits, by itself; so do
+/// `completions` and `man`, which print and are done).
 pub fn parse() -> Result<Invocation> {
-    invocation(command().get_matches())
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let root = command();
+    if let Some(help) = action_help(&root, &argv) {
+        print_bytes(help.as_bytes())?;
+        std::process::exit(0);
+    }
+    invocation(root.get_matches_from(argv))
 }
 
 /// What parsed arguments ask for.
@@ -315,6 +372,14 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
             Builtin::Resume(args) => Action::Resume(args),
             Builtin::Status(args) => Action::Status(args),
             Builtin::Worker { args } => Action::Worker(args),
+            Builtin::Completions { shell } => {
+                print_completions(shell)?;
+                std::process::exit(0)
+            }
+            Builtin::Man { dir } => {
+                print_man(dir.as_deref())?;
+                std::process::exit(0)
+            }
             Builtin::Plan { args } => {
                 let (plan, job) = crate::plan::split_args(args)?;
                 let job_line = std::iter::once(OsString::from("leaper")).chain(job);

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod console;
 pub mod distinct;
 pub mod eta;
+pub mod help;
 pub mod interrupt;
 pub mod memory;
 pub mod output;

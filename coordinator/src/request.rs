@@ -42,19 +42,19 @@ pub struct JobRequest {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct RunArgs {
     /// Output format: text, or one JSON object per result line.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, help_heading = "Output")]
     #[serde(default)]
     pub format: OutputFormat,
 
     /// Threads (default: all cores; at most 1024).
-    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads)]
+    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads, help_heading = "Out of core")]
     #[serde(skip)]
     pub threads: Option<usize>,
 
     /// Run as a resumable job in DIR (created if missing; it must be empty): a sweep writes its
     /// layers to bucket files and a checkpoint after every step, a subtree job a ledger line per
     /// finished shard. `leaper resume --job-dir DIR` goes on from there.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Out of core")]
     #[serde(skip)]
     pub job_dir: Option<PathBuf>,
 
@@ -69,46 +69,46 @@ pub struct SweepArgs {
     /// Also write the results as an OEIS b-file: `#` lines (program, version, command, date),
     /// then `n a(n)` per line, n the board length (the quartering: half the side) unless
     /// --stride or --offset renumber them.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bfile: Option<PathBuf>,
 
     /// Keep in the b-file only the rows whose n is a multiple of S, as n / S: the sequence
     /// "closed tours of 5 x 2n" is `knight 5x20 --sweep --bfile F --stride 2`.
-    #[arg(long, value_name = "S", requires = "bfile", value_parser = parse_stride)]
+    #[arg(long, value_name = "S", requires = "bfile", value_parser = parse_stride, help_heading = "Output")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride: Option<usize>,
 
     /// Number the b-file's first row K, the next K + 1, and so on (default: n = length / S).
-    #[arg(long, value_name = "K", requires = "bfile")]
+    #[arg(long, value_name = "K", requires = "bfile", help_heading = "Output")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
 
     /// Count with one spare modulus and check that the exact result agrees with it.
-    #[arg(long)]
+    #[arg(long, help_heading = "Counting")]
     #[serde(default)]
     pub verify: bool,
 
     /// How counts are carried: `exact`, one pass of exact 64-bit counts (8 bytes per state)
     /// where the bound asks for more, counting again with residues only if a count reaches
     /// 2^64 - 1; `residues`, residues from the start, for counts known to pass 2^64.
-    #[arg(long, value_enum, default_value_t = Counts::Exact)]
+    #[arg(long, value_enum, default_value_t = Counts::Exact, help_heading = "Counting")]
     #[serde(default = "Counts::recorded_before_exact")]
     pub counts: Counts,
 
     /// Hash buckets per layer.
-    #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000), help_heading = "Out of core")]
     pub buckets: u32,
 
     /// Moduli per counting pass: fewer means fewer bytes per state and more passes.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), help_heading = "Counting")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moduli_per_pass: Option<u32>,
 
     /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
     /// is 80% of the machine's RAM, and a count that needs more starts again out of core, with
     /// the same budget, in a job directory of its own (removed once it is done).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Out of core")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_limit: Option<u64>,
 }
@@ -157,40 +157,40 @@ fn parse_stride(text: &str) -> std::result::Result<usize, String> {
 pub struct ClusterArgs {
     /// Run the job on these workers (`host:port,...`, each a running `leaper-worker`). A sweep's
     /// worker order fixes which worker owns which buckets. Needs --job-dir and --token-file.
-    #[arg(long, value_name = "ADDR,...", value_delimiter = ',')]
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workers: Vec<String>,
 
     /// File holding the token the workers share.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_file: Option<PathBuf>,
 
     /// Reach the workers over TLS, trusting this CA certificate (PEM) that signed theirs.
-    #[arg(long, value_name = "FILE", requires = "workers")]
+    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_ca: Option<PathBuf>,
 
     /// Serve the job's status on this address (the Coordinator gRPC service) while it runs, for
     /// `leaper status --coordinator ADDR`. Needs --job-dir, and --token-file or
     /// --listen-token-file.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listen: Option<std::net::SocketAddr>,
 
     /// The token callers of --listen must send (default: --token-file). A token of their own
     /// lets people watch the job without being able to drive its workers.
-    #[arg(long, value_name = "FILE", requires = "listen")]
+    #[arg(long, value_name = "FILE", requires = "listen", help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listen_token_file: Option<PathBuf>,
 
     /// Serve --listen over TLS with this certificate chain (PEM). Needs --tls-key.
-    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"])]
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"], help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_cert: Option<PathBuf>,
 
     /// The private key (PEM) of --tls-cert.
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    #[arg(long, value_name = "FILE", requires = "tls_cert", help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_key: Option<PathBuf>,
 }

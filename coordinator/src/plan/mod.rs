@@ -45,30 +45,33 @@ const MOST_WORKERS: usize = 100_000;
     override_usage = "leaper plan [OPTIONS] <PROBLEM> [JOB ARGS]...",
     about = "Price a sweep before running it: peak states, disk per worker, states read, wall time",
     after_help = "Everything else after `plan` is the job, as it would be started: \
-                  `leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB`"
+                  `leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB`\n\n\
+                  Examples:\n  \
+                  leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB\n  \
+                  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB"
 )]
 pub struct PlanArgs {
     /// Workers the job would run on (the plan also prices 1, 4, 8 and 32).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000), help_heading = "Cluster")]
     pub workers: u64,
 
     /// Disk each worker has for the job: the plan says whether the job fits, and on how many
     /// such workers it would.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Cluster")]
     pub disk_per_worker: Option<u64>,
 
     /// Memory budget each worker gives the job (its --mem-limit; default: the job's, or 4GiB).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Cluster")]
     pub mem_per_worker: Option<u64>,
 
     /// Run the sweep for real through its first two rows and on while the layers hold at most
     /// N states, then predict the rest.
-    #[arg(long, value_name = "N", default_value_t = 4_000_000)]
+    #[arg(long, value_name = "N", default_value_t = 4_000_000, help_heading = "Probe")]
     pub probe_states: u64,
 
     /// Directory for the probe's scratch files (removed afterwards; default: the system's
     /// temporary directory).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Probe")]
     pub scratch: Option<PathBuf>,
 }
 
