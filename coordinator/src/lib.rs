@@ -14,6 +14,7 @@ pub mod console;
 pub mod distinct;
 pub mod eta;
 pub mod help;
+pub mod hopeless;
 pub mod interrupt;
 pub mod memory;
 pub mod output;
@@ -49,6 +50,7 @@ pub fn run(action: Action) -> Result<()> {
 
 /// A problem's tool, with the workers it was given (`--workers`), if it takes them.
 fn run_tool(tool: &dyn leaper_core::engine::Tool, matches: &clap::ArgMatches) -> Result<()> {
+    hopeless::check_tool(tool, matches)?;
     let mut context = leaper_core::engine::ToolContext::default();
     if tool.uses_workers() {
         let workers = <cli::ToolWorkers as clap::FromArgMatches>::from_arg_matches(matches)?;

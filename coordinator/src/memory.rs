@@ -9,11 +9,19 @@ use crate::progress::{bytes, counted};
 
 /// 80% of physical memory (MemTotal), or 8 GiB where the OS does not say.
 pub fn default_in_memory_limit() -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
-        let line = text.lines().find(|line| line.starts_with("MemTotal:"))?;
-        line.split_whitespace().nth(1)?.parse::<u64>().ok()
-    });
-    total.map_or(8 << 30, |kib| kib * 1024 / 5 * 4)
+    meminfo("MemTotal:").map_or(8 << 30, |total| total / 5 * 4)
+}
+
+/// Memory the OS says is available for new work now (MemAvailable), if it says.
+pub fn available_memory() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// A field of /proc/meminfo, in bytes (it gives KiB).
+fn meminfo(field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|line| line.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
 }
 
 /// A mebibyte: the least limit a refusal names is a whole number of them.

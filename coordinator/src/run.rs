@@ -29,6 +29,8 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     if let Job::Sweep(sweep) = &job {
         sweep::check(sweep.as_ref(), &request)?;
     }
+    // A count that will not fit this machine says so; an enumeration that cannot finish stops.
+    crate::hopeless::check(&job, &request)?;
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %problem.command_line(&request.params)?).entered();
         let _counting = interrupt::counting_in_memory();

@@ -138,3 +138,92 @@ fn what_cannot_be_planned_is_refused_by_name() {
         assert!(!output.status.success() && stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+/// `leaper plan ARGS` as a person reads it.
+fn plan_text(args: &[&str]) -> String {
+    let mut all = vec!["plan"];
+    all.extend_from_slice(args);
+    let output = leaper(&all);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The line of `text` that starts with `label`.
+fn line<'a>(text: &'a str, label: &str) -> &'a str {
+    text.lines().find(|line| line.starts_with(label)).unwrap_or_else(|| panic!("no {label:?} line in\n{text}"))
+}
+
+/// Whether `text` is a duration as the plan writes one: `0.2 s`, `90 s`, `15 min`, `5.4 h`, ...
+fn is_duration(text: &str) -> bool {
+    let (number, unit) = text.split_once(' ').unwrap_or_default();
+    number.parse::<f64>().is_ok() && ["s", "min", "h", "days", "years"].contains(&unit)
+}
+
+#[test]
+fn the_plan_says_whether_the_count_fits_this_machine_and_how_many_passes_follow() {
+    let text = plan_text(&["knight", "6x6", "--workers", "1", "--disk-per-worker", "1TiB"]);
+    // 3,486 states at the peak, 16 bytes each, 1.05 times that in memory: 57.2 KiB.
+    let machine = line(&text, "machine   ");
+    let time = machine
+        .strip_prefix("machine   fits this machine in memory (57.2 KiB of ")
+        .and_then(|rest| rest.split_once(" available): just run it, about "))
+        .map(|(_, time)| time)
+        .unwrap_or_else(|| panic!("{machine}"));
+    assert!(is_duration(time), "{machine}");
+    assert_eq!(line(&text, "passes    "), "passes    1 pass: the times below are the whole count's");
+    // Singular where there is one.
+    assert!(line(&text, "plan      ").ends_with("64-bit keys, 1 residue a state, 1 pass"), "{text}");
+    assert_eq!(line(&text, "verdict   "), "verdict   1 worker with 1.0 TiB of disk each: fits; 1 such worker holds it");
+    // A count too big for its memory limit says where to count it instead.
+    let text = plan_text(&["knight", "7x10", "--mem-limit", "64MiB", "--probe-states", "1"]);
+    let machine = line(&text, "machine   ");
+    let time = machine
+        .strip_prefix(
+            "machine   does not fit this machine in memory (103.7 MiB needed, 64.0 MiB for a count in memory): \
+             count out of core with --job-dir DIR (disk below) or on workers; about ",
+        )
+        .and_then(|rest| rest.strip_suffix(" on this machine"))
+        .unwrap_or_else(|| panic!("{machine}"));
+    assert!(is_duration(time), "{machine}");
+    // An exact pass first, a residue pass only if it saturates; or residue passes one by one.
+    let text = plan_text(&["knight", "6x12", "--probe-states", "1000"]);
+    assert!(line(&text, "plan      ").ends_with("64-bit keys, exact 64-bit counts, 1 pass"), "{text}");
+    assert_eq!(
+        line(&text, "passes    "),
+        "passes    1 pass of exact 64-bit counts, whose times are below; then 1 residue pass only if a count \
+         reaches 2^64 - 1 (--counts residues skips the exact pass for counts known to pass it)"
+    );
+    let text =
+        plan_text(&["knight", "6x12", "--probe-states", "1000", "--counts", "residues", "--moduli-per-pass", "1"]);
+    assert!(line(&text, "plan      ").ends_with("1 residue a state, 2 passes"), "{text}");
+    assert_eq!(
+        line(&text, "passes    "),
+        "passes    2 passes, one after another: the times below are per pass, 2 times that in all"
+    );
+}
+
+#[test]
+fn worker_times_include_the_shuffle_and_a_finished_probe_still_prices_its_disk() {
+    // `scripts/nine-by-ten --board 6x6`: the probe runs the whole sweep, whose last layer is empty.
+    let text = plan_text(&["knight", "6x6", "--counts", "residues", "--workers", "2"]);
+    assert!(!text.contains(" 0 B") && !text.contains("0.00 bytes"), "{text}");
+    assert!(line(&text, "  workers").contains("  shuffle  "), "{text}");
+    let plan = plan(&["knight", "6x6", "--counts", "residues", "--workers", "2"]);
+    assert!(plan["disk_bytes_per_state"].as_f64().unwrap() > 1.0, "{plan}");
+    for cost in plan["costs"].as_array().unwrap() {
+        let (workers, shuffle) =
+            (cost["workers"].as_u64().unwrap(), cost["shuffle_seconds_per_pass"].as_f64().unwrap());
+        assert!(cost["disk_per_worker"].as_u64().unwrap() > 0, "{cost}");
+        if workers == 1 {
+            assert_eq!(shuffle, 0.0);
+        } else {
+            assert!(shuffle > 0.0 && cost["seconds_per_pass"].as_f64().unwrap() > shuffle, "{cost}");
+        }
+    }
+    // Spelled out under the table, measured and assumed.
+    assert!(
+        text.contains("time per pass includes the shuffle: 1.8 us a state read on each worker, measured"),
+        "{text}"
+    );
+    assert!(text.contains("over an assumed 1 Gbit/s link"), "{text}");
+}

@@ -13,13 +13,21 @@
 //! * in memory a state of the peak layer costs 1.05 times its record (the in-memory store
 //!   appends merged records in chunks, the layer being read freed as the next one grows: 8.57
 //!   GiB for the 562 M 16-byte states of 8x8's peak, 16.4 bytes);
-//! * states per second per machine, from the probe's steps of at least 100,000 states.
+//! * states per second per machine, from the probe's steps of at least 100,000 states;
+//! * the shuffle, on more than one worker: every record a step hands on goes to the worker that
+//!   owns its bucket, `(W - 1) / W` of them over the network. Each state read costs a worker
+//!   1.8 us more than out of core on one machine (measured: three loopback workers took 43.9 s
+//!   for `knight 7x8 --sweep`, which takes 8.4 s out of core on one machine, over its 19.6 M
+//!   states read; issue 45), and each record sent its bytes on disk over an assumed 1 Gbit/s
+//!   link per worker (records travel zstd-compressed; as compact as on disk is assumed).
 //!
 //! Worked example: a sweep whose profile is 1, 10, 100, 40 states read per step (the last step
 //! leaves nothing), 5 bytes a state on disk, 10 states a second, two workers with tables for 30
 //! states each. The largest step reads 100 and writes 40: the peak disk is (100 + 40) * 5 = 700
 //! bytes, 350 per worker, and each worker's 20 new states fit its tables, so nothing spills.
-//! The sweep reads 151 states: 15.1 s of work, 7.55 s on the two workers.
+//! The sweep reads 151 states: 15.1 s of work, 7.55 s on the two workers, plus the shuffle:
+//! each worker reads 75.5 states (136 us) and sends half of the 75.5 records it hands on (189
+//! bytes, 1.5 us at 1 Gbit/s).
 
 /// Bytes in memory per byte of a record of the peak layer, for the in-memory store (8x8: 16.4 / 16).
 pub const IN_MEMORY_OVERHEAD: f64 = 1.05;
@@ -31,6 +39,11 @@ const TABLE_SHARE: f64 = 0.75;
 const TABLE_OVERHEAD: f64 = 1.25;
 /// Steps reading fewer states than this are left out of the rate (fixed costs dominate them).
 pub const RATE_FLOOR: u64 = 100_000;
+/// Seconds a state read costs a worker of a cluster beyond out of core on one machine (the
+/// module docs say where it was measured).
+pub const SHUFFLE_SECONDS_PER_STATE: f64 = 1.8e-6;
+/// Bytes a second each worker sends and receives: an assumed 1 Gbit/s link.
+pub const NETWORK_BYTES_PER_SECOND: f64 = 125e6;
 
 /// The predicted layer profile of one pass: states read by every step.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +83,8 @@ pub struct Rates {
     pub record_bytes: f64,
     /// States per second on this machine.
     pub states_per_second: f64,
+    /// Records a step hands to the store per state it reads (what a cluster shuffles).
+    pub handed_per_read: f64,
 }
 
 /// What a sweep costs on `workers` machines with the given memory each.
@@ -81,7 +96,9 @@ pub struct Cost {
     pub disk_per_worker: u64,
     /// Whether the heaviest step spills.
     pub spills: bool,
-    /// Seconds for one pass, every worker as fast as this machine and the shuffle free.
+    /// Seconds of one pass a worker spends on the shuffle (0 on one worker).
+    pub shuffle_seconds_per_pass: f64,
+    /// Seconds for one pass, every worker as fast as this machine, the shuffle included.
     pub seconds_per_pass: f64,
 }
 
@@ -94,12 +111,24 @@ pub fn cost(profile: &Profile, rates: &Rates, workers: usize, mem: u64) -> Cost 
     let spills = per_worker(left) > table_states;
     let layers = (per_worker(read) + per_worker(left)) * rates.disk_bytes_per_state;
     let spill = if spills { SPILL_PER_LAYER * per_worker(left) * rates.disk_bytes_per_state } else { 0.0 };
+    let shuffle = shuffle_seconds(profile, rates, workers);
     Cost {
         workers,
         disk_per_worker: (layers + spill).ceil() as u64,
         spills,
-        seconds_per_pass: profile.expansions() as f64 / (rates.states_per_second * workers as f64),
+        shuffle_seconds_per_pass: shuffle,
+        seconds_per_pass: profile.expansions() as f64 / (rates.states_per_second * workers as f64) + shuffle,
     }
+}
+
+/// A worker's seconds of shuffle in one pass on `workers` workers (the module docs).
+fn shuffle_seconds(profile: &Profile, rates: &Rates, workers: usize) -> f64 {
+    if workers < 2 {
+        return 0.0;
+    }
+    let read = profile.expansions() as f64 / workers as f64;
+    let sent = read * rates.handed_per_read * (workers - 1) as f64 / workers as f64;
+    read * SHUFFLE_SECONDS_PER_STATE + sent * rates.disk_bytes_per_state / NETWORK_BYTES_PER_SECOND
 }
 
 /// Bytes the in-memory store needs at the peak layer (one machine, no job directory).
@@ -134,16 +163,21 @@ mod tests {
     #[test]
     fn the_worked_example_of_the_module_docs() {
         let profile = Profile { states: vec![1, 10, 100, 40], measured: 4 };
-        let rates = Rates { disk_bytes_per_state: 5.0, record_bytes: 16.0, states_per_second: 10.0 };
+        let rates =
+            Rates { disk_bytes_per_state: 5.0, record_bytes: 16.0, states_per_second: 10.0, handed_per_read: 1.0 };
         // Tables for 30 states: 0.75 * mem / (16 * 1.25) = 30.
         let mem = 800;
         let two = cost(&profile, &rates, 2, mem);
-        assert_eq!(two, Cost { workers: 2, disk_per_worker: 350, spills: false, seconds_per_pass: 7.55 });
+        assert_eq!((two.workers, two.disk_per_worker, two.spills), (2, 350, false));
+        // 75.5 states read (1.8 us each), 37.75 records of 5 bytes sent at 125 MB/s.
+        let shuffle = 75.5 * 1.8e-6 + 37.75 * 5.0 / 125e6;
+        assert!((two.shuffle_seconds_per_pass - shuffle).abs() < 1e-12, "{two:?}");
+        assert!((two.seconds_per_pass - 7.55 - shuffle).abs() < 1e-9, "{two:?}");
         assert_eq!(profile.peak(), (2, 100));
         assert_eq!(profile.expansions(), 151);
         // One worker: its 40 new states overflow the tables and spill once more.
         let one = cost(&profile, &rates, 1, mem);
-        assert_eq!((one.disk_per_worker, one.spills), (900, true));
+        assert_eq!((one.disk_per_worker, one.spills, one.shuffle_seconds_per_pass), (900, true, 0.0));
         assert_eq!(workers_needed(&profile, &rates, 350, mem, 64), Some(2));
         assert_eq!(workers_needed(&profile, &rates, 349, mem, 64), Some(3));
         assert_eq!(workers_needed(&profile, &rates, 1, mem, 64), None);

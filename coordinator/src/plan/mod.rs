@@ -6,8 +6,13 @@
 //!   probe    the sweep's first steps, for real, until a layer would pass --probe-states
 //!   profile  the probe's layers, then the rest predicted (the ETA's layer model)
 //!   costs    peak disk per worker, in-memory bytes, states read, wall time for 1, 4, 8, 32
-//!            and N workers, and whether N workers with the given disks hold the job
+//!            and N workers (the shuffle between workers included), and whether N workers with
+//!            the given disks hold the job
+//!   machine  whether the count fits this machine in memory, and about how long it takes here
 //! ```
+//!
+//! The same probe, bounded to about a second, warns before a count that will not fit
+//! ([`crate::hopeless`]): [`estimate`] is both's.
 //!
 //! The plan's own options may stand anywhere after `plan`; everything else is the job, exactly
 //! as it would be started (`knight 9x10 --open --counts residues`), so the plan prices the same
@@ -19,17 +24,18 @@ pub mod probe;
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser};
 use leaper_core::engine::sweep::plan_moduli;
-use leaper_core::engine::{Job, OutputFormat, SweepJob};
+use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
 use crate::progress::{bytes, counted, grouped};
 use crate::request::{parse_size, JobRequest, OUT_OF_CORE_MEM_LIMIT};
 use estimate::{cost, in_memory_bytes, workers_needed, Profile, Rates, RATE_FLOOR};
+use probe::{Bounds, Probe};
 
 /// Worker counts every plan prices, besides the one asked for.
 const WORKER_COUNTS: [usize; 4] = [1, 4, 8, 32];
@@ -121,25 +127,13 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let passes = plan_moduli(job.as_ref(), &options)?;
     let first = &passes.passes[0];
     let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
-    let probe = crate::sweep::with_threads(request.run.threads, || {
-        probe::probe(job.as_ref(), first, args.probe_states, 2 * job.profile_hint().row, &scratch)
-    })??;
-    let profile = predict(job.as_ref(), &probe);
-    let rates = Rates {
-        disk_bytes_per_state: probe.bytes_per_state(),
-        record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
-        states_per_second: probe.rate(RATE_FLOOR),
-    };
+    let bounds = Bounds::plan(2 * job.profile_hint().row, args.probe_states);
+    let (probe, profile, rates) = estimate(job.as_ref(), first, bounds, request.run.threads, Some(&scratch))?;
     let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
-    let plan = Plan::new(job.as_ref(), problem.command_line(&request.params)?, &probe, profile, rates, args, mem, {
-        let exact_first = passes.passes.len() > 1 && first.is_saturating();
-        PassPlan {
-            lanes: first.len(),
-            moduli: if exact_first { 0 } else { first.len() },
-            exact_first,
-            residue_passes: passes.passes.len() - usize::from(exact_first),
-        }
-    });
+    let counts = PassPlan::new(&passes.passes);
+    let machine = Machine::new(&profile, &rates, sweep_args.mem_limit, mem, counts.runs);
+    let name = problem.command_line(&request.params)?;
+    let plan = Plan::new(job.as_ref(), name, &probe, profile, rates, args, mem, counts, machine);
     let mut out = std::io::stdout().lock();
     match request.run.format {
         OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&plan)?)?,
@@ -148,14 +142,37 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     Ok(out.flush()?)
 }
 
-/// The probe's layers, then the rest of the pass as the layer model predicts it.
-pub fn predict(job: &dyn SweepJob, probe: &probe::Probe) -> Profile {
+/// Probes `job`'s pass of lanes `first` within `bounds` (on `threads`, out of core in a scratch
+/// directory under `scratch`, or in memory without one) and prices the whole pass: the probe,
+/// the predicted profile, the rates (bytes a state are the store's: in memory, RAM's).
+pub fn estimate(
+    job: &dyn SweepJob,
+    first: &Moduli,
+    bounds: Bounds,
+    threads: Option<usize>,
+    scratch: Option<&Path>,
+) -> Result<(Probe, Profile, Rates)> {
+    let probe = crate::sweep::with_threads(threads, || probe::probe(job, first, bounds, scratch))??;
+    let profile = predict(job, &probe);
+    let rates = Rates {
+        disk_bytes_per_state: probe.bytes_per_state(),
+        record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
+        states_per_second: probe.rate(RATE_FLOOR),
+        handed_per_read: probe.handed_per_read(),
+    };
+    Ok((probe, profile, rates))
+}
+
+/// The probe's layers, then the rest of the pass as the layer model predicts it (a probe cut
+/// short of two rows completed first: [`model::complete_rows`]).
+pub fn predict(job: &dyn SweepJob, probe: &Probe) -> Profile {
     let measured = probe.profile.len();
     let mut states = if probe.finished(job.steps()) {
         probe.profile.clone()
     } else {
         let hint = job.profile_hint();
         let known: Vec<u64> = probe.profile.iter().copied().chain([probe.next_states]).collect();
+        let known = model::complete_rows(&known, hint.row, job.steps());
         model::extend(&known, job.steps(), &hint, hint.rows_reached.max(1)).iter().map(|s| s.round() as u64).collect()
     };
     // The pass ends where its layer empties: nothing after a zero is read.
@@ -177,6 +194,87 @@ struct PassPlan {
     exact_first: bool,
     /// Residue passes: after the exact pass if it saturates, or all the passes.
     residue_passes: usize,
+    /// Passes that run for certain: the exact pass alone, or every residue pass.
+    runs: usize,
+}
+
+impl PassPlan {
+    fn new(passes: &[Moduli]) -> PassPlan {
+        let first = &passes[0];
+        let exact_first = passes.len() > 1 && first.is_saturating();
+        let residue_passes = passes.len() - usize::from(exact_first);
+        PassPlan {
+            lanes: first.len(),
+            moduli: if exact_first { 0 } else { first.len() },
+            exact_first,
+            residue_passes,
+            runs: if exact_first { 1 } else { residue_passes },
+        }
+    }
+
+    /// The `passes` line: how many passes follow one another, and what the times below mean.
+    fn line(&self) -> String {
+        if self.exact_first {
+            return format!(
+                "1 pass of exact 64-bit counts, whose times are below; then {} only if a count reaches \
+                 2^64 - 1 (--counts residues skips the exact pass for counts known to pass it)",
+                counted(self.residue_passes, "residue pass", "residue passes")
+            );
+        }
+        match self.runs {
+            1 => "1 pass: the times below are the whole count's".to_string(),
+            n => format!("{n} passes, one after another: the times below are per pass, {n} times that in all"),
+        }
+    }
+}
+
+/// This machine against a count in memory: `leaper plan`'s verdict line.
+#[derive(Clone, Debug, Serialize)]
+struct Machine {
+    /// Bytes a count in memory may hold here: its --mem-limit, or 80% of MemTotal.
+    in_memory_limit: u64,
+    /// MemAvailable now, where the OS says.
+    memory_available: Option<u64>,
+    /// Whether the count's in-memory peak fits both.
+    fits_in_memory: bool,
+    /// Seconds the whole count takes here, every pass that runs, at the probe's rate.
+    seconds: f64,
+}
+
+impl Machine {
+    fn new(profile: &Profile, rates: &Rates, mem_limit: Option<u64>, mem: u64, runs: usize) -> Machine {
+        let in_memory_limit = mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+        let memory_available = crate::memory::available_memory();
+        let need = in_memory_bytes(profile, rates);
+        Machine {
+            in_memory_limit,
+            memory_available,
+            fits_in_memory: need <= in_memory_limit && memory_available.is_none_or(|free| need <= free),
+            seconds: cost(profile, rates, 1, mem).seconds_per_pass * runs as f64,
+        }
+    }
+
+    /// The `machine` line, for a count needing `need` bytes in memory.
+    fn line(&self, need: u64) -> String {
+        let time = format!("about {}", duration(self.seconds));
+        let free = self.memory_available.map_or_else(|| bytes(self.in_memory_limit), bytes);
+        if self.fits_in_memory {
+            format!("fits this machine in memory ({} of {free} available): just run it, {time}", bytes(need))
+        } else if need <= self.in_memory_limit {
+            format!(
+                "fits this machine's memory but not what is free now ({} needed, {free} available): free some, \
+                 or count out of core with --job-dir DIR; {time}",
+                bytes(need)
+            )
+        } else {
+            format!(
+                "does not fit this machine in memory ({} needed, {} for a count in memory): count out of core \
+                 with --job-dir DIR (disk below) or on workers; {time} on this machine",
+                bytes(need),
+                bytes(self.in_memory_limit)
+            )
+        }
+    }
 }
 
 /// Everything a plan says, in the order it says it.
@@ -186,6 +284,7 @@ struct Plan {
     steps: usize,
     key_bits: usize,
     counts: PassPlan,
+    machine: Machine,
     probe_steps: usize,
     probe_seconds: f64,
     probe_finished: bool,
@@ -227,6 +326,7 @@ impl Plan {
         args: &PlanArgs,
         mem: u64,
         counts: PassPlan,
+        machine: Machine,
     ) -> Plan {
         let workers = args.workers as usize;
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
@@ -247,6 +347,7 @@ impl Plan {
             steps: job.steps(),
             key_bits: 64 * job.key_words(),
             counts,
+            machine,
             probe_steps: probe.profile.len(),
             probe_seconds: probe.seconds.iter().sum(),
             probe_finished: probe.finished(job.steps()),
@@ -280,11 +381,7 @@ impl Plan {
     fn print(&self, out: &mut dyn Write) -> Result<()> {
         let counts = &self.counts;
         let carried = if counts.exact_first {
-            format!(
-                "exact 64-bit counts (1 pass; {} more if a count reaches 2^64 - 1: \
-                 --counts residues skips the exact pass for counts known to pass it)",
-                counted(counts.residue_passes, "residue pass", "residue passes")
-            )
+            "exact 64-bit counts, 1 pass".to_string()
         } else {
             format!(
                 "{} a state, {}",
@@ -293,6 +390,7 @@ impl Plan {
             )
         };
         writeln!(out, "plan      {}: {} steps, {}-bit keys, {carried}", self.job, self.steps, self.key_bits)?;
+        writeln!(out, "passes    {}", counts.line())?;
         let how = if self.probe_finished { "the whole sweep (the plan is exact)" } else { "then predicted" };
         writeln!(
             out,
@@ -313,6 +411,7 @@ impl Plan {
         )?;
         writeln!(out, "work      {} states read per pass", approx(self.expansions as f64))?;
         writeln!(out, "memory    {} to count in memory (no --job-dir, one machine)", bytes(self.in_memory_bytes))?;
+        writeln!(out, "machine   {}", self.machine.line(self.in_memory_bytes))?;
         let rows: Vec<String> = self.row_peaks.iter().map(|&s| approx(s as f64)).collect();
         writeln!(out, "rows      largest layer of each row: {}", rows.join("  "))?;
         writeln!(
@@ -321,14 +420,20 @@ impl Plan {
             bytes(self.mem_per_worker),
             self.buckets
         )?;
-        writeln!(out, "  {:>7}  {:>16}  {:>7}  {:>14}", "workers", "disk per worker", "spills", "time per pass")?;
+        writeln!(
+            out,
+            "  {:>7}  {:>16}  {:>7}  {:>10}  {:>14}",
+            "workers", "disk per worker", "spills", "shuffle", "time per pass"
+        )?;
         for cost in &self.costs {
+            let shuffle = if cost.workers > 1 { duration(cost.shuffle_seconds_per_pass) } else { "-".into() };
             writeln!(
                 out,
-                "  {:>7}  {:>16}  {:>7}  {:>14}",
+                "  {:>7}  {:>16}  {:>7}  {:>10}  {:>14}",
                 cost.workers,
                 bytes(cost.disk_per_worker),
                 if cost.spills { "yes" } else { "no" },
+                shuffle,
                 duration(cost.seconds_per_pass)
             )?;
         }
@@ -347,15 +452,18 @@ impl Plan {
         }
         writeln!(
             out,
-            "(times: every worker as fast as this machine, the shuffle between workers not counted; \
-             how far to trust the prediction: docs/FLAGSHIP.md)"
+            "(times: every worker as fast as this machine at the probe's rate; time per pass includes the shuffle: \
+             {:.1} us a state read on each worker, measured on loopback workers, and the records sent over an \
+             assumed {:.0} Gbit/s link; how far to trust the prediction: docs/FLAGSHIP.md)",
+            estimate::SHUFFLE_SECONDS_PER_STATE * 1e6,
+            estimate::NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
         )?;
         Ok(())
     }
 }
 
 /// A count: exact below a million, three significant digits and a power of ten above.
-fn approx(n: f64) -> String {
+pub fn approx(n: f64) -> String {
     if n < 1e6 {
         grouped(n.round() as u64)
     } else {
@@ -363,9 +471,10 @@ fn approx(n: f64) -> String {
     }
 }
 
-/// Seconds as the largest fitting unit.
-fn duration(seconds: f64) -> String {
+/// Seconds as the largest fitting unit (tenths under 10 s).
+pub fn duration(seconds: f64) -> String {
     match seconds {
+        s if s < 9.95 => format!("{s:.1} s"),
         s if s < 120.0 => format!("{s:.0} s"),
         s if s < 7200.0 => format!("{:.0} min", s / 60.0),
         s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
@@ -395,6 +504,7 @@ mod tests {
         assert_eq!(approx(999_999.0), "999,999");
         assert_eq!(approx(2.5e10), "2.50e10");
         assert_eq!(duration(90.0), "90 s");
+        assert_eq!(duration(0.25), "0.2 s");
         assert_eq!(duration(86_400.0 * 3.0), "3.0 days");
     }
 }

@@ -1,13 +1,18 @@
 //! The probe: the sweep itself, run for its first steps, on the out-of-core store in a scratch
-//! directory, until the next layer would pass a number of states. Everything a plan knows for
-//! certain comes from here: the exact layers of those steps, bytes per state in the store's own
-//! format, and the rate of this machine.
+//! directory (or, before a count in memory, on the in-memory store), until the next layer would
+//! pass a number of states. Everything a plan knows for certain comes from here: the exact
+//! layers of those steps, bytes per state in the store's own format, and the rate of this
+//! machine.
+//!
+//! `leaper plan` probes two rows and on while layers stay under `--probe-states`; the warning
+//! before a count ([`crate::hopeless`]) probes the same way within a second ([`Bounds::quick`]),
+//! and the model completes what the probe could not reach ([`super::model::complete_rows`]).
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use leaper_core::engine::store::disk_store;
+use leaper_core::engine::store::{disk_store, memory_store};
 use leaper_core::engine::sweep::{LocalSteps, StoreFactory, SweepHost, SweepProgress};
 use leaper_core::engine::{Moduli, SweepJob};
 
@@ -16,17 +21,61 @@ const PROBE_BUCKETS: usize = 61;
 /// The probe's memory budget: its layers (a few million states) merge without spilling.
 const PROBE_MEM_LIMIT: u64 = 1 << 30;
 
+/// Where a probe stops: before a step, once any bound says so.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// Steps run whatever the layers (unless `most_states` or `budget` stop them first).
+    pub at_least: usize,
+    /// After `at_least`, no step reads more states than this.
+    pub states: u64,
+    /// No step at all reads more states than this.
+    pub most_states: u64,
+    /// No step starts after this much time.
+    pub budget: Option<Duration>,
+}
+
+/// A step reading this many states takes about half a second here (2 threads, a width-12
+/// knight row: 140,000 states in 0.3 s), so a quick probe takes about a second at most.
+const QUICK_STATES: u64 = 300_000;
+/// No step of a quick probe starts after this.
+const QUICK_BUDGET: Duration = Duration::from_millis(500);
+
+impl Bounds {
+    /// `leaper plan`'s: the first `at_least` steps, then on while layers hold at most `states`.
+    pub fn plan(at_least: usize, states: u64) -> Bounds {
+        Bounds { at_least, states, most_states: u64::MAX, budget: None }
+    }
+
+    /// Before a count: as `leaper plan` would, but within about a second in all.
+    pub fn quick(at_least: usize) -> Bounds {
+        Bounds { at_least, states: QUICK_STATES, most_states: QUICK_STATES, budget: Some(QUICK_BUDGET) }
+    }
+
+    /// Whether a probe `elapsed` into its run stops before `step`, which would read `states`.
+    fn stop_before(&self, step: usize, states: u64, elapsed: Duration) -> bool {
+        states > self.most_states
+            || (states > self.states && step >= self.at_least)
+            || self.budget.is_some_and(|budget| elapsed >= budget)
+    }
+}
+
 /// What the first steps of a sweep measured.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Probe {
     /// States read by each measured step, from step 0.
     pub profile: Vec<u64>,
+    /// Records each measured step handed to the store (what crosses between workers).
+    pub handed: Vec<u64>,
     /// Seconds each measured step took.
     pub seconds: Vec<f64>,
     /// The layer the last measured step left, the next step's input (0: the sweep ended).
     pub next_states: u64,
-    /// Its bytes in the out-of-core store's format.
-    pub next_bytes: u64,
+    /// The largest layer a measured step left, and its bytes in the out-of-core store's
+    /// format: bytes per state are taken there (the last layer of a finished sweep is empty).
+    pub largest_states: u64,
+    pub largest_bytes: u64,
+    /// Whether the probe ran on the out-of-core store (its bytes are disk bytes), or in memory.
+    pub on_disk: bool,
 }
 
 impl Probe {
@@ -48,9 +97,18 @@ impl Probe {
         states / f64::max(seconds, 1e-9)
     }
 
-    /// Bytes a state of the last measured layer takes in the store.
+    /// Bytes a state of the largest measured layer takes in the store.
     pub fn bytes_per_state(&self) -> f64 {
-        self.next_bytes as f64 / self.next_states.max(1) as f64
+        self.largest_bytes as f64 / self.largest_states.max(1) as f64
+    }
+
+    /// Records handed to the store per state read, over the measured steps (1 if none read).
+    pub fn handed_per_read(&self) -> f64 {
+        let read: u64 = self.profile.iter().sum();
+        if read == 0 {
+            return 1.0;
+        }
+        self.handed.iter().sum::<u64>() as f64 / read as f64
     }
 }
 
@@ -65,42 +123,65 @@ impl Drop for Scratch {
     }
 }
 
-/// Runs the first `at_least` steps of `job`'s first pass (lanes `moduli`), and the steps after
-/// while the layer a step would read holds at most `cap` states, in a new directory under
-/// `scratch_parent` removed afterwards.
-pub fn probe(job: &dyn SweepJob, moduli: &Moduli, cap: u64, at_least: usize, scratch_parent: &Path) -> Result<Probe> {
-    let dir = scratch_parent.join(format!("leaper-plan-probe-{}", std::process::id()));
-    std::fs::create_dir(&dir)
-        .with_context(|| format!("{}: cannot make the probe's scratch directory", dir.display()))?;
-    let scratch = Scratch(dir);
-    let root = scratch.0.clone();
-    let mut stores = StoreFactory(move |layout, moduli: &Moduli| {
-        disk_store(layout, &root, 0, PROBE_BUCKETS, moduli.clone(), PROBE_MEM_LIMIT, None)
+/// Runs the first steps of `job`'s first pass (lanes `moduli`) until `bounds` stop it: on the
+/// out-of-core store in a new directory under `scratch_parent`, removed afterwards, or in
+/// memory without one (no disk figures then, and no fsync per step: before a count in memory).
+pub fn probe(job: &dyn SweepJob, moduli: &Moduli, bounds: Bounds, scratch_parent: Option<&Path>) -> Result<Probe> {
+    let scratch = match scratch_parent {
+        Some(parent) => {
+            let dir = parent.join(format!("leaper-plan-probe-{}", std::process::id()));
+            std::fs::create_dir(&dir)
+                .with_context(|| format!("{}: cannot make the probe's scratch directory", dir.display()))?;
+            Some(Scratch(dir))
+        }
+        None => None,
+    };
+    let root = scratch.as_ref().map(|scratch| scratch.0.clone());
+    let mut stores = StoreFactory(move |layout, moduli: &Moduli| match &root {
+        Some(root) => disk_store(layout, root, 0, PROBE_BUCKETS, moduli.clone(), PROBE_MEM_LIMIT, None),
+        None => memory_store(layout, PROBE_BUCKETS, moduli.clone(), PROBE_MEM_LIMIT),
     });
     let mut host = LocalSteps::new(job, &mut stores);
     host.begin_pass(moduli, &SweepProgress::default())?;
     host.seed(&job.start_record(moduli))?;
-    let mut probe = Probe { next_states: 1, ..Probe::default() };
+    let mut probe = Probe { next_states: 1, on_disk: scratch.is_some(), ..Probe::default() };
+    let begun = Instant::now();
     for step in 0..job.steps() {
-        if probe.next_states == 0 || (probe.next_states > cap && step >= at_least) {
+        if probe.next_states == 0 || bounds.stop_before(step, probe.next_states, begun.elapsed()) {
             break;
         }
         let started = Instant::now();
         let outcome = host.step(step, moduli)?;
         probe.seconds.push(started.elapsed().as_secs_f64());
         probe.profile.push(outcome.read);
+        probe.handed.push(outcome.handed);
         probe.next_states = outcome.layer.states;
-        probe.next_bytes = outcome.layer.bytes;
+        if outcome.layer.states >= probe.largest_states && outcome.layer.bytes > 0 {
+            probe.largest_states = outcome.layer.states;
+            probe.largest_bytes = outcome.layer.bytes;
+        }
         let position = job.position(step);
-        tracing::info!(
-            step = step + 1,
-            row = position.row + 1,
-            col = position.col + 1,
-            states_in = outcome.read,
-            states_out = outcome.layer.states,
-            seconds = format!("{:.1}", started.elapsed().as_secs_f64()),
-            "probe step"
-        );
+        // A quick probe (before a count) logs its steps only at debug level: the count's own
+        // steps are the ones to see.
+        macro_rules! step_event {
+            ($level:expr) => {
+                tracing::event!(
+                    $level,
+                    step = step + 1,
+                    row = position.row + 1,
+                    col = position.col + 1,
+                    states_in = outcome.read,
+                    states_out = outcome.layer.states,
+                    seconds = format!("{:.1}", started.elapsed().as_secs_f64()),
+                    "probe step"
+                )
+            };
+        }
+        if bounds.budget.is_some() {
+            step_event!(tracing::Level::DEBUG);
+        } else {
+            step_event!(tracing::Level::INFO);
+        }
         host.commit(&SweepProgress::default())?;
     }
     host.end_pass(true)?;

@@ -1,0 +1,292 @@
+//! `tours enumerate` and `tours generate`, refused where they cannot finish or have nothing to
+//! find, before anything is written.
+//!
+//! ```text
+//! tours enumerate 7x7              no closed tour (the colours): nothing to list
+//! tours enumerate 6x10             counted first (the knight's own sweep, under a second):
+//!                                  239,187,240,144 closed tours, past the 10^9 leaper lists
+//! tours enumerate 6x8 --out F      55,488,142 tours of 102 bytes (5.3 GiB): refused only if F's
+//!                                  file system has less free
+//! tours enumerate 8x8              its count's layers pass 1.5 M states: too many to list
+//! tours generate 3x3               no tour, open or closed (the graph is disconnected)
+//! tours generate 4x4               no reason known before counting, but 0 open tours counted
+//! ```
+//!
+//! Why a count whose layers pass [`MOST_STATES`] means too many tours: `tours enumerate` takes
+//! boards of at most 64 squares, and of those the only ones whose count passes that many states
+//! in a layer are 7 x 8 and 8 x 8 (closed and open) and the open tours of 6 x 8, 6 x 9, 6 x 10,
+//! 7 x 7 and 7 x 9. Counted: 7 x 8 closed 34,524,432,316; 8 x 8 closed 13,267,364,410,532; 7 x 7
+//! open 82,787,609,160. An open count is at least the closed count times the squares (a closed
+//! tour opens at any of its moves), which puts 6 x 8 open past 2.6e9 (55,488,142 closed) and
+//! the others higher. 7 x 9 open was not counted (15 minutes and 6 GiB here); its closed tours
+//! are refused for their colours first. `generate` counts only boards with a side of at most 4:
+//! on larger boards a knight's tour exists unless a closed one is asked for on two odd sides
+//! (Schwenk; Conrad et al.), which the colours already say.
+
+use anyhow::{bail, Context, Result};
+use leaper_core::engine::problem::{table, Params};
+use leaper_core::engine::store::memory_store;
+use leaper_core::engine::sweep::{
+    run_sweep, LocalSteps, StepOutcome, StepReport, StoreFactory, SweepHost, SweepOptions, SweepProgress,
+};
+use leaper_core::engine::{Job, Moduli, Tool};
+use leaper_core::problems::tours::board::BoardSize;
+use leaper_core::problems::tours::files::board::TourBoard;
+use leaper_core::problems::tours::files::format::{write, Format};
+use leaper_core::problems::tours::files::tour::Tour;
+use leaper_core::problems::tours::transfer::TourKind;
+use leaper_core::problems::tours::TourParams;
+use leaper_core::units::bytes;
+use rug::Integer;
+
+use crate::progress::grouped;
+use crate::request::JobRequest;
+
+/// Tours leaper lists one by one at most: 10^9 lines are 60 GB and more, and days of search.
+const MOST_TOURS: u64 = 1_000_000_000;
+/// A layer of the count past this many states: too many tours to list (the module docs).
+const MOST_STATES: u64 = 1_500_000;
+/// The memory the count before listing may hold (its layers stay far below).
+const COUNT_MEMORY: u64 = 1 << 30;
+/// Boards with a side of at most this are counted before `generate` (the module docs).
+const GENERATE_COUNTS_SIDES: usize = 4;
+
+/// What `tours enumerate` was asked for, from its recorded parameters; `None` for any other job.
+struct Enumeration {
+    board: BoardSize,
+    open: bool,
+    /// The file the tours go to (`None`: none, or standard output).
+    file: Option<std::path::PathBuf>,
+    to: Format,
+}
+
+impl Enumeration {
+    fn of(request: &JobRequest) -> Result<Option<Enumeration>> {
+        let params = &request.params;
+        if request.problem != "tours" || params.get("action").and_then(|a| a.as_str()) != Some("enumerate") {
+            return Ok(None);
+        }
+        let text = |key: &str| params.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+        let board: BoardSize = text("board").context("an enumeration records its board")?.parse()?;
+        let open = params.get("open").and_then(|v| v.as_bool()).unwrap_or(false);
+        let file = text("out").filter(|out| out != "-").map(Into::into);
+        let to = match params.get("to") {
+            Some(value) => value.clone().try_into().context("an enumeration's format")?,
+            None => Format::Compact,
+        };
+        Ok(Some(Enumeration { board, open, file, to }))
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.open {
+            "open"
+        } else {
+            "closed"
+        }
+    }
+
+    /// Bytes a tour takes as a line of `--to` (every line of a board is as long, but for a
+    /// move list's closing square).
+    fn line_bytes(&self) -> Result<u64> {
+        let board = TourBoard::new(self.board)?;
+        let tour = Tour { squares: (0..board.squares() as u16).collect(), closed: !self.open };
+        Ok(write(&board, &tour, self.to).len() as u64)
+    }
+}
+
+/// Refuses `tours enumerate` on a board with no tour of the kind, with more tours than leaper
+/// lists, or whose tours would not fit the free disk of `--out`.
+pub fn check_enumerate(request: &JobRequest) -> Result<()> {
+    let Some(asked) = Enumeration::of(request)? else { return Ok(()) };
+    let (board, kind) = (asked.board, asked.kind());
+    let name = format!("tours enumerate {board} --{kind}");
+    if let Some(reason) = no_tour(board, asked.open)? {
+        bail!("{name}: {board} has no {kind} knight's tour ({reason}): there is nothing to list");
+    }
+    let count_command = format!("leaper knight {board}{}", if asked.open { " --open" } else { "" });
+    let Some(tours) = count(board, asked.open, request.run.threads)? else {
+        bail!(
+            "{name}: {board} has too many {kind} tours to list one by one: the layers of their count pass {} \
+             states, which on a board of at most 64 squares means more than {} tours; `{count_command}` counts \
+             them",
+            grouped(MOST_STATES),
+            grouped(MOST_TOURS)
+        );
+    };
+    if tours == 0 {
+        bail!("{name}: {board} has no {kind} knight's tour (`{count_command}` counts 0): there is nothing to list");
+    }
+    let lines = u128::try_from(&tours).unwrap_or(u128::MAX);
+    let size = lines.saturating_mul(u128::from(asked.line_bytes()?));
+    let shown = |size: u128| bytes(u64::try_from(size).unwrap_or(u64::MAX));
+    if lines > u128::from(MOST_TOURS) {
+        bail!(
+            "{name}: {board} has {} {kind} tours, more than the {} leaper lists one by one ({} as --to {} lines, \
+             and days of search): `{count_command}` counts them; enumerate a smaller board to list its tours",
+            grouped_integer(&tours),
+            grouped(MOST_TOURS),
+            shown(size),
+            format_name(asked.to)
+        );
+    }
+    if let Some(file) = &asked.file {
+        let free = file.parent().and_then(super::free_disk);
+        if let Some(free) = free.filter(|&free| size > u128::from(free)) {
+            bail!(
+                "{name} --out {}: its {} tours take {} as --to {} lines, more than the {} free there",
+                file.display(),
+                grouped_integer(&tours),
+                shown(size),
+                format_name(asked.to),
+                bytes(free)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `tours generate` on a board with no tour of the kind asked for (`--closed`: closed;
+/// otherwise any, which is an open tour: a closed one opened at any move).
+pub fn check_generate(tool: &dyn Tool, matches: &clap::ArgMatches) -> Result<()> {
+    if tool.command().get_name() != "generate" {
+        return Ok(());
+    }
+    let Ok(Some(&board)) = matches.try_get_one::<BoardSize>("board") else { return Ok(()) };
+    let closed = matches.try_get_one::<bool>("closed").ok().flatten().copied().unwrap_or(false);
+    let (open, kind) = if closed { (false, "closed knight's tour") } else { (true, "knight's tour, open or closed") };
+    let name = format!("tours generate {board}");
+    if let Some(reason) = no_tour(board, open)? {
+        bail!("{name}: {board} has no {kind} ({reason}): there is nothing to generate");
+    }
+    if board.width.min(board.length) <= GENERATE_COUNTS_SIDES && count(board, open, None)? == Some(Integer::ZERO) {
+        let command = format!("leaper knight {board}{}", if open { " --open" } else { "" });
+        bail!("{name}: {board} has no {kind} (`{command}` counts 0): there is nothing to generate");
+    }
+    Ok(())
+}
+
+/// The parameters of `leaper knight BOARD [--open]`.
+fn knight(board: BoardSize, open: bool) -> Result<Params> {
+    Ok(table(&TourParams {
+        piece: "knight".into(),
+        moves: "1,2".into(),
+        board: board.to_string(),
+        sweep: false,
+        tours: if open { TourKind::Open } else { TourKind::Closed },
+        directed: false,
+        distinct: false,
+    })?)
+}
+
+/// Why `board` has no knight's tour of the kind, if the engine knows before counting: the note
+/// `leaper knight BOARD` prints, without what the message says already (`knight 3x3: no open
+/// tour: `).
+fn no_tour(board: BoardSize, open: bool) -> Result<Option<String>> {
+    let params = knight(board, open)?;
+    let reasons = leaper_core::problems::find("tours")?.reasons(&params)?;
+    let prefix = format!("knight {board}: no {} tour: ", if open { "open" } else { "closed" });
+    Ok(reasons.into_iter().next().map(|(_, reason)| reason.strip_prefix(&prefix).unwrap_or(&reason).to_string()))
+}
+
+/// The number of knight's tours of `board`, counted in memory while the count's layers hold at
+/// most [`MOST_STATES`] states; `None` once one holds more (or the board is too wide to count).
+fn count(board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<Integer>> {
+    let Ok(Job::Sweep(job)) = leaper_core::problems::find("tours")?.job(&knight(board, open)?) else {
+        return Ok(None);
+    };
+    // A pool of its own: a tool sizes the global one after this check.
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    crate::sweep::with_threads(Some(threads), || {
+        // The count is the check's own business: none of its log lines.
+        tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
+            let mut stores =
+                StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), COUNT_MEMORY));
+            let mut host = Capped { inner: LocalSteps::new(job.as_ref(), &mut stores), passed: false };
+            match run_sweep(job.as_ref(), &SweepOptions::default(), &mut host, SweepProgress::default()) {
+                Ok(report) => Ok(report.counts.first().map(|(_, count)| count.clone())),
+                Err(_) if host.passed => Ok(None),
+                Err(leaper_core::Error::MemoryLimit { .. }) => Ok(None),
+                Err(error) => Err(error.into()),
+            }
+        })
+    })?
+}
+
+/// Steps in this process that stop once a layer passes [`MOST_STATES`].
+struct Capped<'a> {
+    inner: LocalSteps<'a>,
+    passed: bool,
+}
+
+impl SweepHost for Capped<'_> {
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> leaper_core::Result<()> {
+        self.inner.begin_pass(moduli, progress)
+    }
+
+    fn seed(&mut self, record: &[u64]) -> leaper_core::Result<()> {
+        self.inner.seed(record)
+    }
+
+    fn step(&mut self, step: usize, moduli: &Moduli) -> leaper_core::Result<StepOutcome> {
+        let outcome = self.inner.step(step, moduli)?;
+        if outcome.layer.states > MOST_STATES {
+            self.passed = true;
+            return Err(leaper_core::Error::InvalidRequest("the count before listing passed its states".into()));
+        }
+        Ok(outcome)
+    }
+
+    fn commit(&mut self, progress: &SweepProgress) -> leaper_core::Result<()> {
+        self.inner.commit(progress)
+    }
+
+    fn end_pass(&mut self, last: bool) -> leaper_core::Result<()> {
+        self.inner.end_pass(last)
+    }
+
+    fn observe(&mut self, step: &StepReport) {
+        self.inner.observe(step);
+    }
+}
+
+/// `13,267,364,410,532`.
+fn grouped_integer(n: &Integer) -> String {
+    u64::try_from(n).map_or_else(|_| n.to_string(), grouped)
+}
+
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Compact => "compact",
+        Format::Moves => "moves",
+        Format::Edges => "edges",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(text: &str) -> BoardSize {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn small_boards_are_counted_and_wide_ones_pass_the_states() {
+        assert_eq!(count(board("6x6"), false, Some(2)).unwrap(), Some(Integer::from(9862)));
+        assert_eq!(count(board("4x4"), true, Some(2)).unwrap(), Some(Integer::ZERO));
+        assert_eq!(count(board("8x8"), false, Some(2)).unwrap(), None);
+    }
+
+    #[test]
+    fn the_engine_says_why_a_board_has_no_tour() {
+        let reason = no_tour(board("3x3"), true).unwrap().unwrap();
+        assert!(reason.starts_with("the board's graph is disconnected"), "{reason}");
+        assert_eq!(no_tour(board("6x6"), false).unwrap(), None);
+    }
+
+    #[test]
+    fn a_line_is_as_long_as_the_format_writes_it() {
+        let compact = Enumeration { board: board("8x8"), open: false, file: None, to: Format::Compact };
+        assert_eq!(compact.line_bytes().unwrap(), 134);
+    }
+}
