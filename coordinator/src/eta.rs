@@ -1,83 +1,181 @@
-//! The time a sweep has left, from a model of the whole run rather than of the last step.
+//! The time a sweep has left: one estimate, shown by the live display, written in the step log
+//! lines and printed by `leaper status`.
 //!
-//! A step's time is about proportional to the states it reads, and the states a step reads are
-//! the layer the step before produced. Layers do not keep their size: along a row they rise and
-//! fall with the column (the frontier turns the corner at each end of the row), and from row to
-//! row they grow fast at first, then slower, until every frontier of the width has appeared.
-//! So the model predicts the rest of the layer profile column by column, from the same column
-//! one row up and the last growth measured from row to row (the column's, or the latest
-//! anywhere if smaller), damped: its square root for the next row, a fifth of that exponent
-//! for every row after; and the last rows, which the board's end cuts down (no path may leave
-//! it), by the multipliers the problem knows (`ProfileHint`; for knights, a fifth and then a
-//! two-hundredth of what growth promised, then nothing):
+//! A step's time is about a fixed share (its commit, the display) plus a cost per state it
+//! reads, and the states a step reads are the layer the step before produced. So the estimate is
+//! the rest of the layer profile, predicted by the layer model `leaper plan` uses
+//! ([`crate::plan::model`]: growth from row to row dying out as the frontier saturates, the
+//! board's end cutting the last rows), priced at the cost measured so far (recent steps weighing
+//! more, as a layer's cost per state drifts as it grows):
 //!
 //! ```text
-//! width 3, layers read so far    row 0: 1  4  9     row 1: 20  50  70     row 2: 100 ?   ?
-//! latest growth                 100 / 20 = 5 (column 0, row 1 to row 2)
-//! column 1                       min(50 / 4, 5) = 5 ─► damped: 5^0.5 = 2.24 ─► row 2: 50 * 2.24 = 112
-//! column 2                       min(70 / 9, 5) = 5                        ─► row 2: 70 * 2.24 = 157
-//! row 3 (damped again)           column 0: 100 * 5^0.1 = 117, times the end's multiplier
+//! knight 7x10 --sweep after 28 of its 63 steps (rows 1-4: 241, 57,096, 1,018,658, 9,776,580)
+//!   profile    row 5 grows by (9,776,580 / 1,018,658)^0.4 = 2.47, row 6 by 2.47^0.15, then no
+//!              more; rows 6 to 10 cut by the board's end            ─► the layers of steps 29-63
+//!   cost       a step: 0.01 s (the small steps') + the rest, ~ states^power fitted to the larger
+//!   time left  each predicted layer priced by the cost, summed
 //! ```
 //!
-//! The first pass's profile is recorded in the checkpoint, so later passes (and `leaper status`)
-//! know their profile exactly. Seconds per state come from the steps so far (recent steps
-//! weighing more), and the ETA shown is
-//! smoothed: each new estimate of the finish time moves the shown one seven tenths of the way.
+//! Until three rows of the first pass are measured the model has nothing to go on and the
+//! estimate says so ("estimating"); beyond a day it says that, and points to `leaper plan`,
+//! rather than print a figure no one should trust. Later passes read the first pass's layers
+//! again, so their profile is known exactly. The cost is learnt from each step's share of the
+//! wall clock ([`StepReport::share`]), which a checkpoint keeps (`step_timings`): `leaper status`
+//! and a resumed run start from what the running display knew.
+//!
+//! [`StepReport::share`]: leaper_core::engine::sweep::StepReport::share
 
 use std::time::Duration;
 
-/// How much of the measured log growth from row to row the next row keeps...
-const FIRST_ROW_DAMPING: f64 = 0.5;
-/// ...and how much of that each row after it keeps (fitted to knight sweeps of widths 6 to 8).
-const GROWTH_DAMPING: f64 = 0.2;
-/// Weight of a step in the cost per state relative to the step after it.
-const COST_MEMORY: f64 = 0.9;
-/// How far each new estimate of the finish moves the shown one (most of the way: a late run
-/// of overestimates would otherwise linger).
-const SMOOTHING: f64 = 0.7;
+use leaper_core::engine::sweep::SweepProgress;
+use leaper_core::engine::{ProfileHint, SweepJob};
 
-/// The shape of a sweep: steps per pass, passes, steps per row, and what the board's end
-/// does to the last rows' layers (the problem's `ProfileHint`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Shape {
-    pub steps: usize,
-    pub passes: usize,
-    pub row: usize,
-    /// Multipliers of the last rows' layers, the last row last.
-    pub tail: Vec<f64>,
+use crate::plan::model;
+
+/// Weight of a step in the cost relative to the step after it.
+const COST_MEMORY: f64 = 0.9;
+/// Rows of the first pass measured before the model is trusted: the second row's growth still
+/// carries the start's, the third's is the first that foretells the rest.
+const MEASURED_ROWS: usize = 3;
+/// Beyond this, the estimate says "more than a day" and points to `leaper plan`.
+const A_DAY: Duration = Duration::from_secs(24 * 3600);
+
+/// What the display and `leaper status` say of the time left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Eta {
+    /// Not enough measured yet: three rows of the first pass and one timed step.
+    Estimating,
+    /// The time left.
+    Left(Duration),
 }
 
-impl Shape {
-    /// What the board's end leaves of row `row`'s layers.
-    fn tail_multiplier(&self, row: usize) -> f64 {
-        let rows = self.steps.div_ceil(self.row.max(1));
-        let first_cut = rows.saturating_sub(self.tail.len());
-        row.checked_sub(first_cut).and_then(|j| self.tail.get(j)).copied().unwrap_or(1.0)
+impl Eta {
+    /// The time left `since` after the estimate was made (a display counts down), or as it was.
+    pub fn after(self, since: Duration) -> Eta {
+        match self {
+            Eta::Left(left) => Eta::Left(left.saturating_sub(since)),
+            Eta::Estimating => Eta::Estimating,
+        }
+    }
+
+    /// Seconds left, for machines (JSON logs and status); `None` while estimating.
+    pub fn seconds(self) -> Option<f64> {
+        match self {
+            Eta::Left(left) => Some(left.as_secs_f64()),
+            Eta::Estimating => None,
+        }
+    }
+
+    /// `31s`, `2h05m10s`, `estimating`, `over a day, see `leaper plan``.
+    pub fn text(self) -> String {
+        match self {
+            Eta::Estimating => "estimating".to_string(),
+            Eta::Left(left) if left > A_DAY => "over a day, see `leaper plan`".to_string(),
+            Eta::Left(left) => crate::progress::format_duration(left),
+        }
     }
 }
 
-/// What the model knows of a sweep so far.
+/// The shape of a sweep: steps per pass, passes, and what the problem knows of its layer
+/// profile (row length, the board end's cut: [`ProfileHint`]).
+#[derive(Clone, Debug)]
+pub struct Shape {
+    pub steps: usize,
+    pub passes: usize,
+    pub hint: ProfileHint,
+}
+
+impl Shape {
+    /// `job` swept in `passes` passes.
+    pub fn of(job: &dyn SweepJob, passes: usize) -> Shape {
+        Shape { steps: job.steps(), passes, hint: job.profile_hint() }
+    }
+}
+
+/// The time of a step by the states it reads: `fixed` plus the rest, `exp(y + power * (ln
+/// states - x))` through the point `at = (x, y)`.
+#[derive(Clone, Copy, Debug)]
+struct StepCost {
+    fixed: f64,
+    at: (f64, f64),
+    power: f64,
+}
+
+impl StepCost {
+    fn seconds(&self, states: u64) -> f64 {
+        if states == 0 {
+            return 0.0;
+        }
+        let (x, y) = self.at;
+        self.fixed + (y + self.power * ((states as f64).ln() - x)).exp()
+    }
+}
+
+/// What the estimate knows of a sweep so far.
 #[derive(Clone, Debug)]
 pub struct EtaModel {
     shape: Shape,
     /// States read by each step of the first pass, as far as it is known.
     profile: Vec<u64>,
-    /// Where the sweep stands: the next step, of which pass, and the states it will read.
+    /// Where the sweep stands: the next step, of which pass, and the states it will read (where
+    /// known: a resumed run learns it from its first step).
     pass: usize,
     next_cell: usize,
-    next_states: u64,
-    /// `(states read, seconds)` of the steps timed in this run, oldest first.
+    next_states: Option<u64>,
+    /// `(states read, seconds)` of timed steps, oldest first.
     timed: Vec<(u64, f64)>,
-    /// The finish, in seconds from the model's clock origin, as last shown.
-    shown_finish: Option<f64>,
 }
 
 impl EtaModel {
-    /// A model of a sweep of `shape` that stands at `next_cell` of `pass`, with the first
-    /// pass's `profile` recorded so far (a checkpoint's, or empty).
-    pub fn new(shape: Shape, pass: usize, next_cell: usize, profile: Vec<u64>) -> EtaModel {
-        let next_states = profile.get(next_cell).copied().unwrap_or(1);
-        EtaModel { shape, profile, pass, next_cell, next_states, timed: Vec::new(), shown_finish: None }
+    /// A model of a sweep of `shape` from `start`: a new sweep's default, or a checkpoint's
+    /// progress with its profile and the shares of its last steps.
+    pub fn new(shape: Shape, start: &SweepProgress) -> EtaModel {
+        let mut model = EtaModel {
+            shape,
+            profile: start.profile.clone(),
+            pass: start.pass,
+            next_cell: start.next_cell,
+            next_states: None,
+            timed: Vec::new(),
+        };
+        if start.pass > 0 {
+            // The first pass is over: later passes end where it ended.
+            model.shape.steps = model.shape.steps.min(model.profile.len().max(1));
+            model.next_states = model.profile.get(start.next_cell).copied();
+        } else if start.next_cell == 0 {
+            model.next_states = Some(1);
+        }
+        model.timed = model
+            .committed_states()
+            .into_iter()
+            .rev()
+            .zip(start.step_timings.iter().rev())
+            .map(|(states, &micros)| (states, micros as f64 / 1e6))
+            .collect();
+        model.timed.reverse();
+        if model.timed.is_empty() && start.states_processed > 0 {
+            // A checkpoint of an older build: one step as long as all of them.
+            model.timed.push((start.states_processed, start.step_micros as f64 / 1e6));
+        }
+        model
+    }
+
+    /// The states read by every step committed so far, oldest first.
+    fn committed_states(&self) -> Vec<u64> {
+        let done_in_pass = &self.profile[..self.next_cell.min(self.profile.len())];
+        let whole: usize = self.pass;
+        let mut states = Vec::with_capacity(whole * self.profile.len() + done_in_pass.len());
+        for _ in 0..whole {
+            states.extend_from_slice(&self.profile);
+        }
+        states.extend_from_slice(done_in_pass);
+        states
+    }
+
+    /// The same model, told the exact size of the next step's layer (a checkpoint's).
+    pub fn with_next_states(mut self, states: u64) -> EtaModel {
+        self.next_states = Some(states);
+        self
     }
 
     /// The sweep turned out to run `passes` passes (the exact pass saturated: residue passes
@@ -86,8 +184,8 @@ impl EtaModel {
         self.shape.passes = passes;
     }
 
-    /// Learns a finished step: `cell` of `pass` read `states_in` states in `seconds` and left a
-    /// layer of `states_out`.
+    /// Learns a finished step: `cell` of `pass` read `states_in` states, left a layer of
+    /// `states_out`, and took `seconds` of the wall clock (its share).
     pub fn step(&mut self, pass: usize, cell: usize, states_in: u64, states_out: u64, seconds: f64) {
         if pass == 0 && cell == self.profile.len() {
             self.profile.push(states_in);
@@ -95,213 +193,189 @@ impl EtaModel {
         self.timed.push((states_in, seconds));
         let pass_over = states_out == 0 || cell + 1 >= self.shape.steps;
         (self.pass, self.next_cell) = if pass_over { (pass + 1, 0) } else { (pass, cell + 1) };
-        self.next_states = if pass_over { self.profile.first().copied().unwrap_or(1) } else { states_out };
+        self.next_states = Some(if pass_over { self.profile.first().copied().unwrap_or(1) } else { states_out });
         if pass_over && pass == 0 {
             // The first pass ended early (the layer emptied): later passes end there too.
             self.shape.steps = self.profile.len();
         }
     }
 
-    /// The states every step still to run will read, predicted.
-    pub fn remaining_states(&self) -> Vec<u64> {
+    /// The states every step still to run will read, predicted; `None` while the first pass
+    /// has less than three complete rows measured.
+    pub fn remaining_states(&self) -> Option<Vec<u64>> {
         if self.pass >= self.shape.passes {
-            return Vec::new();
+            return Some(Vec::new());
         }
         let mut states = Vec::new();
         if self.pass == 0 {
-            let known = self.known_first_pass();
-            states.extend_from_slice(&known[self.next_cell..]);
+            let first = self.first_pass()?;
+            states.extend_from_slice(&first[self.next_cell..]);
             for _ in 1..self.shape.passes {
-                states.extend_from_slice(&known);
+                states.extend_from_slice(&first);
             }
         } else {
-            states.push(self.next_states);
-            states.extend_from_slice(self.profile.get(self.next_cell + 1..).unwrap_or(&[]));
+            // Every pass reads the same layers (other moduli, the same keys).
+            states.extend_from_slice(self.profile.get(self.next_cell..).unwrap_or(&[]));
             for _ in self.pass + 1..self.shape.passes {
                 states.extend_from_slice(&self.profile);
             }
         }
-        states
+        Some(states)
     }
 
-    /// The first pass's profile: what is known, the next step's exactly, the rest predicted.
-    /// Predictions work on the profile the board's end does not cut: a tail row's layers are
-    /// divided by its known multiplier before they are measured and multiplied after.
-    fn known_first_pass(&self) -> Vec<u64> {
-        let row = self.shape.row.max(1);
-        let multiplier = |cell: usize| self.shape.tail_multiplier(cell / row);
-        let mut known: Vec<f64> = self.profile.iter().map(|&s| s as f64).collect();
-        known.truncate(self.next_cell);
-        known.push(self.next_states as f64);
-        let mut uncut: Vec<f64> =
-            known.iter().enumerate().map(|(cell, &s)| s / multiplier(cell).max(f64::MIN_POSITIVE)).collect();
-        let measured = uncut.len();
-        for cell in measured..self.shape.steps {
-            let predicted = match cell.checked_sub(row) {
-                None => uncut[cell - 1],
-                Some(above) => uncut[above] * growth(&uncut[..measured], cell, row),
-            };
-            uncut.push(predicted);
-            known.push(predicted * multiplier(cell));
+    /// The first pass's profile: what is measured, the next step's layer where known, the rest
+    /// as the layer model predicts it. The model measures growth on the profile the board's end
+    /// has not cut yet: a measured layer of a cut row is divided by the row's multiplier first.
+    fn first_pass(&self) -> Option<Vec<u64>> {
+        let (steps, hint) = (self.shape.steps, &self.shape.hint);
+        let row = hint.row.max(1);
+        let mut known: Vec<u64> = self.profile[..self.next_cell.min(self.profile.len())].to_vec();
+        known.extend(self.next_states.filter(|_| known.len() < steps));
+        if known.len() >= steps {
+            return Some(known);
         }
-        known.iter().map(|&s| s.round() as u64).collect()
+        if known.len() < MEASURED_ROWS * row {
+            return None;
+        }
+        let rows = steps.div_ceil(row);
+        let first_cut = rows.saturating_sub(hint.tail.len());
+        let multiplier = |cell: usize| (cell / row).checked_sub(first_cut).and_then(|j| hint.tail.get(j)).copied();
+        let uncut: Vec<u64> = known
+            .iter()
+            .enumerate()
+            .map(|(cell, &s)| match multiplier(cell) {
+                Some(m) if m > 0.0 => (s as f64 / m).round() as u64,
+                _ => s,
+            })
+            .collect();
+        let predicted = model::extend(&uncut, steps, hint, hint.rows_reached.max(1));
+        let mut first: Vec<u64> = known.clone();
+        first.extend(predicted[known.len()..].iter().map(|&s| s.round() as u64));
+        // The pass ends where its layer empties: nothing after a zero is read.
+        if let Some(end) = first.iter().skip(known.len()).position(|&s| s == 0) {
+            first.truncate(known.len() + end);
+        }
+        Some(first)
     }
 
-    /// Seconds per state, over the timed steps with recent ones weighing more (a layer's cost
-    /// per state drifts as it grows: hash tables, caches); `None` before any step was timed.
-    fn seconds_per_state(&self) -> Option<f64> {
-        let (mut states, mut seconds, mut weight) = (0.0, 0.0, 1.0);
-        for &(read, took) in self.timed.iter().rev() {
-            (states, seconds) = (states + weight * read as f64, seconds + weight * took);
+    /// What a step of `states` states will take: `fixed + scale * states^power`, fitted to the
+    /// timed steps. The fixed share (its commit, the display, the workers' round trips) is what
+    /// the smallest steps took (those that read at most a hundredth of the largest: the middle
+    /// one of them), or the quickest step where there are too few. The rest of a step's time
+    /// grows with its states a little slower than they do while a step does not yet fill the
+    /// machine (threads, buckets, workers half idle), in proportion once it does: `power` is
+    /// the slope of the rest against the states on a log-log scale, fitted to the larger steps,
+    /// recent ones weighing most, and kept between 0.6 and 1.2. `None` before any step.
+    fn cost(&self) -> Option<StepCost> {
+        let largest = self.timed.iter().map(|&(states, _)| states).max()?;
+        let mut small: Vec<f64> =
+            self.timed.iter().filter(|&&(states, _)| states <= largest / 100).map(|&(_, seconds)| seconds).collect();
+        small.sort_by(f64::total_cmp);
+        let fixed = match (self.timed.len(), small.len()) {
+            // An older checkpoint's one figure for all its steps tells no fixed share.
+            (1, _) => 0.0,
+            (_, 3..) => small[small.len() / 2],
+            _ => self.timed.iter().map(|&(_, seconds)| seconds).fold(f64::INFINITY, f64::min),
+        }
+        .max(0.0);
+        // Weighted means and moments of (ln states, ln rest) over the larger steps.
+        let (mut sw, mut sx, mut sy, mut sxx, mut sxy, mut weight) = (0.0, 0.0, 0.0, 0.0, 0.0, 1.0);
+        for &(states, seconds) in self.timed.iter().rev() {
+            let rest = seconds - fixed;
+            if states > largest / 100 && states > 0 && rest > 0.0 {
+                let (x, y) = ((states as f64).ln(), rest.ln());
+                (sw, sx, sy, sxx, sxy) =
+                    (sw + weight, sx + weight * x, sy + weight * y, sxx + weight * x * x, sxy + weight * x * y);
+            }
             weight *= COST_MEMORY;
         }
-        (!self.timed.is_empty()).then(|| seconds / f64::max(states, 1.0))
+        if sw == 0.0 {
+            let per_state = self.timed.iter().map(|&(_, t)| t).sum::<f64>()
+                / self.timed.iter().map(|&(s, _)| s as f64).sum::<f64>().max(1.0);
+            return Some(StepCost { fixed: 0.0, at: (0.0, per_state.max(f64::MIN_POSITIVE).ln()), power: 1.0 });
+        }
+        let (x, y) = (sx / sw, sy / sw);
+        let variance = sxx / sw - x * x;
+        let power = if variance > 0.01 { ((sxy / sw - x * y) / variance).clamp(0.6, 1.2) } else { 1.0 };
+        Some(StepCost { fixed, at: (x, y), power })
     }
 
-    /// The same model, told the exact size of the next step's layer (a checkpoint's).
-    pub fn with_next_states(mut self, states: u64) -> EtaModel {
-        self.next_states = states;
-        self
-    }
-
-    /// Seconds of work left at `seconds_per_state` (when only totals are known, as in a
-    /// checkpoint).
-    pub fn remaining_seconds_at(&self, seconds_per_state: f64) -> f64 {
-        self.remaining_states().iter().map(|&s| s as f64 * seconds_per_state).sum()
-    }
-
-    /// Seconds of work left, unsmoothed; `None` before any step was timed.
-    pub fn remaining_seconds(&self) -> Option<f64> {
-        Some(self.remaining_seconds_at(self.seconds_per_state()?))
-    }
-
-    /// The ETA to show at `now` (seconds on the caller's clock) just after a step: the new
-    /// estimate of the finish moves the shown one most of the way.
-    pub fn update_shown(&mut self, now: f64) -> Option<Duration> {
-        let finish = now + self.remaining_seconds()?;
-        let shown = match self.shown_finish {
-            Some(previous) if self.pass < self.shape.passes => previous + SMOOTHING * (finish - previous),
-            _ => finish,
+    /// The estimate of the time left, as the steps so far tell it.
+    pub fn estimate(&self) -> Eta {
+        let (Some(states), Some(cost)) = (self.remaining_states(), self.cost()) else {
+            return Eta::Estimating;
         };
-        self.shown_finish = Some(shown);
-        self.shown(now)
+        let seconds: f64 = states.iter().map(|&s| cost.seconds(s)).sum();
+        Eta::Left(Duration::from_secs_f64(seconds.clamp(0.0, 1e12)))
     }
-
-    /// The ETA shown at `now`: counts down between steps.
-    pub fn shown(&self, now: f64) -> Option<Duration> {
-        self.shown_finish.map(|finish| Duration::from_secs_f64((finish - now).max(0.0)))
-    }
-}
-
-/// The growth from one row to the next predicted at `cell`: the smaller of its column's last
-/// measured growth and the latest growth measured anywhere (growth slows along a row as the
-/// frontier fills up, so the latest is the freshest), its square root for the first row after
-/// the measure and a fifth of the exponent again for every row further on.
-fn growth(measured: &[f64], cell: usize, row: usize) -> f64 {
-    let Some(latest) = measured.len().checked_sub(1).filter(|&c| c >= row) else { return 1.0 };
-    let column = (row..measured.len()).rev().find(|&c| c % row == cell % row).unwrap_or(latest);
-    let growth_at = |c: usize| (measured[c] / measured[c - row].max(1.0)).max(f64::MIN_POSITIVE);
-    let growth = growth_at(column).min(growth_at(latest));
-    let rows_on = ((cell - column) / row).max(1) as i32;
-    (growth.ln() * FIRST_ROW_DAMPING * GROWTH_DAMPING.powi(rows_on - 1)).exp()
 }
 
 #[cfg(test)]
 mod tests {
-    use leaper_core::engine::store::memory_store;
-    use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
-    use leaper_core::engine::{Moduli, SweepJob};
-    use leaper_core::problems::tours::board::{Geometry, MoveSet};
-    use leaper_core::problems::tours::transfer::{tours, TourKind};
-
     use super::*;
 
-    /// The layers of `job`'s sweep, step by step, as `(states read, states left)`.
-    fn layers(job: &dyn SweepJob) -> Vec<(u64, u64)> {
-        let mut stores = StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), 8 << 30));
-        let report = sweep_in_process(job, &SweepOptions::default(), &mut stores, SweepProgress::default()).unwrap();
-        let left = report.profile.iter().skip(1).copied().chain([0]);
-        report.profile.iter().copied().zip(left).collect()
-    }
-
-    /// The ETA's error at 25%, 50% and 75% of a run whose steps cost `1 ms + 0.1 µs per state`
-    /// (so that only the predicted profile can be wrong): `(shown - true) / true` of the time left.
-    fn errors(job: &dyn SweepJob, passes: usize) -> [f64; 3] {
-        let steps = layers(job);
-        let seconds = |states: u64| 1e-3 + 1e-7 * states as f64;
-        let hint = job.profile_hint();
-        let shape = Shape { steps: job.steps(), passes, row: hint.row, tail: hint.tail };
-        let run: Vec<(usize, usize, u64, u64)> = (0..passes)
-            .flat_map(|pass| steps.iter().enumerate().map(move |(cell, &(read, left))| (pass, cell, read, left)))
-            .collect();
-        let total: f64 = run.iter().map(|&(_, _, read, _)| seconds(read)).sum();
-        let mut model = EtaModel::new(shape, 0, 0, Vec::new());
-        let (mut now, mut marks) = (0.0, Vec::new());
-        for (pass, cell, read, left) in run {
-            now += seconds(read);
-            model.step(pass, cell, read, left, seconds(read));
-            let shown = model.update_shown(now).unwrap().as_secs_f64();
-            let fraction = [0.25, 0.5, 0.75].get(marks.len());
-            if fraction.is_some_and(|f| now >= f * total) {
-                marks.push((shown - (total - now)) / (total - now));
-            }
-        }
-        [marks[0], marks[1], marks[2]]
-    }
-
-    fn knight(width: usize, rows: usize, sweep: bool, kind: TourKind) -> Box<dyn SweepJob> {
-        tours(Geometry::new(width, rows, MoveSet::knight()), if sweep { 1 } else { rows }, kind).unwrap()
-    }
-
-    #[test]
-    fn the_eta_tracks_the_time_left_of_knight_sweeps() {
-        // Long sweeps (the layers settle, then fall at the end) are foretold closely; a short
-        // board, still growing when the end cuts it, less so. (An odd board has no closed tour:
-        // its layers empty early, which no profile foretells, so none is measured here.) The wall-clock figures of real
-        // runs are in docs/PERFORMANCE.md.
-        let mut all = Vec::new();
-        for (job, passes, within) in [
-            (knight(6, 12, true, TourKind::Closed), 1, 0.15),
-            (knight(6, 12, true, TourKind::Closed), 2, 0.15),
-            (knight(5, 12, true, TourKind::Open), 1, 0.5),
-            (knight(7, 6, false, TourKind::Closed), 1, 0.5),
-            (knight(6, 8, false, TourKind::Closed), 1, 0.5),
-        ] {
-            let errors = errors(job.as_ref(), passes);
-            let name = job.slot_name(*job.reported().end());
-            eprintln!("{name}, passes: {passes}, errors at 25/50/75%: {errors:+.2?}");
-            assert!(errors.iter().all(|e| e.abs() <= within), "{name}: {errors:?}");
-            all.extend(errors);
-        }
-        let mean = all.iter().map(|e| e.abs()).sum::<f64>() / all.len() as f64;
-        assert!(mean <= 0.3, "mean error {mean}");
+    fn shape(steps: usize, passes: usize, row: usize) -> Shape {
+        Shape { steps, passes, hint: ProfileHint { row, tail: Vec::new(), third_row_growth: None, rows_reached: 1 } }
     }
 
     #[test]
     fn a_second_pass_knows_its_profile_exactly() {
-        let shape = Shape { steps: 4, passes: 2, row: 2, tail: Vec::new() };
-        let mut model = EtaModel::new(shape, 0, 0, Vec::new());
+        let mut model = EtaModel::new(shape(4, 2, 2), &SweepProgress::default());
         for (cell, (read, left)) in [(1, 5), (5, 9), (9, 4), (4, 1)].into_iter().enumerate() {
             model.step(0, cell, read, left, read as f64);
         }
-        assert_eq!(model.remaining_states(), vec![1, 5, 9, 4]);
+        assert_eq!(model.remaining_states(), Some(vec![1, 5, 9, 4]));
         model.step(1, 0, 1, 5, 1.0);
-        assert_eq!(model.remaining_states(), vec![5, 9, 4]);
-        // One second per state was all the steps ever cost.
-        assert!((model.remaining_seconds().unwrap() - 18.0).abs() < 1e-6);
+        assert_eq!(model.remaining_states(), Some(vec![5, 9, 4]));
     }
 
     #[test]
-    fn predictions_follow_each_column_a_row_up_and_the_known_fall() {
-        // Row 0: 1 4 9; row 1: 20 50 70; next: row 2's first layer is 100. Rows 3 and 4 are cut.
-        let shape = Shape { steps: 15, passes: 1, row: 3, tail: vec![0.5, 0.0] };
-        let mut model = EtaModel::new(shape, 0, 0, Vec::new());
-        let layers = [1, 4, 9, 20, 50, 70, 100];
-        for (cell, pair) in layers.windows(2).enumerate() {
-            model.step(0, cell, pair[0], pair[1], 1.0);
+    fn nothing_is_estimated_before_three_rows() {
+        let mut model = EtaModel::new(shape(12, 1, 2), &SweepProgress::default());
+        assert_eq!(model.estimate(), Eta::Estimating);
+        for (cell, (read, left)) in [(1, 3), (3, 10), (10, 30), (30, 100)].into_iter().enumerate() {
+            model.step(0, cell, read, left, 0.01);
+            assert_eq!(model.estimate(), Eta::Estimating, "after step {}", cell + 1);
         }
-        // Growth 5 (the latest, column 0's), damped to its square root: 50 -> 112, 70 -> 157;
-        // row 3 grows by 5^0.1 more and keeps half; row 4 keeps nothing.
-        assert_eq!(model.remaining_states(), [100, 112, 157, 112, 66, 92, 0, 0, 0]);
+        // Five layers read, the sixth known: three rows of two.
+        model.step(0, 4, 100, 300, 0.01);
+        assert!(model.estimate().seconds().is_some());
+    }
+
+    #[test]
+    fn a_step_costs_a_fixed_share_plus_its_states() {
+        // Every step took 10 ms plus 1 µs a state; six small ones tell the 10 ms (their middle
+        // one's 10.005 ms), the larger ones the rest.
+        let seconds = |states: u64| 0.01 + 1e-6 * states as f64;
+        let layers = [1u64, 2, 3, 5, 8, 13, 100_000, 200_000, 400_000, 300_000];
+        let mut model = EtaModel::new(shape(20, 1, 2), &SweepProgress::default());
+        for (cell, pair) in layers.windows(2).enumerate() {
+            model.step(0, cell, pair[0], pair[1], seconds(pair[0]));
+        }
+        let cost = model.cost().unwrap();
+        for states in [1, 1_000, 300_000, 10_000_000] {
+            let (fitted, truth) = (cost.seconds(states), seconds(states));
+            assert!((fitted - truth).abs() <= 1e-5 + 1e-3 * truth, "{states}: {fitted} against {truth}");
+        }
+        let left: f64 = model.remaining_states().unwrap().iter().map(|&s| seconds(s)).sum();
+        let estimate = model.estimate().seconds().unwrap();
+        assert!((estimate - left).abs() <= 1e-3 * left, "{estimate} against {left}");
+    }
+
+    #[test]
+    fn a_checkpoint_gives_status_the_estimate_the_display_had() {
+        let layers = [1u64, 4, 9, 20, 50, 70, 100, 130, 150, 160];
+        let mut display = EtaModel::new(shape(16, 2, 3), &SweepProgress::default());
+        let mut checkpoint = SweepProgress::default();
+        for (cell, pair) in layers.windows(2).enumerate() {
+            let share = 0.002 + 1e-4 * pair[0] as f64;
+            display.step(0, cell, pair[0], pair[1], share);
+            checkpoint.next_cell = cell + 1;
+            checkpoint.profile.push(pair[0]);
+            checkpoint.step_timings.push((share * 1e6).round() as u64);
+        }
+        let status = EtaModel::new(shape(16, 2, 3), &checkpoint).with_next_states(layers[layers.len() - 1]);
+        let (shown, told) = (display.estimate().seconds().unwrap(), status.estimate().seconds().unwrap());
+        assert!((shown - told).abs() < 1e-6 * shown, "display {shown}, status {told}");
     }
 }

@@ -21,7 +21,7 @@ use leaper_core::engine::sweep::{StepReport, SweepProgress, SweepReport};
 use leaper_core::engine::SweepJob;
 
 use crate::console;
-use crate::eta::{EtaModel, Shape};
+use crate::eta::{Eta, EtaModel, Shape};
 use crate::results::ResultStream;
 
 /// Watches a sweep's steps: display or log lines, ETA, results as they become final.
@@ -55,9 +55,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         results: &'r mut ResultStream<'a>,
         out_of_core: bool,
     ) -> SweepWatch<'r, 'a> {
-        let hint = job.profile_hint();
-        let shape = Shape { steps: job.steps(), passes, row: hint.row, tail: hint.tail };
-        let model = EtaModel::new(shape, start.pass, start.next_cell, start.profile.clone());
+        let model = EtaModel::new(Shape::of(job, passes), start);
         let total = (job.steps() * passes) as u64;
         let display = Display::new(label, total, "steps", (start.pass * job.steps() + start.next_cell) as u64);
         SweepWatch {
@@ -75,6 +73,14 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         }
     }
 
+    /// The watch of a resumed sweep, told the size of the committed layer its next step reads.
+    pub fn with_layer(mut self, states: Option<u64>) -> Self {
+        if let Some(states) = states {
+            self.model = self.model.with_next_states(states);
+        }
+        self
+    }
+
     /// Sees a finished step.
     pub fn step(&mut self, step: &StepReport) {
         if !self.earlier.is_empty() {
@@ -89,8 +95,8 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         }
         let seconds = step.elapsed.as_secs_f64();
         (self.states, self.seconds) = (self.states + step.states_in, self.seconds + seconds);
-        self.model.step(step.pass, step.step, step.states_in, step.layer.states, seconds);
-        let eta = self.model.update_shown(self.clock.elapsed().as_secs_f64());
+        self.model.step(step.pass, step.step, step.states_in, step.layer.states, step.share.as_secs_f64());
+        let eta = self.model.estimate();
         let rate = self.states as f64 / self.seconds.max(1e-9);
         let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
         log_step(step, rate, eta, rss);
@@ -116,7 +122,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             display.set_detail(
                 format!("{} states · {}/s", grouped(step.layer.states), compact(rate)),
                 format!("{disk} · {} memory", bytes(rss)),
-                eta.map(|left| Instant::now() + left),
+                eta,
             );
         }
         self.results.settled(&step.settled);
@@ -154,7 +160,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
 }
 
 /// A step as a tracing line: human units in text, numbers as numbers in JSON.
-fn log_step(step: &StepReport, rate: f64, eta: Option<Duration>, rss: u64) {
+fn log_step(step: &StepReport, rate: f64, eta: Eta, rss: u64) {
     let seconds = step.elapsed.as_secs_f64();
     if console::json_logs() {
         tracing::info!(
@@ -165,7 +171,7 @@ fn log_step(step: &StepReport, rate: f64, eta: Option<Duration>, rss: u64) {
             spilled_bytes = step.layer.spilled_bytes,
             seconds,
             rate = rate.round() as u64,
-            eta_seconds = eta.map(|d| d.as_secs_f64()),
+            eta_seconds = eta.seconds(),
             peak_rss_bytes = rss,
             "step done"
         );
@@ -178,7 +184,7 @@ fn log_step(step: &StepReport, rate: f64, eta: Option<Duration>, rss: u64) {
             spilled = %bytes(step.layer.spilled_bytes),
             seconds = %format!("{seconds:.2}"),
             rate = rate.round() as u64,
-            eta = %eta.map_or("-".to_string(), format_duration),
+            eta = %eta.text(),
             peak_rss = %bytes(rss),
             "step done"
         );
@@ -205,11 +211,11 @@ impl ShardWatch {
         let this_run = done.done.saturating_sub(self.done_before);
         let rate = this_run as f64 / self.clock.elapsed().as_secs_f64().max(1e-9);
         let left = self.total.saturating_sub(done.done) as f64;
-        let eta = (rate > 0.0).then(|| Duration::from_secs_f64(left / rate));
+        let eta = if rate > 0.0 { Eta::Left(Duration::from_secs_f64(left / rate)) } else { Eta::Estimating };
         if let Some(display) = &self.display {
             display.bar.set_position(done.done as u64);
             display.bar.set_message(format!("shard {}", done.label));
-            display.set_detail(format!("{rate:.1} shards/s"), String::new(), eta.map(|left| Instant::now() + left));
+            display.set_detail(format!("{rate:.1} shards/s"), String::new(), eta);
             return;
         }
         let now = Instant::now();
@@ -218,19 +224,13 @@ impl ShardWatch {
         }
         self.last_line = Some(now);
         if console::json_logs() {
-            tracing::info!(
-                done = done.done,
-                shards = self.total,
-                rate,
-                eta_seconds = eta.map(|d| d.as_secs_f64()),
-                "shards done"
-            );
+            tracing::info!(done = done.done, shards = self.total, rate, eta_seconds = eta.seconds(), "shards done");
         } else {
             tracing::info!(
                 done = done.done,
                 shards = self.total,
                 rate = %format!("{rate:.1}/s"),
-                eta = %eta.map_or("-".to_string(), format_duration),
+                eta = %eta.text(),
                 "shards done"
             );
         }
@@ -257,7 +257,9 @@ struct Display {
 struct Detail {
     before: String,
     after: String,
-    finish: Option<Instant>,
+    /// The estimate and when it was made: shown counting down.
+    eta: Eta,
+    at: Instant,
 }
 
 impl Display {
@@ -267,7 +269,12 @@ impl Display {
         if console::mode() != console::Mode::Display {
             return None;
         }
-        let detail = Arc::new(Mutex::new(Detail { before: "-".into(), after: String::new(), finish: None }));
+        let detail = Arc::new(Mutex::new(Detail {
+            before: "-".into(),
+            after: String::new(),
+            eta: Eta::Estimating,
+            at: Instant::now(),
+        }));
         let line = Arc::clone(&detail);
         let started = Instant::now();
         let style = ProgressStyle::with_template(&format!(
@@ -277,10 +284,7 @@ impl Display {
         .progress_chars("━╸━")
         .with_key("detail", move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
             let detail = line.lock().unwrap_or_else(|e| e.into_inner());
-            let eta = match detail.finish {
-                Some(finish) => format_duration(finish.saturating_duration_since(Instant::now())),
-                None => "-".to_string(),
-            };
+            let eta = detail.eta.after(detail.at.elapsed()).text();
             let elapsed = format_duration(started.elapsed());
             let _ = write!(out, "{} · {elapsed} elapsed · ETA {eta}{}", detail.before, detail.after);
         });
@@ -292,8 +296,8 @@ impl Display {
         console::show(bar).map(|bar| Display { bar, detail })
     }
 
-    fn set_detail(&self, before: String, after: String, finish: Option<Instant>) {
-        *self.detail.lock().unwrap_or_else(|e| e.into_inner()) = Detail { before, after, finish };
+    fn set_detail(&self, before: String, after: String, eta: Eta) {
+        *self.detail.lock().unwrap_or_else(|e| e.into_inner()) = Detail { before, after, eta, at: Instant::now() };
         self.bar.tick();
     }
 }

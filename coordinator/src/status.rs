@@ -15,7 +15,7 @@ use leaper_core::engine::search::Totals;
 use leaper_core::engine::{Job, OutputFormat, SweepJob};
 use serde::{Deserialize, Serialize};
 
-use crate::eta::{EtaModel, Shape};
+use crate::eta::{Eta, EtaModel, Shape};
 use crate::progress::{bytes, counted, format_duration, grouped};
 use crate::request::JobRequest;
 
@@ -200,21 +200,17 @@ impl SweepStatus {
             });
         };
         let p = &m.progress;
-        // In one process the manifest names the layer; on a cluster each worker holds a part.
-        let layers = m.layer.iter().chain(m.workers.iter().filter_map(|w| w.layer.as_ref()));
-        let (states, bytes) = layers.fold((0, 0), |(s, b), layer| (s + layer.states, b + layer.bytes));
+        let (states, bytes) = m.layer_size();
         let step_seconds = p.step_micros as f64 / 1e6;
         let rate = p.states_processed as f64 / step_seconds.max(1e-9);
         let last = p.next_cell.checked_sub(1).filter(|_| p.pass < m.passes);
-        let hint = sweep.profile_hint();
-        let shape = Shape { steps: m.cells, passes: m.passes, row: hint.row, tail: hint.tail };
-        let model = EtaModel::new(shape, p.pass, p.next_cell, p.profile.clone()).with_next_states(states);
-        let eta = match m.result {
-            Some(_) => Some(0.0),
-            None if p.states_processed > 0 => {
-                Some(model.remaining_seconds_at(step_seconds / p.states_processed as f64))
-            }
-            None => None,
+        // The display's estimate at the last commit, less the time a running job has spent since.
+        let model = EtaModel::new(Shape::of(sweep, m.passes), p).with_next_states(states);
+        let since_commit = Duration::from_secs(unix_now().saturating_sub(m.committed_unix));
+        let eta = match (&m.result, pid) {
+            (Some(_), _) => Eta::Left(Duration::ZERO),
+            (None, Some(_)) => model.estimate().after(since_commit),
+            (None, None) => model.estimate(),
         };
         let labels = m.result.iter().flatten().map(|(slot, _)| label(*slot)).collect::<leaper_core::Result<_>>()?;
         let position = last.map(|cell| sweep.position(cell));
@@ -239,7 +235,7 @@ impl SweepStatus {
             step_seconds,
             states_processed: p.states_processed,
             rate,
-            eta_seconds: eta,
+            eta_seconds: eta.seconds(),
             committed_unix: Some(m.committed_unix),
             counts: m.result.clone(),
             labels,
@@ -282,12 +278,10 @@ impl SweepStatus {
             grouped(self.states_processed)
         )?;
         writeln!(out, "rate      {} states/s", grouped(self.rate.round() as u64))?;
-        if let Some(eta) = self.eta_seconds.filter(|_| self.counts.is_none()) {
-            writeln!(
-                out,
-                "eta       {} (from the layers so far and the board's known rise and fall)",
-                format_duration(Duration::from_secs_f64(eta))
-            )?;
+        if self.counts.is_none() && (self.pid.is_some() || self.states_processed > 0) {
+            let eta = self.eta_seconds.map_or(Eta::Estimating, |left| Eta::Left(Duration::from_secs_f64(left)));
+            let when = if self.pid.is_some() { "the live display's estimate" } else { "of work, once resumed" };
+            writeln!(out, "eta       {} ({when})", eta.text())?;
         }
         if let Some(at) = self.committed_unix {
             writeln!(out, "committed {} ago", format_duration(Duration::from_secs(unix_now().saturating_sub(at))))?;

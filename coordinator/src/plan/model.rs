@@ -116,8 +116,12 @@ pub fn extend(known: &[u64], steps: usize, hint: &ProfileHint, h: usize) -> Vec<
         log_growth *= decay(row, h, hint.third_row_growth);
         *g = log_growth.exp();
     }
+    let row_end = (known.len().div_ceil(width) * width).min(steps);
     for cell in known.len()..steps {
         states.push(states[cell - width] * growth[cell / width + 1]);
+        if cell + 1 == row_end {
+            keep_row_total(&mut states, known.len(), width, growth[cell / width + 1]);
+        }
     }
     for row in 2 * h + 1..=rows {
         let cells = ((row - 1) * width).max(known.len())..(row * width).min(steps);
@@ -137,6 +141,27 @@ pub fn extend(known: &[u64], steps: usize, hint: &ProfileHint, h: usize) -> Vec<
         }
     }
     states
+}
+
+/// A row measured in part (`states[..measured]` measured, the rest of its row just predicted)
+/// keeps the total its growth promises: along a row that saturates the first columns grow most,
+/// so what the measured cells took beyond the row's growth is taken from the rest of the row
+/// (down to no growth at all). Worked example: width 3, row above 1, 2, 7 (10), growth 3 (30);
+/// measured 9, predicted 6 and 21: 21 is left for two cells the row above had 9 for, so they
+/// become 6 * 21/27 = 4.7 and 21 * 21/27 = 16.3.
+fn keep_row_total(states: &mut [f64], measured: usize, width: usize, growth: f64) {
+    let start = measured / width * width;
+    if measured == start || start < width {
+        return;
+    }
+    let end = states.len();
+    let sum = |cells: std::ops::Range<usize>| -> f64 { states[cells].iter().sum() };
+    let promised = sum(start - width..end - width) * growth;
+    let rest = (promised - sum(start..measured)).max(sum(measured - width..end - width));
+    let scale = rest / sum(measured..end).max(f64::MIN_POSITIVE);
+    for s in &mut states[measured..end] {
+        *s *= scale;
+    }
 }
 
 #[cfg(test)]
@@ -181,6 +206,18 @@ mod tests {
         // Nothing to complete: two rows measured, or a sweep shorter than two rows.
         assert_eq!(complete_rows(&[1, 2, 3, 4], 2, 40), [1, 2, 3, 4]);
         assert_eq!(complete_rows(&[1, 2], 4, 2), [1, 2]);
+    }
+
+    #[test]
+    fn a_row_measured_in_part_keeps_the_total_its_growth_promises() {
+        let mut states = vec![1.0, 2.0, 7.0, 9.0, 6.0, 21.0];
+        keep_row_total(&mut states, 4, 3, 3.0);
+        let rounded: Vec<f64> = states.iter().map(|s| (s * 10.0).round() / 10.0).collect();
+        assert_eq!(rounded, [1.0, 2.0, 7.0, 9.0, 4.7, 16.3]);
+        // The measured cells took more than the whole row's growth: the rest grows no more.
+        let mut states = vec![1.0, 2.0, 7.0, 40.0, 6.0, 21.0];
+        keep_row_total(&mut states, 4, 3, 3.0);
+        assert_eq!(states, [1.0, 2.0, 7.0, 40.0, 2.0, 7.0]);
     }
 
     #[test]

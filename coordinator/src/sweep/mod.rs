@@ -90,7 +90,8 @@ pub fn run(
             let start = checkpoints.start();
             let passes = plan.passes_to_run(job, &start);
             checkpoints.plan(passes, job.steps())?;
-            let mut watch = SweepWatch::new(job, (passes, plan.passes.len()), &start, &label, results, true);
+            let mut watch = SweepWatch::new(job, (passes, plan.passes.len()), &start, &label, results, true)
+                .with_layer(checkpoints.manifest().map(|m| m.layer_size().0));
             let report = if request.run.cluster.workers.is_empty() {
                 with_threads(threads, || {
                     let mut host = LocalSteps::new(job, &mut *checkpoints);

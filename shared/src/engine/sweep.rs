@@ -110,6 +110,9 @@ pub struct StepReport {
     pub states_emitted: u64,
     pub layer: LayerSummary,
     pub elapsed: Duration,
+    /// The step's share of the wall clock: from the start of the commit before it to the start
+    /// of its own (what the ETA learns from; [`SweepProgress::step_timings`]).
+    pub share: Duration,
     /// `(slot, decimal)` of the reported slots whose counts became final at this step.
     pub settled: Vec<(usize, String)>,
 }
@@ -162,6 +165,12 @@ pub struct SweepProgress {
     /// States read by each step of the first pass so far: the layer profile an ETA models.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profile: Vec<u64>,
+    /// Each committed step's share of the wall clock in microseconds ([`StepReport::share`]),
+    /// every pass, oldest first: what the ETA learns from, so that `leaper status` and a resumed
+    /// display estimate as the running display did (checkpoints of older builds hold none, or
+    /// only their later steps).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_timings: Vec<u64>,
 }
 
 /// What one step did, wherever it ran.
@@ -469,6 +478,9 @@ fn run_pass(
     if progress.next_cell == 0 {
         host.seed(&job.start_record(moduli))?;
     }
+    // A step's share of the wall clock runs from the start of the commit before it: so the
+    // commits and the display count, and the shares of a run add up to its time.
+    let mut share_started = Instant::now();
     while progress.next_cell < steps {
         let cell = progress.next_cell;
         let position = job.position(cell);
@@ -497,6 +509,9 @@ fn run_pass(
             None => Vec::new(),
         };
         progress.passes = plan.passes_to_run(job, progress);
+        let share = share_started.elapsed();
+        share_started = Instant::now();
+        progress.step_timings.push(share.as_micros() as u64);
         host.commit(progress)?;
         host.observe(&StepReport {
             pass: progress.pass,
@@ -508,6 +523,7 @@ fn run_pass(
             states_emitted: step.emitted,
             layer,
             elapsed,
+            share,
             settled,
         });
     }

@@ -254,6 +254,13 @@ impl Manifest {
         self.progress != SweepProgress::default() || self.layer.is_some() || self.result.is_some()
     }
 
+    /// `(states, bytes)` of the committed layer: the process's, or on a cluster every worker's
+    /// part.
+    pub fn layer_size(&self) -> (u64, u64) {
+        let layers = self.layer.iter().chain(self.workers.iter().filter_map(|w| w.layer.as_ref()));
+        layers.fold((0, 0), |(states, bytes), layer| (states + layer.states, bytes + layer.bytes))
+    }
+
     /// Every file the manifest names, relative to the job directory.
     pub fn named_files(&self) -> Vec<PathBuf> {
         let mut names = vec![PathBuf::from(MANIFEST_FILE), PathBuf::from(MANIFEST_COPY_FILE)];
