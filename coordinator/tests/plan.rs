@@ -179,7 +179,7 @@ fn the_plan_says_whether_the_count_fits_this_machine_and_how_many_passes_follow(
     let machine = line(&text, "machine   ");
     let time = machine
         .strip_prefix(
-            "machine   does not fit this machine in memory (103.7 MiB needed, 64.0 MiB for a count in memory): \
+            "machine   does not fit this machine in memory (99.2 MiB needed, 64.0 MiB for a count in memory): \
              count out of core with --job-dir DIR (disk below) or on workers; about ",
         )
         .and_then(|rest| rest.strip_suffix(" on this machine"))
