@@ -126,7 +126,7 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
             grouped_integer(&tours),
             grouped(MOST_TOURS),
             shown(size),
-            format_name(asked.to)
+            asked.to.name()
         );
     }
     if let Some(file) = &asked.file {
@@ -137,7 +137,7 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
                 file.display(),
                 grouped_integer(&tours),
                 shown(size),
-                format_name(asked.to),
+                asked.to.name(),
                 bytes(free)
             );
         }
@@ -252,14 +252,6 @@ impl SweepHost for Capped<'_> {
 /// `13,267,364,410,532`.
 fn grouped_integer(n: &Integer) -> String {
     u64::try_from(n).map_or_else(|_| n.to_string(), grouped)
-}
-
-fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Compact => "compact",
-        Format::Moves => "moves",
-        Format::Edges => "edges",
-    }
 }
 
 #[cfg(test)]

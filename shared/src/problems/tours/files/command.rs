@@ -108,7 +108,7 @@ impl EnumerateParams {
     pub fn command_line(&self) -> String {
         let mut line = format!("tours enumerate {} --{}", self.board, self.kind());
         if let Some(out) = &self.out {
-            line.push_str(&format!(" --out {} --to {}", out.display(), format_name(self.to)));
+            line.push_str(&format!(" --out {} --to {}", out.display(), self.to.name()));
         }
         line
     }
@@ -157,14 +157,6 @@ impl EnumerateParams {
             ),
             OutputFormat::Text => write_line(out, format_args!("{count}")),
         }
-    }
-}
-
-fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Compact => "compact",
-        Format::Moves => "moves",
-        Format::Edges => "edges",
     }
 }
 

@@ -37,6 +37,17 @@ pub enum Format {
     Edges,
 }
 
+impl Format {
+    /// The name `--to` takes: `compact`, `moves`, `edges`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Compact => "compact",
+            Format::Moves => "moves",
+            Format::Edges => "edges",
+        }
+    }
+}
+
 /// Whether the tours read are closed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
