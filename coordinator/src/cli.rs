@@ -354,19 +354,12 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
             // A nested job (`tours enumerate`) has the options of every job after its name.
             let job_matches = nested.map_or(sub, |(_, m)| m);
             let params = problem.params(name, sub)?;
-            let sweep = match problem.kind_of(&params)? {
-                JobKind::Sweep => Some(SweepArgs::from_arg_matches(sub)?),
-                JobKind::Subtree => {
-                    refuse_sweep_options(name, sub)?;
-                    None
-                }
-            };
-            Action::Start(Box::new(JobRequest {
-                problem: problem.name().to_string(),
-                params,
-                run: RunArgs::from_arg_matches(job_matches)?,
-                sweep,
-            }))
+            let mut request = JobRequest::new(problem, params, RunArgs::from_arg_matches(job_matches)?, None)?;
+            match request.task.kind() {
+                JobKind::Sweep => request.sweep = Some(SweepArgs::from_arg_matches(sub)?),
+                JobKind::Subtree => refuse_sweep_options(name, sub)?,
+            }
+            Action::Start(Box::new(request))
         }
         None => match Builtin::from_arg_matches(&matches)? {
             Builtin::Resume(args) => Action::Resume(args),

@@ -23,8 +23,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
 use leaper_core::engine::jobdir::replace_output;
-use leaper_core::engine::problem::Params;
-use leaper_core::engine::Problem;
+use leaper_core::engine::Task;
 
 /// Fails early, before a long count, if the b-file cannot be written.
 pub fn check_writable(path: &Path) -> Result<()> {
@@ -86,11 +85,11 @@ impl Indexing {
 
 /// Refuses, before counting, an `--offset` or `--stride` that leaves the b-file of these
 /// parameters no row.
-pub fn check_indexing(problem: &dyn Problem, params: &Params, indexing: Indexing) -> Result<()> {
+pub fn check_indexing(task: &dyn Task, indexing: Indexing) -> Result<()> {
     if indexing == Indexing::default() {
         return Ok(());
     }
-    let rows: Vec<(usize, String)> = problem.bfile_indices(params)?.into_iter().map(|n| (n, String::new())).collect();
+    let rows: Vec<(usize, String)> = task.bfile_indices()?.into_iter().map(|n| (n, String::new())).collect();
     indexing.apply(&rows)?;
     Ok(())
 }

@@ -2,22 +2,24 @@
 //! `job.toml` to resume one) and passed down unchanged to whatever runs it.
 //!
 //! ```text
-//! leaper knight 6x8 --sweep --job-dir D     ──► JobRequest { problem: "tours", params, run, sweep }
+//! leaper knight 6x8 --sweep --job-dir D     ──► JobRequest { problem: tours, params, task, run, sweep }
 //! leaper resume --job-dir D   (D/job.toml)  ──► the same JobRequest, with this run's overrides
 //! ```
 //!
-//! The problem's parameters are the problem's own (a TOML table); the rest are the engine's
-//! options, the same for every problem of a kind: [`RunArgs`] for every job, [`SweepArgs`] for
-//! sweeps.
+//! The problem's parameters are the problem's own (a TOML table, as `job.toml` records it and
+//! workers receive it), read once into its [`Task`] when the request is built; the rest are the
+//! engine's options, the same for every problem of a kind: [`RunArgs`] for every job,
+//! [`SweepArgs`] for sweeps.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::sweep::{plan_moduli, CountRoute, SweepProgress};
-use leaper_core::engine::{Job, OutputFormat, Problem};
+use leaper_core::engine::{Job, OutputFormat, Problem, Task};
 use leaper_core::problems;
 use leaper_proto::client::Credentials;
 use serde::{Deserialize, Serialize};
@@ -25,17 +27,27 @@ use serde::{Deserialize, Serialize};
 use crate::output::Indexing;
 
 /// A job, fully described.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone)]
 pub struct JobRequest {
-    /// The problem, as the registry names it (recorded in the spec's header).
-    #[serde(skip)]
-    pub problem: String,
-    /// Its parameters.
+    /// The problem (its name is recorded in the spec's header).
+    pub problem: &'static dyn Problem,
+    /// Its parameters, as recorded and sent to workers.
     pub params: Params,
+    /// The parameters read: everything they decide (the job, its names, its printing).
+    pub task: Arc<dyn Task>,
     pub run: RunArgs,
     /// The store's options; only sweeps have them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepArgs>,
+}
+
+/// The body of a job's spec: the request but its problem, which the header names, and its task,
+/// which the parameters give.
+#[derive(Serialize, Deserialize)]
+struct RecordedRequest {
+    params: Params,
+    run: RunArgs,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sweep: Option<SweepArgs>,
 }
 
 /// Options of every job.
@@ -215,9 +227,11 @@ fn resolved(path: &Path) -> PathBuf {
 }
 
 impl JobRequest {
-    /// The problem the request names.
-    pub fn problem(&self) -> Result<&'static dyn Problem> {
-        Ok(problems::find(&self.problem)?)
+    /// The request of `problem` with these parameters, read into its task (refused here if
+    /// they do not read).
+    pub fn new(problem: &'static dyn Problem, params: Params, run: RunArgs, sweep: Option<SweepArgs>) -> Result<Self> {
+        let task = problem.task(&params)?;
+        Ok(JobRequest { problem, params, task, run, sweep })
     }
 
     /// Refuses option combinations that cannot work, before anything is written.
@@ -229,9 +243,8 @@ impl JobRequest {
         self.run.cluster.check(self.run.job_dir.as_deref(), records)?;
         self.check_mem_limit()?;
         if let Some(sweep) = self.sweep.as_ref().filter(|s| s.bfile.is_some()) {
-            let problem = self.problem()?;
-            problem.check_bfile(&self.params)?;
-            crate::output::check_indexing(problem, &self.params, sweep.indexing())?;
+            self.task.check_bfile()?;
+            crate::output::check_indexing(self.task.as_ref(), sweep.indexing())?;
         }
         if let Some(path) = self.sweep.as_ref().and_then(|s| s.bfile.as_ref()) {
             crate::output::check_writable(path)?;
@@ -251,7 +264,7 @@ impl JobRequest {
             Some(_) => OUT_OF_CORE_MEM_LIMIT,
             None => crate::memory::default_in_memory_limit(),
         });
-        let Job::Sweep(job) = self.problem()?.job(&self.params)? else { return Ok(()) };
+        let Job::Sweep(job) = self.task.job()? else { return Ok(()) };
         let plan = plan_moduli(job.as_ref(), &crate::sweep::options(self)?.1)?;
         // The passes that run for certain: an exact pass alone, unless a count reaches 2^64 - 1
         // (then the residue passes' stores, of wider records, are the store's to refuse).
@@ -291,32 +304,29 @@ impl JobRequest {
     /// The spec of a new job for this request: the header and the request as its body. Fixes
     /// what a resumed run must do the same way: the memory budget, absolute file paths.
     pub fn spec(&mut self) -> Result<JobSpec> {
-        let problem = self.problem()?;
         if let Some(sweep) = &mut self.sweep {
             sweep.mem_limit.get_or_insert(OUT_OF_CORE_MEM_LIMIT);
             sweep.bfile = sweep.bfile.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
         }
         self.run.cluster = self.run.cluster.recorded();
-        let header = SpecHeader::new(
-            problem.kind_of(&self.params)?,
-            problem.name(),
-            &problem.id_stem(&self.params)?,
-            &problem.command_line(&self.params)?,
-        );
-        let body = toml::Table::try_from(&*self).context("cannot record the request")?;
+        let header =
+            SpecHeader::new(self.task.kind(), self.problem.name(), &self.task.id_stem(), &self.task.command_line());
+        let recorded =
+            RecordedRequest { params: self.params.clone(), run: self.run.clone(), sweep: self.sweep.clone() };
+        let body = toml::Table::try_from(&recorded).context("cannot record the request")?;
         Ok(JobSpec { header, body })
     }
 
     /// The request a job directory's spec records, for `dir`.
     pub fn from_spec(spec: &JobSpec, dir: &Path) -> Result<JobRequest> {
-        let mut request: JobRequest = spec
+        let recorded: RecordedRequest = spec
             .body
             .clone()
             .try_into()
             .with_context(|| format!("{}: the job's request does not read", dir.join("job.toml").display()))?;
-        request.problem = spec.header.problem.clone();
-        let problem = request.problem()?;
-        let kind = problem.kind_of(&request.params)?;
+        let problem = problems::find(&spec.header.problem)?;
+        let mut request = JobRequest::new(problem, recorded.params, recorded.run, recorded.sweep)?;
+        let kind = request.task.kind();
         if kind != spec.header.kind {
             bail!(
                 "{}: a {} job of problem {}, whose parameters ask for a {}",
@@ -401,14 +411,14 @@ mod tests {
 
     #[test]
     fn a_request_survives_its_job_spec() {
-        let mut request = JobRequest {
-            problem: "tours".into(),
-            params: toml::toml! { piece = "knight"
+        let mut request = JobRequest::new(
+            problems::find("tours").unwrap(),
+            toml::toml! { piece = "knight"
             moves = "1,2"
             board = "6x8"
             sweep = true },
-            run: RunArgs { format: OutputFormat::Json, threads: Some(3), ..RunArgs::default() },
-            sweep: Some(SweepArgs {
+            RunArgs { format: OutputFormat::Json, threads: Some(3), ..RunArgs::default() },
+            Some(SweepArgs {
                 bfile: Some("b.txt".into()),
                 stride: Some(2),
                 offset: Some(1),
@@ -418,7 +428,8 @@ mod tests {
                 moduli_per_pass: Some(1),
                 mem_limit: None,
             }),
-        };
+        )
+        .unwrap();
         let spec = request.spec().unwrap();
         assert_eq!(spec.header.command, "knight 6x8 --sweep");
         assert!(spec.header.id.starts_with("knight-6x8-sweep-"), "{}", spec.header.id);

@@ -3,15 +3,14 @@
 //! the remarks on stderr (why a count is 0, that the counts were verified) once all are known.
 
 use anyhow::Result;
-use leaper_core::engine::problem::Params;
-use leaper_core::engine::{Printing, Problem};
+use leaper_core::engine::{Printing, Task};
 
 use crate::console;
 use crate::request::JobRequest;
 
 /// What has been printed of a job's results.
 pub struct ResultStream<'a> {
-    problem: &'a dyn Problem,
+    task: &'a dyn Task,
     request: &'a JobRequest,
     /// Whether the problem prints its slots one by one (otherwise all at the end).
     one_by_one: bool,
@@ -21,23 +20,18 @@ pub struct ResultStream<'a> {
 }
 
 impl<'a> ResultStream<'a> {
-    pub fn new(problem: &'a dyn Problem, request: &'a JobRequest) -> Result<ResultStream<'a>> {
-        let one_by_one = problem.prints_each_slot(&request.params)?;
-        Ok(ResultStream { problem, request, one_by_one, printed: Vec::new(), failed: None })
-    }
-
-    fn params(&self) -> &'a Params {
-        &self.request.params
+    pub fn new(request: &'a JobRequest) -> ResultStream<'a> {
+        let task = request.task.as_ref();
+        ResultStream { task, request, one_by_one: task.prints_each_slot(), printed: Vec::new(), failed: None }
     }
 
     /// Says, before any counting, why counts the problem knows to be 0 are 0 (a move set whose
     /// graph is disconnected on the board, colours that cannot alternate along a tour): on
     /// stderr, and in the JSON result lines as `reason`.
-    pub fn say_why_zero(&self) -> Result<()> {
-        for (_, reason) in self.problem.reasons(self.params())? {
+    pub fn say_why_zero(&self) {
+        for (_, reason) in self.task.reasons() {
             console::note(&reason);
         }
-        Ok(())
     }
 
     /// Prints the counts of slots that became final, if the problem prints slot by slot.
@@ -69,8 +63,8 @@ impl<'a> ResultStream<'a> {
         }
         let sweep = self.request.sweep.as_ref();
         if let Some((path, sweep)) = sweep.and_then(|s| Some((s.bfile.as_ref()?, s))) {
-            let command = self.problem.command_line(self.params())?;
-            let rows = self.problem.bfile_rows(self.params(), counts)?;
+            let command = self.task.command_line();
+            let rows = self.task.bfile_rows(counts)?;
             crate::output::write_bfile(path, &command, sweep.indexing(), &rows)?;
         }
         if sweep.is_some_and(|s| s.verify) {
@@ -82,6 +76,6 @@ impl<'a> ResultStream<'a> {
     fn print(&self, counts: &[(usize, String)]) -> Result<()> {
         let verified = self.request.sweep.as_ref().is_some_and(|s| s.verify);
         let printing = Printing { format: self.request.run.format, verified };
-        console::results(|out| Ok(self.problem.print(self.params(), counts, printing, out)?))
+        console::results(|out| Ok(self.task.print(counts, printing, out)?))
     }
 }

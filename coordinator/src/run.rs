@@ -2,8 +2,8 @@
 //! status if asked, hand it to the runner of its kind, print what it counted.
 //!
 //! ```text
-//! JobRequest ──► problem.job(params) ──► Job::Sweep(sweep)     ──► sweep::run   ──┐
-//!                                    └─► Job::Subtree(search) ──► subtree::run ──┴─► ResultStream
+//! JobRequest ──► task.job() ──► Job::Sweep(sweep)     ──► sweep::run   ──┐
+//!                           └─► Job::Subtree(search) ──► subtree::run ──┴─► ResultStream
 //! ```
 
 use std::path::PathBuf;
@@ -22,20 +22,19 @@ use crate::{console, interrupt, serve, subtree, sweep};
 /// A new count: in memory, or in a new job directory.
 pub fn start(mut request: JobRequest) -> Result<()> {
     request.check()?;
-    let problem = request.problem()?;
     // The parameters are checked (a board too wide, an unknown family, a count no number of
     // moduli can carry) before anything is written.
-    let job = problem.job(&request.params)?;
+    let job = request.task.job()?;
     if let Job::Sweep(sweep) = &job {
         sweep::check(sweep.as_ref(), &request)?;
     }
     // A count that will not fit this machine says so; an enumeration that cannot finish stops.
     crate::hopeless::check(&job, &request)?;
     let Some(dir) = request.run.job_dir.clone() else {
-        let _span = tracing::info_span!("job", job = %problem.command_line(&request.params)?).entered();
+        let _span = tracing::info_span!("job", job = %request.task.command_line()).entered();
         let _counting = interrupt::counting_in_memory();
-        let mut results = ResultStream::new(problem, &request)?;
-        results.say_why_zero()?;
+        let mut results = ResultStream::new(&request);
+        results.say_why_zero();
         let counts = match job {
             Job::Sweep(sweep) => match sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results) {
                 Ok(counts) => counts,
@@ -51,8 +50,8 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     };
     let listener = serve::bind(&request.run.cluster)?;
     let spec = request.spec()?;
-    let results = ResultStream::new(problem, &request)?;
-    results.say_why_zero()?;
+    let results = ResultStream::new(&request);
+    results.say_why_zero();
     let _counting = interrupt::starting_in(&dir);
     let directory = JobDir::create(&dir, spec)?;
     run_in(directory, job, &request, listener, results, false)
@@ -73,8 +72,7 @@ fn outgrew_memory(error: &anyhow::Error) -> Option<(u64, u64)> {
 /// interrupted, `leaper resume` goes on from its last step. Counts already printed are not
 /// printed again. The directory exists only for that resume: a finished count removes it.
 fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u64, limit: u64) -> Result<()> {
-    let problem = request.problem()?;
-    let stem = format!("leaper-{}", problem.id_stem(&request.params)?);
+    let stem = format!("leaper-{}", request.task.id_stem());
     let dir = (1..)
         .map(|n| if n == 1 { PathBuf::from(&stem) } else { PathBuf::from(format!("{stem}-{n}")) })
         .find(|dir| !dir.exists())
@@ -108,11 +106,10 @@ pub fn resume(args: ResumeArgs) -> Result<()> {
     let directory = JobDir::open(&args.job_dir)?;
     let mut request = JobRequest::from_spec(directory.spec(), &args.job_dir)?;
     args.apply(&mut request)?;
-    let problem = request.problem()?;
-    let job = problem.job(&request.params)?;
+    let job = request.task.job()?;
     let listener = serve::bind(&request.run.cluster)?;
-    let results = ResultStream::new(problem, &request)?;
-    results.say_why_zero()?;
+    let results = ResultStream::new(&request);
+    results.say_why_zero();
     run_in(directory, job, &request, listener, results, true)
 }
 

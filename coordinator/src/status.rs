@@ -95,12 +95,11 @@ impl Status {
     pub fn read(dir: &Path) -> Result<Status> {
         let spec = JobSpec::load(dir)?;
         let request = JobRequest::from_spec(&spec, dir)?;
-        let problem = request.problem()?;
         let pid = running_pid(dir);
-        let job = problem.job(&request.params)?;
+        let job = request.task.job()?;
         Ok(match (spec.header.kind, job) {
             (JobKind::Sweep, Job::Sweep(sweep)) => {
-                let label = |slot| problem.slot_label(&request.params, slot);
+                let label = |slot| request.task.slot_label(slot);
                 Status::Sweep(SweepStatus::read(dir, &spec, sweep.as_ref(), pid, &label)?)
             }
             (JobKind::Subtree, Job::Subtree(search)) => {

@@ -556,7 +556,7 @@ mod protocol {
         let params = "piece = \"knight\"\nmoves = \"1,2\"\nboard = \"5x6\"\nsweep = false\n";
         let table = toml::from_str(params).unwrap();
         let Ok(leaper_core::engine::Job::Sweep(sweep)) =
-            leaper_core::problems::find("tours").and_then(|problem| problem.job(&table))
+            leaper_core::problems::find("tours").and_then(|problem| problem.task(&table)?.job())
         else {
             panic!("a tours job is a sweep")
         };

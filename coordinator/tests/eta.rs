@@ -99,7 +99,8 @@ fn steps(lines: &[Line]) -> Vec<Step> {
 fn job(board: &str) -> Box<dyn SweepJob> {
     let params = format!("board = \"{board}\"\nmoves = \"1,2\"\npiece = \"knight\"\nsweep = true\ntours = \"closed\"");
     let params: toml::Table = toml::from_str(&params).expect("knight parameters");
-    match leaper_core::problems::find("tours").expect("the tours problem").job(&params).expect("a job") {
+    let tours = leaper_core::problems::find("tours").expect("the tours problem");
+    match tours.task(&params).expect("a task").job().expect("a job") {
         Job::Sweep(job) => job,
         _ => panic!("a knight's tour count is a sweep"),
     }

@@ -1,4 +1,4 @@
-//! Reasons a tour count is 0, found before counting (`Problem::reasons`): wherever the tours give
+//! Reasons a tour count is 0, found before counting (`Task::reasons`): wherever the tours give
 //! one, the transfer matrix counts 0, and so does brute force on small boards.
 
 use std::collections::HashMap;
@@ -62,8 +62,12 @@ fn every_reason_is_a_zero_count_for_every_leaper_up_to_four_on_boards_up_to_six_
                     let longest = if kind == TourKind::Open && width == 6 { 5 } else { 6 };
                     let counted = counts(width, longest, &moves, kind);
                     let board = format!("{width}x{longest}");
-                    let reasons: HashMap<usize, String> =
-                        Tours.reasons(&params(&moves.to_string(), &board, true, kind)).unwrap().into_iter().collect();
+                    let reasons: HashMap<usize, String> = Tours
+                        .task(&params(&moves.to_string(), &board, true, kind))
+                        .unwrap()
+                        .reasons()
+                        .into_iter()
+                        .collect();
                     let open = kind == TourKind::Open;
                     for (&rows, reason) in &reasons {
                         assert_eq!(counted[&rows], 0, "{reason}");
@@ -105,11 +109,11 @@ fn every_reason_is_a_zero_count_for_every_leaper_up_to_four_on_boards_up_to_six_
 #[test]
 fn the_camel_and_the_zebra_are_explained_on_every_length() {
     for (piece, moves) in [("camel", "1,3"), ("zebra", "2,3")] {
-        let reasons = Tours.reasons(&piece_params(piece, moves, "5x12", TourKind::Closed)).unwrap();
+        let reasons = Tours.task(&piece_params(piece, moves, "5x12", TourKind::Closed)).unwrap().reasons();
         let slots: Vec<usize> = reasons.iter().map(|(slot, _)| *slot).collect();
         assert_eq!(slots, (1..=12).collect::<Vec<_>>(), "{piece} 5x12 closed: {reasons:?}");
     }
-    let reasons = Tours.reasons(&piece_params("camel", "1,3", "5x12", TourKind::Open)).unwrap();
+    let reasons = Tours.task(&piece_params("camel", "1,3", "5x12", TourKind::Open)).unwrap().reasons();
     assert_eq!(reasons.len(), 12, "every open camel tour too");
     // The transfer matrix agrees: no tour of either on 5x1 ... 5x12.
     for moves in ["1,3", "2,3"] {
@@ -121,7 +125,7 @@ fn the_camel_and_the_zebra_are_explained_on_every_length() {
 #[test]
 fn reasons_read_exactly() {
     let reason = |params: Params, slot: usize| -> String {
-        let reasons = Tours.reasons(&params).unwrap();
+        let reasons = Tours.task(&params).unwrap().reasons();
         reasons.into_iter().find(|(s, _)| *s == slot).map(|(_, r)| r).unwrap_or_else(|| panic!("no reason in {slot}"))
     };
     assert_eq!(
@@ -161,7 +165,7 @@ fn reasons_read_exactly() {
          squares of one colour and 10 of the other, but a closed tour alternates colours, so it needs as many of each"
     );
     // A 1x1 board has its one open tour, and no closed tour.
-    let one = Tours.reasons(&params("1,2", "1x1", false, TourKind::Both)).unwrap();
+    let one = Tours.task(&params("1,2", "1x1", false, TourKind::Both)).unwrap().reasons();
     assert_eq!(one.len(), 1);
     assert_eq!(
         one[0].1,
@@ -172,8 +176,8 @@ fn reasons_read_exactly() {
 #[test]
 fn boards_with_tours_have_no_reason() {
     let knight = "1,2";
-    assert_eq!(Tours.reasons(&params(knight, "6x6", false, TourKind::Both)).unwrap(), Vec::new());
-    assert_eq!(Tours.reasons(&params(knight, "5x5", false, TourKind::Open)).unwrap(), Vec::new());
+    assert_eq!(Tours.task(&params(knight, "6x6", false, TourKind::Both)).unwrap().reasons(), Vec::new());
+    assert_eq!(Tours.task(&params(knight, "5x5", false, TourKind::Open)).unwrap().reasons(), Vec::new());
     // The knight on 4xn has no closed tour, but for a subtler reason than any checked here.
-    assert_eq!(Tours.reasons(&params(knight, "4x6", false, TourKind::Closed)).unwrap(), Vec::new());
+    assert_eq!(Tours.task(&params(knight, "4x6", false, TourKind::Closed)).unwrap().reasons(), Vec::new());
 }

@@ -202,7 +202,7 @@ fn line_families_parse_and_refuse() {
     // Rebuilt from the parameters a job spec records, the table has the same shard plan.
     let params = toml::toml! { lines = "rows,cols,maindiags"
     table = true };
-    let Job::Subtree(rebuilt) = problems::find("quarto").unwrap().job(&params).unwrap() else {
+    let Job::Subtree(rebuilt) = problems::find("quarto").unwrap().task(&params).unwrap().job().unwrap() else {
         panic!("a subtree job")
     };
     assert_eq!(rebuilt.fingerprint(), table.fingerprint());

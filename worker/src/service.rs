@@ -45,7 +45,7 @@ pub struct WorkerService {
 fn rebuild(name: &str, params: &str) -> Result<Job, Status> {
     let table: Params = toml::from_str(params)
         .map_err(|e| Status::invalid_argument(format!("the parameters of the {name} job do not read: {e}")))?;
-    problems::find(name).and_then(|problem| problem.job(&table)).map_err(to_status)
+    problems::find(name).and_then(|problem| problem.task(&table)?.job()).map_err(to_status)
 }
 
 fn refuse_format(format_version: u32) -> Result<(), Status> {

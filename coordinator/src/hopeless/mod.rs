@@ -73,10 +73,7 @@ fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) {
         return;
     }
     let started = Instant::now();
-    let estimated = needs(job, request).and_then(|needs| {
-        let name = request.problem()?.command_line(&request.params)?;
-        Ok(needs.warning(&name))
-    });
+    let estimated = needs(job, request).map(|needs| needs.warning(&request.task.command_line()));
     tracing::debug!(seconds = started.elapsed().as_secs_f64(), "estimated before counting");
     match estimated {
         Ok(Some(line)) => console::warn(&line),

@@ -23,7 +23,7 @@
 //! on larger boards a knight's tour exists unless a closed one is asked for on two odd sides
 //! (Schwenk; Conrad et al.), which the colours already say.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use leaper_core::engine::problem::{table, Params};
 use leaper_core::engine::store::memory_store;
 use leaper_core::engine::sweep::{
@@ -32,6 +32,7 @@ use leaper_core::engine::sweep::{
 use leaper_core::engine::{Job, Moduli, Tool};
 use leaper_core::problems::tours::board::BoardSize;
 use leaper_core::problems::tours::files::board::TourBoard;
+use leaper_core::problems::tours::files::command::EnumerateTask;
 use leaper_core::problems::tours::files::format::{write, Format};
 use leaper_core::problems::tours::files::tour::Tour;
 use leaper_core::problems::tours::transfer::TourKind;
@@ -62,19 +63,10 @@ struct Enumeration {
 
 impl Enumeration {
     fn of(request: &JobRequest) -> Result<Option<Enumeration>> {
-        let params = &request.params;
-        if request.problem != "tours" || params.get("action").and_then(|a| a.as_str()) != Some("enumerate") {
-            return Ok(None);
-        }
-        let text = |key: &str| params.get(key).and_then(|v| v.as_str()).map(str::to_owned);
-        let board: BoardSize = text("board").context("an enumeration records its board")?.parse()?;
-        let open = params.get("open").and_then(|v| v.as_bool()).unwrap_or(false);
-        let file = text("out").filter(|out| out != "-").map(Into::into);
-        let to = match params.get("to") {
-            Some(value) => value.clone().try_into().context("an enumeration's format")?,
-            None => Format::Compact,
-        };
-        Ok(Some(Enumeration { board, open, file, to }))
+        let task: &dyn std::any::Any = request.task.as_ref();
+        let Some(task) = task.downcast_ref::<EnumerateTask>() else { return Ok(None) };
+        let (file, to) = task.file();
+        Ok(Some(Enumeration { board: task.board()?, open: task.open(), file: file.map(Into::into), to }))
     }
 
     fn kind(&self) -> &'static str {
@@ -183,7 +175,7 @@ fn knight(board: BoardSize, open: bool) -> Result<Params> {
 /// tour: `).
 fn no_tour(board: BoardSize, open: bool) -> Result<Option<String>> {
     let params = knight(board, open)?;
-    let reasons = leaper_core::problems::find("tours")?.reasons(&params)?;
+    let reasons = leaper_core::problems::find("tours")?.task(&params)?.reasons();
     let prefix = format!("knight {board}: no {} tour: ", if open { "open" } else { "closed" });
     Ok(reasons.into_iter().next().map(|(_, reason)| reason.strip_prefix(&prefix).unwrap_or(&reason).to_string()))
 }
@@ -191,7 +183,7 @@ fn no_tour(board: BoardSize, open: bool) -> Result<Option<String>> {
 /// The number of knight's tours of `board`, counted in memory while the count's layers hold at
 /// most [`MOST_STATES`] states; `None` once one holds more (or the board is too wide to count).
 fn count(board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<Integer>> {
-    let Ok(Job::Sweep(job)) = leaper_core::problems::find("tours")?.job(&knight(board, open)?) else {
+    let Ok(Job::Sweep(job)) = leaper_core::problems::find("tours")?.task(&knight(board, open)?)?.job() else {
         return Ok(None);
     };
     // A pool of its own: a tool sizes the global one after this check.

@@ -118,9 +118,8 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     if request.run.job_dir.is_some() || !request.run.cluster.workers.is_empty() {
         bail!("`leaper plan` runs nothing to keep: give the job without --job-dir and --workers ADDR,... (--workers N is the plan's worker count)");
     }
-    let problem = request.problem()?;
-    let Job::Sweep(job) = problem.job(&request.params)? else {
-        bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem);
+    let Job::Sweep(job) = request.task.job()? else {
+        bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem.name());
     };
     let sweep_args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
     let options = crate::sweep::options(request)?.1;
@@ -132,7 +131,7 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
     let counts = PassPlan::new(&passes.passes);
     let machine = Machine::new(&profile, &rates, sweep_args.mem_limit, mem, counts.runs);
-    let name = problem.command_line(&request.params)?;
+    let name = request.task.command_line();
     let plan = Plan::new(job.as_ref(), name, &probe, profile, rates, args, mem, counts, machine);
     let mut out = std::io::stdout().lock();
     match request.run.format {

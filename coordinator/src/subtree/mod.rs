@@ -46,7 +46,7 @@ pub fn run(
         tracing::info!(done = done_before, shards = problem.shard_count(), "resuming: finished shards are skipped");
     }
     let started = Instant::now();
-    let label = request.problem()?.command_line(&request.params)?;
+    let label = request.task.command_line();
     let mut progress = ShardWatch::new(&label, problem.shard_count(), done_before);
     let cluster = &request.run.cluster;
     let nothing_left = pending_shards(problem, ledger.as_ref()).is_empty();
@@ -57,7 +57,7 @@ pub fn run(
         let credentials = cluster.credentials()?;
         let lease = LeaseTerms {
             job_id: job.id().to_string(),
-            problem: request.problem.clone(),
+            problem: request.problem.name().to_string(),
             params: toml::to_string(&request.params).context("cannot send the job's parameters")?,
             fingerprint: problem.fingerprint(),
         };

@@ -60,7 +60,7 @@ pub fn run(
     let (args, options) = options(request)?;
     let buckets = args.buckets as usize;
     let threads = request.run.threads;
-    let label = request.problem()?.command_line(&request.params)?;
+    let label = request.task.command_line();
     let plan = plan_moduli(job, &options)?;
     let (report, watch) = match layers {
         Layers::InMemory => {
@@ -125,7 +125,7 @@ pub fn run(
 /// What the workers of a cluster sweep are told, besides each step.
 fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob) -> Result<ClusterPlan> {
     Ok(ClusterPlan {
-        problem: request.problem.clone(),
+        problem: request.problem.name().to_string(),
         params: toml::to_string(&request.params).context("cannot send the job's parameters")?,
         key_words: job.key_words(),
         key_layout: job.key_layout(),

@@ -28,5 +28,5 @@ pub mod transition;
 
 pub use arith::Moduli;
 pub use key::{RecordLayout, StateKey};
-pub use problem::{Job, OutputFormat, Printing, Problem, Tool, ToolContext};
+pub use problem::{Job, OutputFormat, Printing, Problem, Task, Tool, ToolContext};
 pub use transition::{ProfileHint, StepPosition, SweepJob, Transition};

@@ -4,9 +4,10 @@
 //!
 //! A problem owns its subcommands and their parameters ([`Problem::commands`],
 //! [`Problem::params`]); the parameters are a TOML table, recorded in `job.toml` and sent to
-//! workers as they are, and everything else is rebuilt from them: the job itself
-//! ([`Problem::job`]: a transfer-matrix sweep or a subtree search), the names of its result
-//! slots, the printed results. The engine's own options (output format, threads, job
+//! workers as they are. They are read once, into the problem's typed [`Task`]
+//! ([`Problem::task`]), and everything else is asked of it: the job itself ([`Task::job`]: a
+//! transfer-matrix sweep or a subtree search), the names of its result slots, the printed
+//! results. The engine's own options (output format, threads, job
 //! directory, workers, and for sweeps the store's) are added to every command by the
 //! coordinator, by kind, so a problem never declares them.
 
@@ -48,7 +49,9 @@ pub struct Printing {
     pub verified: bool,
 }
 
-/// A problem, as the command line, the job directory and the workers see it.
+/// A problem, as the command line, the job directory and the workers see it: its name, its
+/// commands and tools, and how its parameters read ([`Problem::task`]). Everything a job's
+/// parameters decide is asked of the [`Task`] they read into, once.
 pub trait Problem: Send + Sync {
     /// Its name in `job.toml`, in shard leases and in sweep preparations (`tours`, `quarto`).
     fn name(&self) -> &'static str;
@@ -57,11 +60,6 @@ pub trait Problem: Send + Sync {
     /// of every kind listed (the quartering counts by a sweep or, tracing every cut, a search).
     fn kinds(&self) -> &'static [JobKind];
 
-    /// The kind of job these parameters ask for.
-    fn kind_of(&self, _params: &Params) -> Result<JobKind> {
-        Ok(self.kinds()[0])
-    }
-
     /// Its subcommands (the tours answer to `knight`, `camel`, `zebra` and `tours`), with the
     /// problem's own arguments only.
     fn commands(&self) -> Vec<clap::Command>;
@@ -69,62 +67,81 @@ pub trait Problem: Send + Sync {
     /// The parameters subcommand `command` was given.
     fn params(&self, command: &str, matches: &clap::ArgMatches) -> Result<Params>;
 
-    /// How the command line of these parameters reads (`knight 6x8 --sweep`).
-    fn command_line(&self, params: &Params) -> Result<String>;
-
-    /// The start of the ids of jobs with these parameters (`knight-6x8-sweep`).
-    fn id_stem(&self, params: &Params) -> Result<String>;
-
-    /// The job these parameters ask for.
-    fn job(&self, params: &Params) -> Result<Job>;
-
-    /// The name of result slot `slot` (a board, a variant), for status lines.
-    fn slot_label(&self, params: &Params, slot: usize) -> Result<String>;
-
-    /// Refuses a b-file these parameters cannot make (`--bfile`), before anything is counted.
-    fn check_bfile(&self, _params: &Params) -> Result<()> {
-        Ok(())
-    }
-
-    /// The rows `n a(n)` of an OEIS b-file of these counts (`--bfile`): by default one per slot,
-    /// the slot being `n` (the tours' board lengths).
-    fn bfile_rows(&self, _params: &Params, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
-        Ok(counts.to_vec())
-    }
-
-    /// Per result slot, why its count is known to be 0 before anything is counted (a move set
-    /// whose graph on the board is disconnected: `camel 5x12: no closed tour: ...`), for the
-    /// slots these parameters report. Cheap: it must not count. By default, none.
-    fn reasons(&self, _params: &Params) -> Result<Vec<(usize, String)>> {
-        Ok(Vec::new())
-    }
-
-    /// The `n` of each row [`Problem::bfile_rows`] will make, known before counting (so that a
-    /// b-file numbering that keeps no row is refused before the count): by default the slots the
-    /// sweep reports, as the default rows are.
-    fn bfile_indices(&self, params: &Params) -> Result<Vec<usize>> {
-        Ok(match self.job(params)? {
-            Job::Sweep(job) => job.reported().collect(),
-            Job::Subtree(_) => Vec::new(),
-        })
-    }
-
     /// The tools under its command `command`: subcommands that work on files and print, without
     /// a job (`leaper tours dedupe`). Other subcommands a problem's command declares are jobs.
     fn tools(&self, _command: &str) -> Vec<&'static dyn Tool> {
         Vec::new()
     }
 
-    /// Whether [`Problem::print`] prints each slot on its own, so that a sweep's slots can be
+    /// These parameters, read and checked once, as the task they ask for. Called when a request
+    /// is built (from the command line, or from `job.toml` to resume) and when a worker is sent
+    /// a job; every later question goes to the task.
+    fn task(&self, params: &Params) -> Result<Arc<dyn Task>>;
+}
+
+/// What one set of a problem's parameters asks for, read into the problem's own types: the
+/// job to run, and how its results are named and printed.
+///
+/// ```text
+/// job.toml [params] piece = "knight", board = "9x10"  ──Problem::task──►  a tours count task
+///     .kind() Sweep   .command_line() "knight 9x10"   .job() the transfer matrix   .print(counts)
+/// ```
+///
+/// A task is also `Any`, for the few callers that know its type (the coordinator's warning
+/// before an enumeration that cannot finish): `(task as &dyn Any).downcast_ref::<T>()`.
+pub trait Task: Send + Sync + std::any::Any {
+    /// The kind of job it is.
+    fn kind(&self) -> JobKind;
+
+    /// How its command line reads (`knight 6x8 --sweep`).
+    fn command_line(&self) -> String;
+
+    /// The start of the ids of its jobs (`knight-6x8-sweep`).
+    fn id_stem(&self) -> String;
+
+    /// The job to run: a transfer-matrix sweep or a subtree search, built anew on each call.
+    fn job(&self) -> Result<Job>;
+
+    /// The name of result slot `slot` (a board, a variant), for status lines.
+    fn slot_label(&self, slot: usize) -> Result<String>;
+
+    /// Refuses a b-file it cannot make (`--bfile`), before anything is counted.
+    fn check_bfile(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The rows `n a(n)` of an OEIS b-file of these counts (`--bfile`): by default one per slot,
+    /// the slot being `n` (the tours' board lengths).
+    fn bfile_rows(&self, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
+        Ok(counts.to_vec())
+    }
+
+    /// The `n` of each row [`Task::bfile_rows`] will make, known before counting (so that a
+    /// b-file numbering that keeps no row is refused before the count): by default the slots the
+    /// sweep reports, as the default rows are.
+    fn bfile_indices(&self) -> Result<Vec<usize>> {
+        Ok(match self.job()? {
+            Job::Sweep(job) => job.reported().collect(),
+            Job::Subtree(_) => Vec::new(),
+        })
+    }
+
+    /// Per result slot, why its count is known to be 0 before anything is counted (a move set
+    /// whose graph on the board is disconnected: `camel 5x12: no closed tour: ...`), for the
+    /// slots it reports. Cheap: it must not count. By default, none.
+    fn reasons(&self) -> Vec<(usize, String)> {
+        Vec::new()
+    }
+
+    /// Whether [`Task::print`] prints each slot on its own, so that a sweep's slots can be
     /// printed one by one as they become final (the tours' board lengths); otherwise all are
     /// printed together at the end (a table, a total).
-    fn prints_each_slot(&self, _params: &Params) -> Result<bool> {
-        Ok(false)
+    fn prints_each_slot(&self) -> bool {
+        false
     }
 
     /// Prints the exact counts, `(slot, decimal)`, as the user asked.
-    fn print(&self, params: &Params, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write)
-        -> Result<()>;
+    fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()>;
 }
 
 /// A command that reads and writes files and prints, start to end in one run: no job directory,

@@ -18,7 +18,9 @@ use super::paths::{capacity, FoldedSweep, Stage};
 use super::shards::{line_name, Enumeration, MAX_ENUMERATED};
 use super::{svg, Class};
 use crate::engine::jobdir::{check_writable, replace_output, JobKind};
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
+use crate::engine::problem::{
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
+};
 use crate::engine::transition::SweepJob;
 use crate::error::{Error, Result};
 
@@ -241,10 +243,6 @@ impl Problem for QuarterProblem {
         &[JobKind::Sweep, JobKind::Subtree]
     }
 
-    fn kind_of(&self, params: &Params) -> Result<JobKind> {
-        Ok(if QuarterParams::read(params)?.traces() { JobKind::Subtree } else { JobKind::Sweep })
-    }
-
     fn commands(&self) -> Vec<clap::Command> {
         vec![QuarterArgs::augment_args(clap::Command::new("quarter")).about(ABOUT)]
     }
@@ -267,8 +265,23 @@ impl Problem for QuarterProblem {
         table(&params)
     }
 
-    fn command_line(&self, params: &Params) -> Result<String> {
-        let quarter = QuarterParams::read(params)?;
+    fn task(&self, params: &Params) -> Result<Arc<dyn Task>> {
+        Ok(Arc::new(QuarterParams::read(params)?))
+    }
+}
+
+/// The parameters, once checked, are the task.
+impl Task for QuarterParams {
+    fn kind(&self) -> JobKind {
+        if self.traces() {
+            JobKind::Subtree
+        } else {
+            JobKind::Sweep
+        }
+    }
+
+    fn command_line(&self) -> String {
+        let quarter = self;
         let mut line = format!("quarter {}", quarter.side);
         if let Some(class) = quarter.class {
             line.push_str(&format!(" --class {}", class.name()));
@@ -284,17 +297,16 @@ impl Problem for QuarterProblem {
         if let Some(path) = &quarter.svg {
             line.push_str(&format!(" --svg {}", path.display()));
         }
-        Ok(line)
+        line
     }
 
-    fn id_stem(&self, params: &Params) -> Result<String> {
-        let quarter = QuarterParams::read(params)?;
-        let method = if quarter.traces() { "-enumerate" } else { "" };
-        Ok(format!("quarter-{}{method}", quarter.side))
+    fn id_stem(&self) -> String {
+        let method = if self.traces() { "-enumerate" } else { "" };
+        format!("quarter-{}{method}", self.side)
     }
 
-    fn job(&self, params: &Params) -> Result<Job> {
-        let quarter = QuarterParams::read(params)?;
+    fn job(&self) -> Result<Job> {
+        let quarter = self;
         Ok(if quarter.traces() {
             Job::Subtree(Arc::new(Enumeration::new(quarter.half(), &quarter.classes(), quarter.rule())?))
         } else {
@@ -302,8 +314,8 @@ impl Problem for QuarterProblem {
         })
     }
 
-    fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
-        let quarter = QuarterParams::read(params)?;
+    fn slot_label(&self, slot: usize) -> Result<String> {
+        let quarter = self;
         if quarter.traces() {
             let job = Enumeration::new(quarter.half(), &quarter.classes(), quarter.rule())?;
             return job.lines().get(slot).map(line_name).ok_or_else(|| Error::Bug(format!("no line {slot}")));
@@ -314,27 +326,20 @@ impl Problem for QuarterProblem {
     /// One row of A257952 (offset 0: `n` for the `2n x 2n` board), or of A064941 for the
     /// rotational class alone; with `--class halved`, of the halved class (A257952 - A064941,
     /// which has no entry of its own).
-    fn bfile_rows(&self, params: &Params, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
-        let quarter = QuarterParams::read(params)?;
-        let tally = Tally::new(&quarter, counts)?;
-        Ok(vec![(quarter.half(), tally.total().to_string())])
+    fn bfile_rows(&self, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
+        let tally = Tally::new(self, counts)?;
+        Ok(vec![(self.half(), tally.total().to_string())])
     }
 
-    fn bfile_indices(&self, params: &Params) -> Result<Vec<usize>> {
-        Ok(vec![QuarterParams::read(params)?.half()])
+    fn bfile_indices(&self) -> Result<Vec<usize>> {
+        Ok(vec![self.half()])
     }
 
-    fn print(
-        &self,
-        params: &Params,
-        counts: &[(usize, String)],
-        printing: Printing,
-        out: &mut dyn Write,
-    ) -> Result<()> {
-        let quarter = QuarterParams::read(params)?;
-        let tally = Tally::new(&quarter, counts)?;
+    fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
+        let quarter = self;
+        let tally = Tally::new(quarter, counts)?;
         if let Some(path) = &quarter.svg {
-            draw(&quarter, &tally, path)?;
+            draw(quarter, &tally, path)?;
         }
         let table = quarter.by_start || quarter.parkin;
         match printing.format {
@@ -366,7 +371,7 @@ impl Problem for QuarterProblem {
                 };
                 write_json_line(out, &line)
             }
-            OutputFormat::Text if table => print_table(&quarter, &tally, out),
+            OutputFormat::Text if table => print_table(quarter, &tally, out),
             OutputFormat::Text => write_line(out, format_args!("{}", tally.total())),
         }
     }

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Quarto;
 use crate::engine::jobdir::JobKind;
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
+use crate::engine::problem::{
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
+};
 use crate::engine::search::SubtreeProblem;
 use crate::error::{Error, Result};
 
@@ -48,11 +50,17 @@ pub struct QuartoParams {
     pub table: bool,
 }
 
-impl QuartoParams {
-    fn read(params: &Params) -> Result<(QuartoParams, Quarto)> {
-        let quarto: QuartoParams = typed("quarto", params)?;
-        let job = if quarto.table { Quarto::table() } else { Quarto::lines(&quarto.lines)? };
-        Ok((quarto, job))
+/// A Quarto count, its parameters read: the variants it counts.
+struct QuartoTask {
+    params: QuartoParams,
+    quarto: Quarto,
+}
+
+impl QuartoTask {
+    fn read(params: &Params) -> Result<QuartoTask> {
+        let params: QuartoParams = typed("quarto", params)?;
+        let quarto = if params.table { Quarto::table() } else { Quarto::lines(&params.lines)? };
+        Ok(QuartoTask { params, quarto })
     }
 }
 
@@ -84,39 +92,43 @@ impl Problem for QuartoProblem {
 
     fn params(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Params> {
         let args = QuartoArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-        let params = QuartoParams { lines: args.lines, table: args.table };
+        let params = table(&QuartoParams { lines: args.lines, table: args.table })?;
         // Refuse unknown families now, before any job directory is made.
-        QuartoParams::read(&table(&params)?)?;
-        table(&params)
+        QuartoTask::read(&params)?;
+        Ok(params)
+    }
+
+    fn task(&self, params: &Params) -> Result<Arc<dyn Task>> {
+        Ok(Arc::new(QuartoTask::read(params)?))
+    }
+}
+
+impl Task for QuartoTask {
+    fn kind(&self) -> JobKind {
+        JobKind::Subtree
     }
 
     /// `quarto rows,cols,maindiags`, or `quarto table` for the document's nine variants.
-    fn command_line(&self, params: &Params) -> Result<String> {
-        Ok(QuartoParams::read(params)?.1.describe())
+    fn command_line(&self) -> String {
+        self.quarto.describe()
     }
 
-    fn id_stem(&self, _params: &Params) -> Result<String> {
-        Ok("quarto".into())
+    fn id_stem(&self) -> String {
+        "quarto".into()
     }
 
-    fn job(&self, params: &Params) -> Result<Job> {
-        let problem: Arc<dyn SubtreeProblem> = Arc::new(QuartoParams::read(params)?.1);
+    fn job(&self) -> Result<Job> {
+        let problem: Arc<dyn SubtreeProblem> = Arc::new(self.quarto.clone());
         Ok(Job::Subtree(problem))
     }
 
-    fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
-        let slots = QuartoParams::read(params)?.1.slots();
+    fn slot_label(&self, slot: usize) -> Result<String> {
+        let slots = self.quarto.slots();
         slots.get(slot).cloned().ok_or_else(|| Error::Bug(format!("quarto has no slot {slot}")))
     }
 
-    fn print(
-        &self,
-        params: &Params,
-        counts: &[(usize, String)],
-        printing: Printing,
-        out: &mut dyn Write,
-    ) -> Result<()> {
-        let (quarto, job) = QuartoParams::read(params)?;
+    fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
+        let (quarto, job) = (&self.params, &self.quarto);
         let names = job.slots();
         if quarto.table && printing.format == OutputFormat::Text {
             write_line(out, format_args!("{:<30} {:>15}    {}", "lines", "draws", "draws / 384, factorised"))?;
@@ -177,9 +189,8 @@ mod tests {
         let params = table(&QuartoParams { lines: "rows,cols".into(), table: true }).unwrap();
         let mut out = Vec::new();
         let counts = [(0, "1329371360640".to_string())];
-        QuartoProblem
-            .print(&params, &counts, Printing { format: OutputFormat::Text, verified: false }, &mut out)
-            .unwrap();
+        let task = QuartoProblem.task(&params).unwrap();
+        task.print(&counts, Printing { format: OutputFormat::Text, verified: false }, &mut out).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "lines                                    draws    draws / 384, factorised\n\

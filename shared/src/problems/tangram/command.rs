@@ -17,7 +17,9 @@ use super::pieces::{KindLine, PieceSet, MAX_PIECE_FILE};
 use super::shards::{area_slot, TangramJob};
 use super::svg;
 use crate::engine::jobdir::{check_writable, replace_output, JobKind};
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem};
+use crate::engine::problem::{
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
+};
 use crate::error::{Error, Result};
 use crate::input::read_to_string_bounded;
 
@@ -213,7 +215,7 @@ impl TangramParams {
         }
     }
 
-    fn job(&self) -> Result<TangramJob> {
+    fn search(&self) -> Result<TangramJob> {
         match self.action {
             Action::Outlines => Ok(TangramJob::outlines(self.command_line(), self.areas())),
             Action::Solve | Action::Fit => {
@@ -222,26 +224,6 @@ impl TangramParams {
                 TangramJob::dissections(self.command_line(), pieces, outlines)
             }
         }
-    }
-
-    fn command_line(&self) -> String {
-        let mut line = format!("tangram {}", self.name());
-        if let Some(area) = self.area {
-            line.push_str(&format!(" {area}"));
-        }
-        if let Some((low, high)) = self.count {
-            line.push_str(&format!(" --count {low}..{high}"));
-        }
-        if let Some(file) = &self.pieces_file {
-            line.push_str(&format!(" --pieces {file}"));
-        }
-        if let Some(outline) = &self.outline {
-            line.push_str(&format!(" --outline {outline}"));
-        }
-        if let Some(path) = &self.svg {
-            line.push_str(&format!(" --svg {}", path.display()));
-        }
-        line
     }
 }
 
@@ -319,46 +301,65 @@ impl Problem for TangramProblem {
         };
         params.check()?;
         // Bad pieces, a bad outline or areas that do not match are refused before any job starts.
-        params.job()?;
+        params.search()?;
         if let Some(path) = &params.svg {
             check_writable(path, "drawing")?;
         }
         table(&params)
     }
 
-    fn command_line(&self, params: &Params) -> Result<String> {
-        Ok(TangramParams::read(params)?.command_line())
+    fn task(&self, params: &Params) -> Result<Arc<dyn Task>> {
+        Ok(Arc::new(TangramParams::read(params)?))
+    }
+}
+
+/// The parameters, once checked, are the task: what they ask for is cheap to rebuild.
+impl Task for TangramParams {
+    fn kind(&self) -> JobKind {
+        JobKind::Subtree
     }
 
-    fn id_stem(&self, params: &Params) -> Result<String> {
-        Ok(format!("tangram-{}", TangramParams::read(params)?.name()))
+    fn command_line(&self) -> String {
+        let mut line = format!("tangram {}", self.name());
+        if let Some(area) = self.area {
+            line.push_str(&format!(" {area}"));
+        }
+        if let Some((low, high)) = self.count {
+            line.push_str(&format!(" --count {low}..{high}"));
+        }
+        if let Some(file) = &self.pieces_file {
+            line.push_str(&format!(" --pieces {file}"));
+        }
+        if let Some(outline) = &self.outline {
+            line.push_str(&format!(" --outline {outline}"));
+        }
+        if let Some(path) = &self.svg {
+            line.push_str(&format!(" --svg {}", path.display()));
+        }
+        line
     }
 
-    fn job(&self, params: &Params) -> Result<Job> {
-        Ok(Job::Subtree(Arc::new(TangramParams::read(params)?.job()?)))
+    fn id_stem(&self) -> String {
+        format!("tangram-{}", self.name())
+    }
+
+    fn job(&self) -> Result<Job> {
+        Ok(Job::Subtree(Arc::new(self.search()?)))
     }
 
     /// The area or outline of a slot, without planning the search (status asks for every slot).
-    fn slot_label(&self, params: &Params, slot: usize) -> Result<String> {
-        let tangram = TangramParams::read(params)?;
-        let label = match tangram.action {
-            Action::Outlines => tangram.areas().get(slot).map(|&area| area_slot(area)),
-            Action::Solve | Action::Fit => tangram.outlines(&tangram.pieces()?)?.get(slot).map(Outline::label),
+    fn slot_label(&self, slot: usize) -> Result<String> {
+        let label = match self.action {
+            Action::Outlines => self.areas().get(slot).map(|&area| area_slot(area)),
+            Action::Solve | Action::Fit => self.outlines(&self.pieces()?)?.get(slot).map(Outline::label),
         };
         label.ok_or_else(|| Error::Bug(format!("tangram has no slot {slot}")))
     }
 
-    fn print(
-        &self,
-        params: &Params,
-        counts: &[(usize, String)],
-        printing: Printing,
-        out: &mut dyn Write,
-    ) -> Result<()> {
-        let tangram = TangramParams::read(params)?;
-        match tangram.action {
-            Action::Outlines => print_outlines(&tangram, counts, printing.format, out),
-            Action::Solve | Action::Fit => print_dissections(&tangram, counts, printing.format, out),
+    fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
+        match self.action {
+            Action::Outlines => print_outlines(self, counts, printing.format, out),
+            Action::Solve | Action::Fit => print_dissections(self, counts, printing.format, out),
         }
     }
 }

@@ -7,11 +7,12 @@ use serde::Serialize;
 use super::group::Symmetry;
 use super::{fixed_counts, Classes, DistinctPlan};
 use crate::engine::problem::{write_json_line, write_line};
-use crate::engine::{OutputFormat, Printing};
+use crate::engine::{OutputFormat, Printing, Task};
 use crate::error::{Error, Result};
-use crate::problems::tours::board::{Geometry, MoveSet};
+use crate::problems::tours::board::Geometry;
+use crate::problems::tours::command::kind_name;
 use crate::problems::tours::transfer::{SlotTour, TourKind};
-use crate::problems::tours::{kind_name, Plan, TourParams};
+use crate::problems::tours::CountTask;
 
 /// One JSON line: `count` is the number of classes.
 #[derive(Serialize)]
@@ -38,44 +39,36 @@ struct FixedBy<'a> {
     tours: &'a str,
 }
 
-impl TourParams {
-    fn distinct_plan(&self, moves: &MoveSet, plan: &Plan) -> Result<(Geometry, DistinctPlan)> {
-        let geometry = Geometry::new(plan.width, plan.rows, moves.clone());
-        let distinct = DistinctPlan::new(&geometry, plan.min_rows, self.tours)?;
+impl CountTask {
+    fn distinct_plan(&self) -> Result<(Geometry, DistinctPlan)> {
+        let plan = &self.plan;
+        let geometry = Geometry::new(plan.width, plan.rows, self.moves.clone());
+        let distinct = DistinctPlan::new(&geometry, plan.min_rows, self.params.tours)?;
         Ok((geometry, distinct))
     }
 
     /// The board length and symmetry of a fold's slot (`None` for the board's own slots).
-    pub(in crate::problems::tours) fn fold_of_slot(
-        &self,
-        moves: &MoveSet,
-        plan: &Plan,
-        slot: usize,
-    ) -> Result<Option<(usize, Symmetry)>> {
-        if !self.distinct {
+    pub(in crate::problems::tours) fn fold_of_slot(&self, slot: usize) -> Result<Option<(usize, Symmetry)>> {
+        if !self.params.distinct {
             return Ok(None);
         }
-        let (_, distinct) = self.distinct_plan(moves, plan)?;
-        let first = SlotTour { open: true, rows: plan.rows }.slot(self.tours) + 1;
+        let (_, distinct) = self.distinct_plan()?;
+        let first = SlotTour { open: true, rows: self.plan.rows }.slot(self.params.tours) + 1;
         Ok(slot.checked_sub(first).and_then(|f| distinct.folds.get(f).copied()))
     }
 
     /// The classes of every board, by length, from the sweep's counts.
-    pub(in crate::problems::tours) fn classes(
-        &self,
-        moves: &MoveSet,
-        plan: &Plan,
-        counts: &[(usize, String)],
-    ) -> Result<Vec<(usize, Classes)>> {
-        let (geometry, distinct) = self.distinct_plan(moves, plan)?;
-        let open = self.tours == TourKind::Open;
+    pub(in crate::problems::tours) fn classes(&self, counts: &[(usize, String)]) -> Result<Vec<(usize, Classes)>> {
+        let (geometry, distinct) = self.distinct_plan()?;
+        let (plan, tours) = (&self.plan, self.params.tours);
+        let open = tours == TourKind::Open;
         let count = |slot: usize| -> Option<rug::Integer> {
             counts.iter().find(|(s, _)| *s == slot).and_then(|(_, c)| c.parse().ok())
         };
-        let first = SlotTour { open: true, rows: plan.rows }.slot(self.tours) + 1;
+        let first = SlotTour { open: true, rows: plan.rows }.slot(tours) + 1;
         let mut out = Vec::new();
         for board in &distinct.boards {
-            let Some(total) = count(SlotTour { open, rows: board.rows }.slot(self.tours)) else {
+            let Some(total) = count(SlotTour { open, rows: board.rows }.slot(tours)) else {
                 continue;
             };
             let fixed = fixed_counts(&distinct, &geometry, open, board, &total, &|f| count(first + f))?;
@@ -86,16 +79,15 @@ impl TourParams {
 
     pub(in crate::problems::tours) fn print_classes(
         &self,
-        moves: &MoveSet,
-        plan: &Plan,
         counts: &[(usize, String)],
         printing: Printing,
         out: &mut dyn Write,
     ) -> Result<()> {
-        let open = self.tours == TourKind::Open;
-        let mut reasons: std::collections::HashMap<usize, String> = self.reasons(moves, plan).into_iter().collect();
-        for (rows, classes) in self.classes(moves, plan, counts)? {
-            let reason = reasons.remove(&SlotTour { open, rows }.slot(self.tours));
+        let (plan, tours) = (&self.plan, self.params.tours);
+        let open = tours == TourKind::Open;
+        let mut reasons: std::collections::HashMap<usize, String> = self.reasons().into_iter().collect();
+        for (rows, classes) in self.classes(counts)? {
+            let reason = reasons.remove(&SlotTour { open, rows }.slot(tours));
             if reason.is_some() && classes.tours != "0" {
                 return Err(Error::Bug(format!("{reason:?}; yet {} were counted", classes.tours)));
             }
@@ -119,8 +111,11 @@ impl TourParams {
                 }
                 OutputFormat::Text => {
                     let fixed: Vec<String> = classes.fixed.iter().skip(1).map(|(s, n)| format!("{s} {n}")).collect();
-                    let head =
-                        if self.sweep { format!("{board} {}", classes.classes) } else { classes.classes.clone() };
+                    let head = if self.params.sweep {
+                        format!("{board} {}", classes.classes)
+                    } else {
+                        classes.classes.clone()
+                    };
                     write_line(
                         out,
                         format_args!(

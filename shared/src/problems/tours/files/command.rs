@@ -21,16 +21,16 @@ use super::reader::{read_tours, ReadOptions};
 use super::show;
 use super::tour::Tour;
 use super::warnsdorff::{TieBreak, Warnsdorff};
-use crate::engine::jobdir::{check_writable, file_error};
+use crate::engine::jobdir::{check_writable, file_error, JobKind};
 use crate::engine::limits::parse_size;
 use crate::engine::problem::{
-    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Tool, ToolContext,
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Task, Tool, ToolContext,
 };
 use crate::engine::search::{ShardResult, SubtreeProblem};
 use crate::error::{Error, Result};
 use crate::problems::tours::board::BoardSize;
 
-/// The `action` of an enumeration's parameters: how [`super::super::Tours`] tells them apart.
+/// The `action` of an enumeration's parameters: how the tours' problem tells them from a count.
 pub const ENUMERATE: &str = "enumerate";
 
 /// `leaper tours enumerate`.
@@ -90,13 +90,6 @@ impl EnumerateParams {
         })
     }
 
-    pub fn read(params: &Params) -> Result<(EnumerateParams, Enumeration)> {
-        let enumerate: EnumerateParams = typed("tours", params)?;
-        let board = TourBoard::new(enumerate.board.parse()?)?;
-        let enumeration = Enumeration::new(board, !enumerate.open)?;
-        Ok((enumerate, enumeration))
-    }
-
     fn kind(&self) -> &'static str {
         if self.open {
             "open"
@@ -104,33 +97,74 @@ impl EnumerateParams {
             "closed"
         }
     }
+}
 
-    pub fn command_line(&self) -> String {
-        let mut line = format!("tours enumerate {} --{}", self.board, self.kind());
-        if let Some(out) = &self.out {
-            line.push_str(&format!(" --out {} --to {}", out.display(), self.to.name()));
+/// `tours enumerate`, its parameters read: the search, ready to run or to trace again for the
+/// tour file.
+pub struct EnumerateTask {
+    job: Arc<EnumerateJob>,
+}
+
+impl EnumerateTask {
+    pub fn read(params: &Params) -> Result<EnumerateTask> {
+        let enumerate: EnumerateParams = typed("tours", params)?;
+        let board = TourBoard::new(enumerate.board.parse()?)?;
+        let enumeration = Enumeration::new(board, !enumerate.open)?;
+        Ok(EnumerateTask { job: Arc::new(EnumerateJob { enumerate, enumeration }) })
+    }
+
+    /// The board whose tours are listed.
+    pub fn board(&self) -> Result<BoardSize> {
+        self.job.enumerate.board.parse()
+    }
+
+    /// Whether the tours listed are open ones.
+    pub fn open(&self) -> bool {
+        self.job.enumerate.open
+    }
+
+    /// The file the tours go to (`None`: none, or standard output), and their format.
+    pub fn file(&self) -> (Option<&Path>, Format) {
+        let file = self.job.enumerate.out.as_deref().filter(|out| *out != Path::new("-"));
+        (file, self.job.enumerate.to)
+    }
+}
+
+impl Task for EnumerateTask {
+    fn kind(&self) -> JobKind {
+        JobKind::Subtree
+    }
+
+    fn command_line(&self) -> String {
+        let enumerate = &self.job.enumerate;
+        let mut line = format!("tours enumerate {} --{}", enumerate.board, enumerate.kind());
+        if let Some(out) = &enumerate.out {
+            line.push_str(&format!(" --out {} --to {}", out.display(), enumerate.to.name()));
         }
         line
     }
 
-    pub fn id_stem(&self) -> String {
-        format!("tours-enumerate-{}-{}", self.board, self.kind())
+    fn id_stem(&self) -> String {
+        format!("tours-enumerate-{}-{}", self.job.enumerate.board, self.job.enumerate.kind())
     }
 
-    pub fn job(params: &Params) -> Result<Job> {
-        let (enumerate, enumeration) = EnumerateParams::read(params)?;
-        Ok(Job::Subtree(Arc::new(EnumerateJob { enumerate, enumeration })))
+    fn job(&self) -> Result<Job> {
+        Ok(Job::Subtree(self.job.clone()))
+    }
+
+    fn slot_label(&self, _slot: usize) -> Result<String> {
+        Ok(self.command_line())
     }
 
     /// Prints the count and writes the tours to `--out`, tracing the shards again in order
     /// (every thread), and checks that the file holds as many tours as the shards counted.
     /// With `--out -` the tours take standard output and the count goes to standard error.
-    pub fn print(params: &Params, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
-        let (enumerate, enumeration) = EnumerateParams::read(params)?;
+    fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
+        let EnumerateJob { enumerate, enumeration } = self.job.as_ref();
         let count = counts.first().map(|(_, c)| c.clone()).unwrap_or_default();
         let target = enumerate.out.as_deref().map(Output::new);
         if let Some(target) = &target {
-            let written = write_enumeration(&enumeration, target, enumerate.to, out)?;
+            let written = write_enumeration(enumeration, target, enumerate.to, out)?;
             if written.to_string() != count {
                 return Err(Error::Bug(format!("the shards counted {count} tours, the file got {written}")));
             }
