@@ -6,12 +6,12 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use leaper_core::engine::jobdir::JobKind;
 use leaper_core::engine::{OutputFormat, Tool};
 use leaper_core::problems::{self, REGISTRY};
 
-use crate::console::ConsoleArgs;
+use crate::console::{ConsoleArgs, LogFormat};
 use crate::help::{action_help, print_bytes, print_completions, print_man, problem_headings, with_examples};
 use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
 
@@ -42,13 +42,6 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Builtin,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    #[default]
-    Text,
-    Json,
 }
 
 /// The commands that are leaper's own; every other command belongs to a problem.
@@ -366,11 +359,11 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
             Builtin::Status(args) => Action::Status(args),
             Builtin::Worker { args } => Action::Worker(args),
             Builtin::Completions { shell } => {
-                print_completions(shell)?;
+                print_completions(shell, command())?;
                 std::process::exit(0)
             }
             Builtin::Man { dir } => {
-                print_man(dir.as_deref())?;
+                print_man(dir.as_deref(), command())?;
                 std::process::exit(0)
             }
             Builtin::Plan { args } => {

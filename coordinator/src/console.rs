@@ -14,11 +14,19 @@
 use std::io::{IsTerminal, Write};
 use std::sync::{Mutex, OnceLock};
 
+use clap::ValueEnum;
 use indicatif::ProgressBar;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::LogFormat;
+/// How log lines are written on stderr (`--log-format`): here, not with the command line that
+/// parses it, since the console is what every module writes through and imports nothing back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
 
 /// How stderr is used for this run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -71,7 +71,7 @@ impl Eta {
         match self {
             Eta::Estimating => "estimating".to_string(),
             Eta::Left(left) if left > A_DAY => "over a day, see `leaper plan`".to_string(),
-            Eta::Left(left) => crate::progress::format_duration(left),
+            Eta::Left(left) => crate::numbers::format_duration(left),
         }
     }
 }

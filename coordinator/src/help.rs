@@ -228,18 +228,19 @@ pub fn print_bytes(bytes: &[u8]) -> Result<()> {
     }
 }
 
-/// `leaper completions SHELL`: the script for `shell`, of the whole command line as parsed.
-pub fn print_completions(shell: clap_complete::Shell) -> Result<()> {
+/// `leaper completions SHELL`: the script for `shell`, of the whole command line as parsed
+/// (`root`, which the command line gives: help imports nothing of it).
+pub fn print_completions(shell: clap_complete::Shell, mut root: clap::Command) -> Result<()> {
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut crate::cli::command(), "leaper", &mut script);
+    clap_complete::generate(shell, &mut root, "leaper", &mut script);
     print_bytes(&script)
 }
 
 /// `leaper man [--dir DIR]`: the manual page of `leaper` on stdout, or in DIR `leaper.1` and a
-/// page per command (`leaper-knight.1`, `leaper-tours-dedupe.1`, `leaper-tangram-outlines.1`).
-pub fn print_man(dir: Option<&std::path::Path>) -> Result<()> {
+/// page per command (`leaper-knight.1`, `leaper-tours-dedupe.1`, `leaper-tangram-outlines.1`),
+/// of the whole command line `root`.
+pub fn print_man(dir: Option<&std::path::Path>, mut root: clap::Command) -> Result<()> {
     use anyhow::Context;
-    let mut root = crate::cli::command();
     root.build();
     let Some(dir) = dir else {
         let mut page = Vec::new();

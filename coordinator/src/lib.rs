@@ -5,9 +5,12 @@
 //! ```text
 //! cli ──► request ──► run ──► sweep (cluster) ─┐
 //!    │                   └──► subtree (leases) ┴─► workers (connect, check)
-//!    └──► plan (probe, model, estimate) ──► sweep's options and threads
-//! status ◄── serve          progress (eta), results, console, output, memory: leaves
+//!    └──► plan (probe, model, estimate) ──► request (its sweep options), machine (threads)
+//! status ◄── serve       progress ──► eta, results; memory ──► machine
+//! leaves, importing nothing of the crate: console, numbers, machine, output
 //! ```
+//!
+//! No module imports one that imports it, however far round: `scripts/import-graph` checks it.
 
 pub mod cli;
 pub mod console;
@@ -16,7 +19,9 @@ pub mod eta;
 pub mod help;
 pub mod hopeless;
 pub mod interrupt;
+pub mod machine;
 pub mod memory;
+pub mod numbers;
 pub mod output;
 pub mod plan;
 pub mod progress;

@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use leaper_core::engine::store::check_disk_memory;
 use leaper_core::engine::{Moduli, SweepJob};
 
-use crate::progress::{bytes, counted};
+use crate::numbers::{bytes, counted};
 
 /// 80% of physical memory (MemTotal), or 8 GiB where the OS does not say.
 pub fn default_in_memory_limit() -> u64 {
@@ -41,7 +41,7 @@ pub fn check_out_of_core(
     mem_limit: u64,
     in_memory: bool,
 ) -> Result<()> {
-    let verdict = crate::sweep::with_threads(threads, || -> Result<Option<u64>> {
+    let verdict = crate::machine::with_threads(threads, || -> Result<Option<u64>> {
         let fits = |limit: u64| -> Result<bool> {
             for moduli in passes {
                 match check_disk_memory(job.layout(moduli.len()), buckets, limit) {

@@ -22,6 +22,7 @@ use leaper_core::engine::SweepJob;
 
 use crate::console;
 use crate::eta::{Eta, EtaModel, Shape};
+use crate::numbers::{bytes, compact, counted, format_duration, grouped};
 use crate::results::ResultStream;
 
 /// Watches a sweep's steps: display or log lines, ETA, results as they become final.
@@ -305,67 +306,5 @@ impl Display {
 impl Drop for Display {
     fn drop(&mut self) {
         console::hide();
-    }
-}
-
-/// `1h02m03s`, `4m05s`, `6s`.
-pub fn format_duration(duration: Duration) -> String {
-    let s = duration.as_secs();
-    match (s / 3600, s / 60 % 60, s % 60) {
-        (0, 0, sec) => format!("{sec}s"),
-        (0, min, sec) => format!("{min}m{sec:02}s"),
-        (h, min, sec) => format!("{h}h{min:02}m{sec:02}s"),
-    }
-}
-
-pub use leaper_core::units::bytes;
-
-/// `1 pass`, `2 passes`: a number and its noun, singular for one.
-pub fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// `23,428,645`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-/// `950`, `12.3k`, `2.1M`, `4.0G`.
-pub fn compact(x: f64) -> String {
-    match x {
-        x if x < 1e3 => format!("{x:.0}"),
-        x if x < 1e6 => format!("{:.1}k", x / 1e3),
-        x if x < 1e9 => format!("{:.1}M", x / 1e6),
-        x => format!("{:.1}G", x / 1e9),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_read_as_people_write_them() {
-        assert_eq!(format_duration(Duration::from_secs(3723)), "1h02m03s");
-        assert_eq!(format_duration(Duration::from_secs(245)), "4m05s");
-        assert_eq!(format_duration(Duration::from_secs(6)), "6s");
-        assert_eq!(bytes(0), "0 B");
-        assert_eq!(bytes(1023), "1023 B");
-        assert_eq!(bytes(1536), "1.5 KiB");
-        assert_eq!(bytes(592 << 20), "592.0 MiB");
-        assert_eq!(grouped(23_428_645), "23,428,645");
-        assert_eq!(grouped(645), "645");
-        assert_eq!(grouped(1_000), "1,000");
-        assert_eq!(compact(950.0), "950");
-        assert_eq!(compact(2_100_000.0), "2.1M");
-        assert_eq!((counted(1, "pass", "passes"), counted(2, "pass", "passes")), ("1 pass".into(), "2 passes".into()));
     }
 }

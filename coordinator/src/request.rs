@@ -18,7 +18,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
-use leaper_core::engine::sweep::{plan_moduli, CountRoute, SweepProgress};
+use leaper_core::engine::sweep::{plan_moduli, CountRoute, SweepOptions, SweepProgress};
 use leaper_core::engine::{Job, OutputFormat, Problem, Task};
 use leaper_core::problems;
 use leaper_proto::client::Credentials;
@@ -234,6 +234,17 @@ impl JobRequest {
         Ok(JobRequest { problem, params, task, run, sweep })
     }
 
+    /// The sweep options of the request, and the arguments they come from.
+    pub(crate) fn sweep_options(&self) -> Result<(&SweepArgs, SweepOptions)> {
+        let args = self.sweep.as_ref().context("a sweep request carries the store's options")?;
+        let options = SweepOptions {
+            spare_moduli: usize::from(args.verify),
+            moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
+            counts: args.counts.route(),
+        };
+        Ok((args, options))
+    }
+
     /// Refuses option combinations that cannot work, before anything is written.
     pub fn check(&self) -> Result<()> {
         let records = match self.sweep {
@@ -265,7 +276,7 @@ impl JobRequest {
             None => crate::memory::default_in_memory_limit(),
         });
         let Job::Sweep(job) = self.task.job()? else { return Ok(()) };
-        let plan = plan_moduli(job.as_ref(), &crate::sweep::options(self)?.1)?;
+        let plan = plan_moduli(job.as_ref(), &self.sweep_options()?.1)?;
         // The passes that run for certain: an exact pass alone, unless a count reaches 2^64 - 1
         // (then the residue passes' stores, of wider records, are the store's to refuse).
         let certain = &plan.passes[..plan.passes_to_run(job.as_ref(), &SweepProgress::default())];

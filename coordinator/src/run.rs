@@ -90,8 +90,8 @@ fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u
         "the layers held in memory reached {}, over the memory limit of {}; counting again \
          out of core in the job directory {} (if this run stops, `leaper resume --job-dir {}` goes on \
          from its last step; a finished count removes the directory)",
-        crate::progress::bytes(held),
-        crate::progress::bytes(limit),
+        crate::numbers::bytes(held),
+        crate::numbers::bytes(limit),
         dir.display(),
         dir.display()
     ));

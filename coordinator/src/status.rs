@@ -16,7 +16,7 @@ use leaper_core::engine::{Job, OutputFormat, SweepJob};
 use serde::{Deserialize, Serialize};
 
 use crate::eta::{Eta, EtaModel, Shape};
-use crate::progress::{bytes, counted, format_duration, grouped};
+use crate::numbers::{bytes, counted, format_duration, grouped};
 use crate::request::JobRequest;
 
 /// The status of a sweep, as `--format json` prints it.

@@ -3,7 +3,7 @@
 //! caller does about it: a cluster step is rerun after a retryable error, a job stops on a
 //! refusal or a fatal error, and a bug is reported as one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -90,4 +90,27 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         self.disposition() == Disposition::Retry
     }
+}
+
+/// What an error says when the disk is full (and what callers look for to add their advice).
+pub const DISK_FULL: &str = "the disk is full";
+
+/// An I/O failure on `path`, saying what was being done (and, for a full disk or a symbolic
+/// link, what to do).
+pub fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
+    let advice = if error.kind() == std::io::ErrorKind::StorageFull {
+        format!("; {DISK_FULL}: free space (or use a directory on another disk), then run again")
+    } else if error.raw_os_error() == Some(libc::ELOOP) {
+        "; it is a symbolic link, and leaper never writes through a link it did not make: remove the link \
+         (nothing was written through it)"
+            .to_string()
+    } else {
+        String::new()
+    };
+    Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}{advice}") }
+}
+
+/// Whether `error` is a full disk (see [`file_error`]).
+pub fn is_disk_full(error: &Error) -> bool {
+    matches!(error, Error::File { message, .. } if message.contains(DISK_FULL))
 }

@@ -23,8 +23,7 @@ use std::fs::File;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use crate::engine::jobdir::file_error;
-use crate::error::{Error, Result};
+use crate::error::{file_error, Error, Result};
 
 /// The characters of an input line a message quotes at most.
 pub const QUOTE_CHARS: usize = 80;

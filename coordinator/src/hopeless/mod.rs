@@ -26,7 +26,6 @@
 
 mod tours;
 
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -107,7 +106,7 @@ struct Needs {
 
 /// Prices `job` with a quick probe, for the store `request` counts in.
 fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Needs> {
-    let (args, options) = crate::sweep::options(request)?;
+    let (args, options) = request.sweep_options()?;
     let passes = plan_moduli(job, &options)?.passes;
     let exact_first = passes.len() > 1 && passes[0].is_saturating();
     let runs = if exact_first { 1 } else { passes.len() };
@@ -123,7 +122,7 @@ fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Needs> {
         true => crate::memory::default_in_memory_limit(),
         false => OUT_OF_CORE_MEM_LIMIT,
     });
-    let disk_free = request.run.job_dir.as_deref().and_then(free_disk);
+    let disk_free = request.run.job_dir.as_deref().and_then(crate::machine::free_disk);
     let needs = Needs::of(&profile, &rates, runs, in_memory.then_some(memory_limit), memory_limit, disk_free);
     Ok(Needs { disk: needs.disk.filter(|_| probe.on_disk), ..needs })
 }
@@ -174,15 +173,6 @@ impl Needs {
     }
 }
 
-/// Bytes free for an unprivileged user on the file system that holds `path` (or would: its
-/// nearest existing ancestor), as statvfs(3) says; `None` where it cannot say.
-pub fn free_disk(path: &Path) -> Option<u64> {
-    let absolute = std::path::absolute(path).ok()?;
-    let existing = absolute.ancestors().find(|dir| dir.exists())?;
-    let stats = nix::sys::statvfs::statvfs(existing).ok()?;
-    Some((stats.blocks_available() as u64).saturating_mul(stats.fragment_size() as u64))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,11 +202,5 @@ mod tests {
         let line = needs(1, Some(2), None, None, 7300.0).warning("knight 9x9").unwrap();
         assert!(line.contains("(1 B in memory, where a count may hold 2 B here) and about 2.0 h"), "{line}");
         assert!(!line.contains('\n'));
-    }
-
-    #[test]
-    fn free_disk_is_read_for_paths_not_made_yet() {
-        let free = free_disk(Path::new("/tmp/leaper-hopeless-not-made/job"));
-        assert!(free.is_some_and(|bytes| bytes > 0), "{free:?}");
     }
 }

@@ -40,7 +40,7 @@ use leaper_core::problems::tours::TourParams;
 use leaper_core::units::bytes;
 use rug::Integer;
 
-use crate::progress::grouped;
+use crate::numbers::grouped;
 use crate::request::JobRequest;
 
 /// Tours leaper lists one by one at most: 10^9 lines are 60 GB and more, and days of search.
@@ -122,7 +122,7 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
         );
     }
     if let Some(file) = &asked.file {
-        let free = file.parent().and_then(super::free_disk);
+        let free = file.parent().and_then(crate::machine::free_disk);
         if let Some(free) = free.filter(|&free| size > u128::from(free)) {
             bail!(
                 "{name} --out {}: its {} tours take {} as --to {} lines, more than the {} free there",
@@ -188,7 +188,7 @@ fn count(board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<
     };
     // A pool of its own: a tool sizes the global one after this check.
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    crate::sweep::with_threads(Some(threads), || {
+    crate::machine::with_threads(Some(threads), || {
         // The count is the check's own business: none of its log lines.
         tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
             let mut stores =

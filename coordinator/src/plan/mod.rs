@@ -32,7 +32,7 @@ use leaper_core::engine::sweep::plan_moduli;
 use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
-use crate::progress::{bytes, counted, grouped};
+use crate::numbers::{bytes, counted, grouped};
 use crate::request::{parse_size, JobRequest, OUT_OF_CORE_MEM_LIMIT};
 use estimate::{cost, in_memory_bytes, workers_needed, Profile, Rates, RATE_FLOOR};
 use probe::{Bounds, Probe};
@@ -122,7 +122,7 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
         bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem.name());
     };
     let sweep_args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
-    let options = crate::sweep::options(request)?.1;
+    let options = request.sweep_options()?.1;
     let passes = plan_moduli(job.as_ref(), &options)?;
     let first = &passes.passes[0];
     let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
@@ -151,7 +151,7 @@ pub fn estimate(
     threads: Option<usize>,
     scratch: Option<&Path>,
 ) -> Result<(Probe, Profile, Rates)> {
-    let probe = crate::sweep::with_threads(threads, || probe::probe(job, first, bounds, scratch))??;
+    let probe = crate::machine::with_threads(threads, || probe::probe(job, first, bounds, scratch))??;
     let profile = predict(job, &probe);
     let rates = Rates {
         disk_bytes_per_state: probe.bytes_per_state(),

@@ -8,8 +8,7 @@ use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::store::{memory_store, StateStore};
 use leaper_core::engine::sweep::{
-    plan_moduli, run_sweep, LocalSteps, StepOutcome, StepReport, StoreHost, SweepHost, SweepOptions, SweepProgress,
-    SweepReport,
+    plan_moduli, run_sweep, LocalSteps, StepOutcome, StepReport, StoreHost, SweepHost, SweepProgress, SweepReport,
 };
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 
@@ -30,21 +29,10 @@ pub enum Layers<'a> {
     OutOfCore(&'a mut SweepCheckpoints),
 }
 
-/// The sweep options of a request.
-pub(crate) fn options(request: &JobRequest) -> Result<(&SweepArgs, SweepOptions)> {
-    let args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
-    let options = SweepOptions {
-        spare_moduli: usize::from(args.verify),
-        moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
-        counts: args.counts.route(),
-    };
-    Ok((args, options))
-}
-
 /// Plans the sweep (its moduli and passes) without running it: a board whose count cannot be
 /// carried is refused here, before any job directory is made.
 pub fn check(job: &dyn SweepJob, request: &JobRequest) -> Result<()> {
-    plan_moduli(job, &options(request)?.1)?;
+    plan_moduli(job, &request.sweep_options()?.1)?;
     Ok(())
 }
 
@@ -57,7 +45,7 @@ pub fn run(
     layers: Layers,
     results: &mut ResultStream,
 ) -> Result<Vec<(usize, String)>> {
-    let (args, options) = options(request)?;
+    let (args, options) = request.sweep_options()?;
     let buckets = args.buckets as usize;
     let threads = request.run.threads;
     let label = request.task.command_line();
@@ -75,7 +63,7 @@ pub fn run(
                 results,
                 false,
             );
-            let report = with_threads(threads, || {
+            let report = crate::machine::with_threads(threads, || {
                 let mut host = LocalSteps::new(job, &mut stores);
                 run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
             })??;
@@ -93,7 +81,7 @@ pub fn run(
             let mut watch = SweepWatch::new(job, (passes, plan.passes.len()), &start, &label, results, true)
                 .with_layer(checkpoints.manifest().map(|m| m.layer_size().0));
             let report = if request.run.cluster.workers.is_empty() {
-                with_threads(threads, || {
+                crate::machine::with_threads(threads, || {
                     let mut host = LocalSteps::new(job, &mut *checkpoints);
                     run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
                 })??
@@ -183,20 +171,6 @@ impl SweepHost for Watched<'_, '_, '_, '_> {
         self.inner.observe(step);
         self.watch.step(step);
     }
-}
-
-/// Runs `work` on `threads` threads (default: all cores), inside the caller's tracing span.
-pub fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T> {
-    let span = tracing::Span::current();
-    let work = move || span.in_scope(work);
-    Ok(match threads {
-        Some(threads) => rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .context("could not start the worker threads")?
-            .install(work),
-        None => work(),
-    })
 }
 
 fn decimal(report: &SweepReport) -> Vec<(usize, String)> {

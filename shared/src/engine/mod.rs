@@ -4,7 +4,9 @@
 //!   object-safe [`SweepJob`] every transition gets for free.
 //! * [`key`]: state keys (64 or 128 bits) and the [`RecordLayout`] of a state record.
 //! * [`sweep`]: the step driver: passes, steps, hosts (in process or on a cluster), totals.
-//! * [`grouped`]: successors merged group by group where the problem names neighbourhoods.
+//! * [`kernel`]: one step on all cores ([`kernel::expand_layer`]): each thread's expansion and
+//!   staging, successors merged group by group where the problem names neighbourhoods
+//!   ([`kernel::grouped`]); and every transition's `SweepJob` impl.
 //! * [`arith`]: residues, moduli, CRT to exact integers.
 //! * [`store`]: where a layer's states live between steps: in memory, or in bucket files.
 //! * [`search`]: subtree jobs: shards, a ledger of finished shards, local runs.
@@ -16,8 +18,8 @@
 pub mod arith;
 pub mod distinct;
 pub mod fault;
-pub mod grouped;
 pub mod jobdir;
+pub mod kernel;
 pub mod key;
 pub mod limits;
 pub mod problem;

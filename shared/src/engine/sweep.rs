@@ -4,37 +4,23 @@
 //! the running totals and reconstructs the exact counts at the end. Where the steps run is the
 //! host's business ([`SweepHost`]): in this process on a store ([`LocalSteps`]), or on a cluster.
 //!
-//! A local step ([`expand_layer`]) reads the buckets of the current layer in parallel (rayon).
-//! Each thread expands its states, stages successors per target bucket and hands full stages to
-//! the store; closed counts are summed per slot in thread-local accumulators. Where the
-//! transition names neighbourhoods and the store takes it, a bucket is expanded group by group
-//! and its successors merged before they are staged ([`crate::engine::grouped`]).
+//! A local step is the job's [`SweepJob::expand_layer`] over every bucket of the store, then
+//! the store's merge: what each thread does with its buckets is the kernel's
+//! ([`crate::engine::kernel`]), which the driver reaches only through that method.
 
-use std::any::Any;
-use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
 use rug::Integer;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::arith::{exact_count, Moduli, SATURATING};
-use crate::engine::grouped::{expand_bucket_grouped, GroupBuffers, ReadingPlan, TABLE_ENTRIES};
-use crate::engine::key::{append_words, RecordLayout, StateKey};
-use crate::engine::store::{bucket_of, bucket_of_words, LayerSummary, StateStore};
-use crate::engine::transition::{StepPosition, SweepJob, Transition};
+use crate::engine::key::RecordLayout;
+use crate::engine::store::{bucket_of_words, LayerSummary, StateStore};
+// What one step did, as the hosts' `step` returns it: defined with the seam, whose
+// `SweepJob::expand_layer` returns it too.
+pub use crate::engine::transition::StepOutcome;
+use crate::engine::transition::{StepPosition, SweepJob};
 use crate::error::{Error, Result};
-
-/// Successors staged per target bucket before they are handed to the store: each hand-over
-/// takes the bucket's lock and runs the store's insert loop, so longer stages amortise both
-/// (the 7x8 sweep: 64 35.6 s, 256 31.5 s, 1024 29.3 s; see docs/PERFORMANCE.md). A stage costs
-/// `STAGE` records per bucket per thread, which the disk store counts against its budget.
-pub(crate) const STAGE: usize = 1024;
-
-/// Records per bucket per thread staged as records the store must merge (a group split for its
-/// size, a bucket streamed: see [`crate::engine::grouped`]): a quarter of a stage, since most
-/// steps stage none, and the disk store counts them against its budget too.
-pub(crate) const LOOSE_STAGE: usize = STAGE / 4;
 
 /// How to count: the engine's options, whatever the problem.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -171,21 +157,6 @@ pub struct SweepProgress {
     /// only their later steps).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_timings: Vec<u64>,
-}
-
-/// What one step did, wherever it ran.
-#[derive(Clone, Debug, Default)]
-pub struct StepOutcome {
-    /// Residues of what the step closed, `slots * moduli` (index: slot).
-    pub closed: Vec<u64>,
-    /// States read from the current layer and successors emitted.
-    pub read: u64,
-    pub emitted: u64,
-    /// Records handed to the store: `emitted`, or fewer where successors were merged first
-    /// ([`crate::engine::grouped`]).
-    pub handed: u64,
-    /// The merged next layer.
-    pub layer: LayerSummary,
 }
 
 /// Where the steps of a sweep run: in this process on a store ([`LocalSteps`]), or on a
@@ -526,252 +497,6 @@ fn run_pass(
             share,
             settled,
         });
-    }
-    Ok(())
-}
-
-/// Per-thread state of a step: staged successors and closed sums.
-pub(crate) struct Expander<K: StateKey> {
-    /// Per target bucket, records (key words, then residues) waiting to be handed to the store:
-    /// merged ones where the bucket is expanded group by group, else as emitted.
-    stages: Vec<Vec<u64>>,
-    /// Per target bucket, records of a group too large to merge whole (grouped expansion only),
-    /// which the store must merge; made on first use.
-    loose: Vec<Vec<u64>>,
-    /// Residues of what closed, `slots * width`, indexed by slot.
-    pub(crate) closed: Vec<u64>,
-    /// Successors the transition emitted.
-    pub(crate) emitted: u64,
-    /// Records handed to the store (staged).
-    handed: u64,
-    /// States read from the current layer.
-    pub(crate) read: u64,
-    /// Buffers of the grouped expansion (transitions with neighbourhoods), made on first use.
-    pub(crate) groups: Option<GroupBuffers<K>>,
-    /// Entries a group's table may hold before it is handed on, split
-    /// ([`crate::engine::grouped::TABLE_ENTRIES`], or fewer within a store's reading budget).
-    pub(crate) group_table_entries: usize,
-    /// Words a record: key words, then residues.
-    stride: usize,
-}
-
-thread_local! {
-    /// A thread's expander from its last step, buffers and all (see [`expand_layer`]).
-    static SPARE_EXPANDER: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
-}
-
-/// Whether this thread keeps an expander from an earlier step (tests).
-#[cfg(test)]
-pub(crate) fn thread_keeps_an_expander() -> bool {
-    SPARE_EXPANDER.with(|spare| spare.borrow().is_some())
-}
-
-impl<K: StateKey> Expander<K> {
-    /// Stages the merged `record` for `bucket` (no other record of the step has its key),
-    /// handing the stage to the store when it is full.
-    #[inline]
-    pub(crate) fn stage(&mut self, store: &dyn StateStore, bucket: usize, record: &[u64]) -> Result<()> {
-        self.handed += 1;
-        stage_into(store, &mut self.stages[bucket], STAGE, bucket, record, true)
-    }
-
-    /// Stages `record` for `bucket` where other records may share its key.
-    pub(crate) fn stage_loose(&mut self, store: &dyn StateStore, bucket: usize, record: &[u64]) -> Result<()> {
-        self.handed += 1;
-        if self.loose.is_empty() {
-            self.loose = vec![Vec::new(); self.stages.len()];
-        }
-        stage_into(store, &mut self.loose[bucket], LOOSE_STAGE, bucket, record, false)
-    }
-
-    /// Hands every stage to the store: `merged` says whether `stages` holds merged records.
-    fn flush(&mut self, store: &dyn StateStore, merged: bool) -> Result<()> {
-        let stages = self.stages.iter_mut().map(|stage| (stage, merged));
-        let loose = self.loose.iter_mut().map(|stage| (stage, false));
-        for (bucket, (stage, merged)) in stages.enumerate().chain(loose.enumerate()) {
-            if !stage.is_empty() {
-                hand_to(store, bucket, stage, merged)?;
-                stage.clear();
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Appends `record` to `stage`, the stage of `bucket`, handing the stage to the store when it
-/// holds `records` records.
-#[inline]
-fn stage_into(
-    store: &dyn StateStore,
-    stage: &mut Vec<u64>,
-    records: usize,
-    bucket: usize,
-    record: &[u64],
-    merged: bool,
-) -> Result<()> {
-    append_words(stage, record);
-    if stage.len() >= records * record.len() {
-        hand_to(store, bucket, stage, merged)?;
-        stage.clear();
-    }
-    Ok(())
-}
-
-/// Gives `records` to the store's `bucket`: as merged (see [`StateStore::emit_merged`]) or not.
-fn hand_to(store: &dyn StateStore, bucket: usize, records: &[u64], merged: bool) -> Result<()> {
-    if merged {
-        store.emit_merged(bucket, records)
-    } else {
-        store.emit(bucket, records)
-    }
-}
-
-/// Expands the states of `buckets` of the store's current layer at `cell`, on all cores, and
-/// emits the successors to the store (any bucket). Returns the closed residues and counts; the
-/// layer is not merged (`finish_step`). A cluster worker calls it with the buckets it owns.
-/// A transition with neighbourhoods has its buckets expanded group by group
-/// ([`crate::engine::grouped`]) where the store takes it. Where the store reads without a
-/// budget, each thread keeps its buffers for the next step.
-pub fn expand_layer<T: Transition>(
-    transition: &T,
-    cell: usize,
-    moduli: &Moduli,
-    store: &dyn StateStore,
-    buckets_to_read: &[usize],
-) -> Result<StepOutcome> {
-    expand_layer_splitting_at(transition, cell, moduli, store, buckets_to_read, TABLE_ENTRIES)
-}
-
-/// [`expand_layer`], with groups split when their table holds `group_table_entries` (tests
-/// split small groups to reach the path the 8 x 8 layers take).
-pub(crate) fn expand_layer_splitting_at<T: Transition>(
-    transition: &T,
-    cell: usize,
-    moduli: &Moduli,
-    store: &dyn StateStore,
-    buckets_to_read: &[usize],
-    group_table_entries: usize,
-) -> Result<StepOutcome> {
-    let buckets = store.buckets();
-    let slots = transition.slots();
-    let width = moduli.len();
-    let layout = RecordLayout::of::<T::Key>(width);
-    if store.layout() != layout {
-        return Err(Error::Bug(format!("a store of {:?} was given states of {layout:?}", store.layout())));
-    }
-    let grouped = T::NEIGHBOURHOODS && store.takes_grouped();
-    let plan = ReadingPlan::new(store.reading_budget(), layout.stride(), group_table_entries);
-    // Without a reading budget (in memory), each thread keeps its expander from step to step:
-    // made afresh, its stages and group buffers were new pages for the kernel to fault in and
-    // zero at every step (197 thousand of the 7 x 10 sweep's 684 thousand page faults).
-    // Within a budget they are freed, since the budget counts them only while a step runs.
-    let keep = store.reading_budget().is_none();
-    let new_expander = || {
-        let spare = SPARE_EXPANDER.with(|spare| spare.borrow_mut().take());
-        let reused = spare
-            .filter(|_| keep)
-            .and_then(|spare| spare.downcast::<Expander<T::Key>>().ok())
-            .filter(|spare| spare.stages.len() == buckets && spare.stride == layout.stride());
-        // A kept expander lends its buffers; the counts always start from zero.
-        let (stages, loose, groups) = match reused {
-            Some(spare) => {
-                let Expander { stages, loose, groups, .. } = *spare;
-                (stages, loose, groups)
-            }
-            None => ((0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(), Vec::new(), None),
-        };
-        Expander::<T::Key> {
-            stages,
-            loose,
-            closed: vec![0; slots * width],
-            emitted: 0,
-            handed: 0,
-            read: 0,
-            groups,
-            group_table_entries: plan.table_entries,
-            stride: layout.stride(),
-        }
-    };
-    buckets_to_read
-        .par_iter()
-        .try_fold(new_expander, |mut expander, &bucket| -> Result<Expander<T::Key>> {
-            if grouped {
-                expand_bucket_grouped(transition, cell, moduli, store, &mut expander, bucket, &plan)?;
-            } else {
-                store.read_bucket(bucket, &mut |keys, residues| {
-                    expand_chunk(transition, cell, moduli, store, &mut expander, keys, residues)
-                })?;
-            }
-            Ok(expander)
-        })
-        .map(|expander| {
-            let mut expander = expander?;
-            expander.flush(store, grouped)?;
-            let outcome = StepOutcome {
-                closed: std::mem::take(&mut expander.closed),
-                emitted: expander.emitted,
-                // The plain route stages every successor it emits.
-                handed: if grouped { expander.handed } else { expander.emitted },
-                read: expander.read,
-                layer: LayerSummary::default(),
-            };
-            if keep {
-                SPARE_EXPANDER.with(|spare| *spare.borrow_mut() = Some(Box::new(expander)));
-            }
-            Ok(outcome)
-        })
-        .try_reduce(
-            || StepOutcome { closed: vec![0; slots * width], ..StepOutcome::default() },
-            |mut a, b| {
-                for (x, y) in a.closed.chunks_mut(width).zip(b.closed.chunks(width)) {
-                    moduli.add_assign(x, y);
-                }
-                a.emitted += b.emitted;
-                a.handed += b.handed;
-                a.read += b.read;
-                Ok(a)
-            },
-        )
-}
-
-fn expand_chunk<T: Transition>(
-    transition: &T,
-    cell: usize,
-    moduli: &Moduli,
-    store: &dyn StateStore,
-    expander: &mut Expander<T::Key>,
-    keys: &[u64],
-    residues: &[u64],
-) -> Result<()> {
-    let width = moduli.len();
-    let stride = T::Key::WORDS + width;
-    let buckets = store.buckets();
-    let Expander { stages, closed, emitted, read, .. } = expander;
-    *read += (keys.len() / T::Key::WORDS) as u64;
-    let mut failure: Option<Error> = None;
-    for (i, key) in keys.chunks_exact(T::Key::WORDS).enumerate() {
-        let counts = &residues[i * width..(i + 1) * width];
-        transition.expand(
-            cell,
-            T::Key::from_words(key),
-            &mut |child| {
-                *emitted += 1;
-                let bucket = bucket_of(child, buckets);
-                let stage = &mut stages[bucket];
-                child.push_words(stage);
-                append_words(stage, counts);
-                if stage.len() >= STAGE * stride {
-                    if let Err(e) = store.emit(bucket, stage) {
-                        failure.get_or_insert(e);
-                    }
-                    stage.clear();
-                }
-            },
-            &mut |rows| moduli.add_assign(&mut closed[rows * width..(rows + 1) * width], counts),
-        );
-        if let Some(e) = failure.take() {
-            return Err(e);
-        }
     }
     Ok(())
 }

@@ -16,15 +16,15 @@
 //!
 //! The key type is the problem's choice ([`StateKey`]: 64 or 128 bits). The engine runs a
 //! transition through [`SweepJob`], an object-safe face that every transition has for free
-//! (a blanket impl): the coordinator, the worker and the stores hold a `dyn SweepJob` and never
-//! name a problem, while the expansion loop inside is monomorphised for the transition and its
-//! key type.
+//! (a blanket impl, in [`crate::engine::kernel`], beside the expansion loop it runs): the
+//! coordinator, the worker and the stores hold a `dyn SweepJob` and never name a problem, while
+//! the expansion loop inside is monomorphised for the transition and its key type. This file is
+//! only the seam: it imports neither the kernel nor the driver ([`crate::engine::sweep`]).
 
 use std::ops::RangeInclusive;
 
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::StateStore;
-use crate::engine::sweep::{expand_layer, StepOutcome};
+use crate::engine::store::{LayerSummary, StateStore};
 use crate::engine::Moduli;
 use crate::error::Result;
 
@@ -98,7 +98,7 @@ pub trait Transition: Send + Sync + 'static {
 
     /// Whether the problem gives [`neighbourhood`](Self::neighbourhood)s: the engine then
     /// merges successors group by group in a small table before they reach the store (see
-    /// [`crate::engine::grouped`]).
+    /// [`crate::engine::kernel::grouped`]).
     const NEIGHBOURHOODS: bool = false;
 
     /// A value of `key` that every state shares with every other state whose expansion at
@@ -114,6 +114,21 @@ pub trait Transition: Send + Sync + 'static {
     /// `step + 1`, `close` the slot of each complete object the step finishes. Never emits
     /// [`StateKey::VACANT`].
     fn expand(&self, step: usize, key: Self::Key, emit: &mut impl FnMut(Self::Key), close: &mut impl FnMut(usize));
+}
+
+/// What one step did, wherever it ran.
+#[derive(Clone, Debug, Default)]
+pub struct StepOutcome {
+    /// Residues of what the step closed, `slots * moduli` (index: slot).
+    pub closed: Vec<u64>,
+    /// States read from the current layer and successors emitted.
+    pub read: u64,
+    pub emitted: u64,
+    /// Records handed to the store: `emitted`, or fewer where successors were merged first
+    /// ([`crate::engine::kernel::grouped`]).
+    pub handed: u64,
+    /// The merged next layer.
+    pub layer: LayerSummary,
 }
 
 /// A transition as the engine holds it: object-safe, its key type hidden.
@@ -143,6 +158,7 @@ pub trait SweepJob: Send + Sync {
 
     /// Expands the states of `buckets` of the store's current layer at `step` on all cores and
     /// emits their successors to the store; returns the closed counts (the layer is not merged).
+    /// For every transition: [`crate::engine::kernel::expand_layer`].
     fn expand_layer(
         &self,
         step: usize,
@@ -150,63 +166,4 @@ pub trait SweepJob: Send + Sync {
         store: &dyn StateStore,
         buckets: &[usize],
     ) -> Result<StepOutcome>;
-}
-
-impl<T: Transition> SweepJob for T {
-    fn steps(&self) -> usize {
-        Transition::steps(self)
-    }
-
-    fn slots(&self) -> usize {
-        Transition::slots(self)
-    }
-
-    fn reported(&self) -> RangeInclusive<usize> {
-        Transition::reported(self)
-    }
-
-    fn bound_bits(&self) -> f64 {
-        Transition::bound_bits(self)
-    }
-
-    fn position(&self, step: usize) -> StepPosition {
-        Transition::position(self, step)
-    }
-
-    fn slot_name(&self, slot: usize) -> String {
-        Transition::slot_name(self, slot)
-    }
-
-    fn last_step_of(&self, slot: usize) -> usize {
-        Transition::last_step_of(self, slot)
-    }
-
-    fn profile_hint(&self) -> ProfileHint {
-        Transition::profile_hint(self)
-    }
-
-    fn key_words(&self) -> usize {
-        T::Key::WORDS
-    }
-
-    fn key_layout(&self) -> String {
-        Transition::key_layout(self)
-    }
-
-    fn start_record(&self, moduli: &Moduli) -> Vec<u64> {
-        let mut record = Vec::with_capacity(T::Key::WORDS + moduli.len());
-        self.start().push_words(&mut record);
-        record.extend(moduli.one());
-        record
-    }
-
-    fn expand_layer(
-        &self,
-        step: usize,
-        moduli: &Moduli,
-        store: &dyn StateStore,
-        buckets: &[usize],
-    ) -> Result<StepOutcome> {
-        expand_layer(self, step, moduli, store, buckets)
-    }
 }

@@ -1,5 +1,6 @@
 //! Writing files so that a crash leaves either the old or the new version, never half of one;
-//! I/O errors that name their file; the sweep of files no checkpoint names.
+//! the lock that keeps an interrupt out of a commit ([`hold_commits`]); I/O errors that name
+//! their file (made in [`crate::error`]); the sweep of files no checkpoint names.
 //!
 //! Two kinds of file are written here. A job's own files (`job.toml`, `manifest.json`, ...) live
 //! in a directory this process has locked, so their temporary file has a fixed name
@@ -18,27 +19,31 @@ use std::path::{Path, PathBuf};
 use crate::engine::jobdir::files::{JobFile, TEMPORARY_SUFFIX};
 use crate::error::{Error, Result};
 
-/// What an error says when the disk is full (and what callers look for to add their advice).
-pub const DISK_FULL: &str = "the disk is full";
+// I/O errors that name their file are the error type's (`crate::error`), so that what reads a
+// file below the job directory (`crate::input`) needs nothing of it; named here as ever.
+pub use crate::error::{file_error, is_disk_full, DISK_FULL};
 
-/// An I/O failure on `path`, saying what was being done (and, for a full disk or a symbolic
-/// link, what to do).
-pub fn file_error(path: &Path, action: &str, error: std::io::Error) -> Error {
-    let advice = if error.kind() == std::io::ErrorKind::StorageFull {
-        format!("; {DISK_FULL}: free space (or use a directory on another disk), then run again")
-    } else if error.raw_os_error() == Some(libc::ELOOP) {
-        "; it is a symbolic link, and leaper never writes through a link it did not make: remove the link \
-         (nothing was written through it)"
-            .to_string()
-    } else {
-        String::new()
-    };
-    Error::File { path: path.to_path_buf(), message: format!("cannot {action}: {error}{advice}") }
+/// Held while a commit (a manifest, a ledger line) is written. An interrupted run takes it
+/// and keeps it until the process ends, so that it stops between commits, never inside one,
+/// and what it reports as committed stays so.
+static COMMITS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Threads waiting in [`hold_commits`].
+static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Waits for a commit in progress to end and holds off the next one while the guard lives.
+pub fn hold_commits() -> std::sync::MutexGuard<'static, ()> {
+    use std::sync::atomic::Ordering;
+    WAITING.fetch_add(1, Ordering::SeqCst);
+    let guard = COMMITS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    WAITING.fetch_sub(1, Ordering::SeqCst);
+    guard
 }
 
-/// Whether `error` is a full disk (see [`file_error`]).
-pub fn is_disk_full(error: &Error) -> bool {
-    matches!(error, Error::File { message, .. } if message.contains(DISK_FULL))
+/// Whether a thread waits to commit: one that holds the commits off then knows that the run
+/// has reached its next commit and writes nothing more.
+pub fn commit_waiting() -> bool {
+    WAITING.load(std::sync::atomic::Ordering::SeqCst) > 0
 }
 
 /// Open options that refuse a symbolic link as the file itself (`O_NOFOLLOW`: the open fails

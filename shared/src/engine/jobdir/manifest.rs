@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::jobdir::durable::{file_error, read_small, replace_durably};
+use crate::engine::jobdir::durable::{file_error, hold_commits, read_small, replace_durably};
 use crate::engine::jobdir::files::{JobFile, MANIFEST_COPY_FILE, MANIFEST_FILE};
 use crate::engine::store::{BucketInfo, DurableLayer, LayerFile};
 use crate::engine::sweep::SweepProgress;
@@ -160,7 +160,7 @@ impl Manifest {
         let sealed = Manifest { crc32: self.checksum(), ..self.clone() };
         let mut text = serde_json::to_vec_pretty(&sealed).expect("a manifest serializes");
         text.push(b'\n');
-        let _commit = super::hold_commits();
+        let _commit = hold_commits();
         replace_durably(&dir.join(MANIFEST_FILE), &text, "manifest")?;
         replace_durably(&dir.join(MANIFEST_COPY_FILE), &text, "manifest-copy")
     }

@@ -4,7 +4,8 @@
 //! * [`files`]: the one list of file names (`job.toml`, `lock`, `manifest.json`, bucket files...).
 //! * [`spec`]: `job.toml`, its header (format, kind, problem, id, command) and its body.
 //! * [`durable`]: replacing a file so that a crash leaves the old or the new one; directory
-//!   syncs; I/O errors that name their file; removing what no checkpoint names.
+//!   syncs; the lock an interrupt takes between two commits ([`hold_commits`]); I/O errors that
+//!   name their file; removing what no checkpoint names.
 //! * [`manifest`]: `manifest.json`, the last committed step of a sweep.
 //! * [`checkpoints`]: the store host of an out-of-core sweep: a disk store per pass and a
 //!   manifest after every step.
@@ -26,8 +27,8 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 pub use durable::{
-    check_writable, create_file, file_error, is_disk_full, no_follow, refuse_links, refuse_strangers, remove_unnamed,
-    replace_durably, replace_output, sync_dir, write_durably_with, Foreign,
+    check_writable, commit_waiting, create_file, file_error, hold_commits, is_disk_full, no_follow, refuse_links,
+    refuse_strangers, remove_unnamed, replace_durably, replace_output, sync_dir, write_durably_with, Foreign,
 };
 pub use files::JobFile;
 pub use manifest::Manifest;
@@ -122,29 +123,6 @@ pub fn remove_uncommitted(dir: &Path, created: bool) -> Result<bool> {
         let _ = fs::remove_dir(dir);
     }
     Ok(true)
-}
-
-/// Held while a commit (a manifest, a ledger line) is written. An interrupted run takes it
-/// and keeps it until the process ends, so that it stops between commits, never inside one,
-/// and what it reports as committed stays so.
-static COMMITS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Threads waiting in [`hold_commits`].
-static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Waits for a commit in progress to end and holds off the next one while the guard lives.
-pub fn hold_commits() -> std::sync::MutexGuard<'static, ()> {
-    use std::sync::atomic::Ordering;
-    WAITING.fetch_add(1, Ordering::SeqCst);
-    let guard = COMMITS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    WAITING.fetch_sub(1, Ordering::SeqCst);
-    guard
-}
-
-/// Whether a thread waits to commit: one that holds the commits off then knows that the run
-/// has reached its next commit and writes nothing more.
-pub fn commit_waiting() -> bool {
-    WAITING.load(std::sync::atomic::Ordering::SeqCst) > 0
 }
 
 /// A job directory, locked by this process.

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ShardResult;
 use crate::engine::fault;
-use crate::engine::jobdir::durable::read_small;
+use crate::engine::jobdir::durable::{hold_commits, read_small};
 pub use crate::engine::jobdir::files::LEDGER_FILE;
 use crate::engine::jobdir::{file_error, no_follow, sync_dir};
 use crate::{Error, Result};
@@ -117,7 +117,7 @@ impl Ledger {
         };
         let file_error = |e: std::io::Error| file_error(&self.path, "append to the ledger", e);
         fault::point("ledger").map_err(file_error)?;
-        let _commit = crate::engine::jobdir::hold_commits();
+        let _commit = hold_commits();
         self.file.write_all(&sealed_line(&entry)).and_then(|()| self.file.sync_data()).map_err(file_error)?;
         self.done.insert(index, result.clone());
         Ok(())

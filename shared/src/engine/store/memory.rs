@@ -1,7 +1,7 @@
 //! The in-memory store: each bucket of the next layer takes states two ways. Successors merged
-//! before they come (a neighbourhood's group, [`crate::engine::grouped`]: no other record of the
-//! step has their keys) are appended to the bucket's chunks as they are, 16 bytes a state with
-//! exact counts and no table; any other state goes to an [`AggregationTable`] behind the
+//! before they come (a neighbourhood's group, [`crate::engine::kernel::grouped`]: no other record
+//! of the step has their keys) are appended to the bucket's chunks as they are, 16 bytes a state
+//! with exact counts and no table; any other state goes to an [`AggregationTable`] behind the
 //! bucket's lock, which adds up equal keys. A bucket of the current layer is its chunks and its
 //! drained table, as [`StateBatch`]es.
 //!
@@ -27,7 +27,9 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::{AggregationTable, LayerSummary, StateBatch, StateStore, StateVisitor};
+use crate::engine::store::{
+    check_layout, unsupported_key, AggregationTable, LayerSummary, StateBatch, StateStore, StateVisitor,
+};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
 
@@ -278,6 +280,21 @@ impl<K: StateKey> MemoryStore<K> {
             })
             .collect()
     }
+}
+
+/// An in-memory store for states of `layout`: see [`MemoryStore`].
+pub fn memory_store(
+    layout: RecordLayout,
+    buckets: usize,
+    moduli: Moduli,
+    mem_limit: u64,
+) -> Result<Box<dyn StateStore>> {
+    check_layout(layout, &moduli)?;
+    crate::with_key_type!(
+        layout.key_words,
+        K => Ok(Box::new(MemoryStore::<K>::new(buckets, moduli, mem_limit))),
+        Err(unsupported_key(layout))
+    )
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! Where the states of a layer live between two transfer-matrix steps.
 //!
 //! A layer is split into buckets by a hash of the key ([`bucket_of`]), or of the key's
-//! neighbourhood where the problem names one ([`crate::engine::grouped`]), so that each bucket
-//! can be aggregated on its own: all copies of a key land in the same bucket. A step reads every bucket
-//! of the current layer, expands its states and [`emits`](StateStore::emit) the successors to
-//! the buckets of the next layer; [`finish_step`](StateStore::finish_step) merges equal keys and
-//! makes the next layer current.
+//! neighbourhood where the problem names one ([`crate::engine::kernel::grouped`]), so that each
+//! bucket can be aggregated on its own: all copies of a key land in the same bucket. A step reads
+//! every bucket of the current layer, expands its states and [`emits`](StateStore::emit) the
+//! successors to the buckets of the next layer; [`finish_step`](StateStore::finish_step) merges
+//! equal keys and makes the next layer current.
 //!
 //! [`MemoryStore`] keeps everything in RAM; [`DiskStore`] keeps layers in bucket files and memory
 //! within a budget. The cluster's shuffle will implement the same trait, so the step engine never
@@ -17,10 +17,9 @@ mod memory;
 
 pub use aggregate::AggregationTable;
 pub use disk::{
-    check_disk_memory, disk_store, map_file, BucketFile, BucketInfo, BucketWriter, DiskStore, Section, SegmentWriter,
-    BUCKET_FORMAT,
+    check_disk_memory, disk_store, map_file, BucketFile, BucketWriter, DiskStore, Section, SegmentWriter, BUCKET_FORMAT,
 };
-pub use memory::MemoryStore;
+pub use memory::{memory_store, MemoryStore};
 
 use crate::engine::key::{append_words, fold_words, RecordLayout, StateKey};
 use crate::engine::Moduli;
@@ -112,6 +111,14 @@ pub struct LayerFile {
     pub info: BucketInfo,
 }
 
+/// What a finished bucket section holds, as a checkpoint records it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BucketInfo {
+    pub states: u64,
+    pub bytes: u64,
+    pub crc32: u32,
+}
+
 /// Receives the states of a bucket, a chunk at a time: keys (as words, see [`RecordLayout`])
 /// and their residue vectors.
 pub type StateVisitor<'a> = dyn FnMut(&[u64], &[u64]) -> Result<()> + 'a;
@@ -134,11 +141,11 @@ pub trait StateStore: Send + Sync {
     /// followed by its residues; duplicate keys are allowed (they are merged).
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()>;
 
-    /// Adds states to `bucket` of the next layer whose keys no other record of this step
-    /// carries: every copy of each key was merged before it came (a group of one neighbourhood,
-    /// see [`crate::engine::grouped`]). A store may append them without looking them up; one
-    /// that merges anyway need not tell the two apart. Were a key to come twice after all, its
-    /// two records would still count right: a layer's counts are linear in its records.
+    /// Adds states to `bucket` of the next layer whose keys no other record of this step carries:
+    /// every copy of each key was merged before it came (a group of one neighbourhood, see
+    /// [`crate::engine::kernel::grouped`]). A store may append them without looking them up; one
+    /// that merges anyway need not tell the two apart. Were a key to come twice after all, its two
+    /// records would still count right: a layer's counts are linear in its records.
     fn emit_merged(&self, bucket: usize, records: &[u64]) -> Result<()> {
         self.emit(bucket, records)
     }
@@ -147,8 +154,8 @@ pub trait StateStore: Send + Sync {
     fn finish_step(&mut self) -> Result<LayerSummary>;
 
     /// Whether this store should be handed successors merged group by group, where the problem
-    /// names neighbourhoods (see [`crate::engine::grouped`]): worth it where every record taken
-    /// costs (spills, bucket files, the network); the store's buckets then hold states of
+    /// names neighbourhoods (see [`crate::engine::kernel::grouped`]): worth it where every record
+    /// taken costs (spills, bucket files, the network); the store's buckets then hold states of
     /// alike neighbourhoods, whose sorted keys also compress better.
     fn takes_grouped(&self) -> bool {
         true
@@ -157,7 +164,7 @@ pub trait StateStore: Send + Sync {
     /// Bytes a reading thread may hold during a step, where the store keeps within a memory
     /// limit (`None`: no bound of its own; the in-memory store holds whole layers anyway).
     /// Grouped expansion reads a bucket whole; a bucket too large for this is streamed instead
-    /// (see [`crate::engine::grouped::ReadingPlan`]).
+    /// (see [`crate::engine::kernel::grouped::ReadingPlan`]).
     fn reading_budget(&self) -> Option<usize> {
         None
     }
@@ -185,10 +192,10 @@ pub trait StateStore: Send + Sync {
     }
 }
 
-/// The bucket of a key among `buckets`, where the transition names no neighbourhoods (with
-/// them, [`crate::engine::grouped::bucket_for`]). Counts need only that all copies of a key in
-/// one step go to one bucket, so a stored layer stays good whichever way its buckets were
-/// chosen (a job resumes across a change of them; merges may be fewer for one step).
+/// The bucket of a key among `buckets`, where the transition names no neighbourhoods (with them,
+/// [`crate::engine::kernel::grouped::bucket_for`]). Counts need only that all copies of a key in
+/// one step go to one bucket, so a stored layer stays good whichever way its buckets were chosen (a
+/// job resumes across a change of them; merges may be fewer for one step).
 #[inline]
 pub fn bucket_of<K: StateKey>(key: K, buckets: usize) -> usize {
     let folded = key.fold();
@@ -200,21 +207,6 @@ pub fn bucket_of<K: StateKey>(key: K, buckets: usize) -> usize {
 /// The bucket of the record that starts with the key words `key` (one or two words).
 pub fn bucket_of_words(key: &[u64], buckets: usize) -> usize {
     bucket_of(fold_words(key), buckets)
-}
-
-/// An in-memory store for states of `layout`: see [`MemoryStore`].
-pub fn memory_store(
-    layout: RecordLayout,
-    buckets: usize,
-    moduli: Moduli,
-    mem_limit: u64,
-) -> Result<Box<dyn StateStore>> {
-    check_layout(layout, &moduli)?;
-    crate::with_key_type!(
-        layout.key_words,
-        K => Ok(Box::new(MemoryStore::<K>::new(buckets, moduli, mem_limit))),
-        Err(unsupported_key(layout))
-    )
 }
 
 pub(crate) fn check_layout(layout: RecordLayout, moduli: &Moduli) -> Result<()> {

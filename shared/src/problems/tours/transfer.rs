@@ -1087,8 +1087,8 @@ mod tests {
     /// groups split when their tables hold `entries`, step by step: the tours closed, the states
     /// read, the successors emitted and the layer made.
     fn six_by_six_steps(entries: usize) -> Vec<(u64, u64, u64, u64)> {
+        use crate::engine::kernel::expand_layer_splitting_at;
         use crate::engine::store::{MemoryStore, StateStore};
-        use crate::engine::sweep::expand_layer_splitting_at;
         use crate::engine::Moduli;
         let matrix = TransferMatrix::<u64>::new(knight(6, 6), 6, TourKind::Closed).unwrap();
         let moduli = Moduli::saturating();
@@ -1115,7 +1115,7 @@ mod tests {
         // Whole groups reach the store merged (it appends them); a group whose table fills is
         // handed on in parts, which the store must merge: else its keys would come twice and
         // the layers grow.
-        let (tours, layers) = tours_and_layers(&six_by_six_steps(crate::engine::grouped::TABLE_ENTRIES));
+        let (tours, layers) = tours_and_layers(&six_by_six_steps(crate::engine::kernel::grouped::TABLE_ENTRIES));
         assert_eq!(tours, 9862);
         let (split_tours, split_layers) = tours_and_layers(&six_by_six_steps(8));
         assert_eq!(split_tours, 9862);
@@ -1128,9 +1128,9 @@ mod tests {
         // One thread: every step after the first, and the whole second sweep, run on the
         // expander the thread kept; its counters must start from zero each time.
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let sweep = || six_by_six_steps(crate::engine::grouped::TABLE_ENTRIES);
+        let sweep = || six_by_six_steps(crate::engine::kernel::grouped::TABLE_ENTRIES);
         let first = pool.install(sweep);
-        assert!(pool.install(crate::engine::sweep::thread_keeps_an_expander));
+        assert!(pool.install(crate::engine::kernel::thread_keeps_an_expander));
         assert_eq!(tours_and_layers(&first).0, 9862);
         // Each step reads the layer the step before made.
         assert!(first.windows(2).all(|pair| pair[1].1 == pair[0].3));

@@ -38,7 +38,7 @@ use memmap2::Mmap;
 use super::segment::SegmentWriter;
 use crate::engine::jobdir::file_error;
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::{StateBatch, StateVisitor};
+use crate::engine::store::{BucketInfo, StateBatch, StateVisitor};
 use crate::error::{Error, Result};
 
 /// Version of the bucket section layout; sections of another version are refused.
@@ -59,6 +59,26 @@ const fn index_entry_bytes(key_words: usize) -> usize {
 pub(super) const BLOCK_STATES: usize = 16 * 1024;
 const ZSTD_LEVEL: i32 = 1;
 
+/// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
+/// one XOR the first. While a count is below every modulus its residues are all equal to it,
+/// so the other lanes store as 0: one LEB128 byte, next to nothing through zstd. Example: residues (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12.
+#[inline(always)]
+fn stored_lane(lanes: &[u64], j: usize) -> u64 {
+    if j == 0 {
+        lanes[0]
+    } else {
+        lanes[j] ^ lanes[0]
+    }
+}
+
+/// Undoes [`stored_lane`] on the lanes of one state, decoded in order.
+#[inline(always)]
+fn restore_lanes(lanes: &mut [u64]) {
+    if let Some((first, rest)) = lanes.split_first_mut() {
+        rest.iter_mut().for_each(|lane| *lane ^= *first);
+    }
+}
+
 /// Where a section lies, for messages: the file alone when the section is the whole file.
 fn describe(path: &Path, offset: u64) -> PathBuf {
     if offset == 0 {
@@ -73,14 +93,6 @@ fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
         path: path.to_path_buf(),
         message: format!("damaged bucket file: {what}; restore it or rerun the job from its last good checkpoint"),
     }
-}
-
-/// What a finished bucket section holds, as a checkpoint records it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BucketInfo {
-    pub states: u64,
-    pub bytes: u64,
-    pub crc32: u32,
 }
 
 /// Where a finished section lies in its segment, and what it holds.
@@ -408,13 +420,13 @@ pub(super) fn encode_block<K: StateKey>(records: &[u64], width: usize) -> std::i
         // LEB128 unless that comes to more than u64 would (a lane past its modulus).
         let start = raw.len();
         for record in records.chunks_exact(stride) {
-            super::stored_lane(&record[K::WORDS..], j).write_varint(&mut raw);
+            stored_lane(&record[K::WORDS..], j).write_varint(&mut raw);
         }
         if raw.len() - start >= 8 * states && states > 0 {
             raw.truncate(start);
             raw[4 + j] = LANE_RAW;
             for record in records.chunks_exact(stride) {
-                raw.extend_from_slice(&super::stored_lane(&record[K::WORDS..], j).to_le_bytes());
+                raw.extend_from_slice(&stored_lane(&record[K::WORDS..], j).to_le_bytes());
             }
         }
     }
@@ -482,7 +494,7 @@ pub(super) fn decode_block<K: StateKey>(
     if at != raw.len() {
         return Err("count data has the wrong length".into());
     }
-    batch.residues.chunks_exact_mut(width.max(1)).for_each(super::restore_lanes);
+    batch.residues.chunks_exact_mut(width.max(1)).for_each(restore_lanes);
     Ok(())
 }
 

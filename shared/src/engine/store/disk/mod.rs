@@ -3,11 +3,11 @@
 //!
 //! A step streams each bucket section of layer `h` (memory-mapped, block by block) through the
 //! engine. Successors merged before they come (a neighbourhood's group, see
-//! [`crate::engine::grouped`]: no other record of the step has their keys) are appended to
-//! their bucket's array as they are; any others go to the bucket's table, which adds up equal
-//! keys. A bucket whose array and table together outgrow its share of the budget (the shares
-//! are three quarters of it) sorts what it holds and writes it out as a spill run (see
-//! [`spill`]). The arrays and tables keep their allocations from step to step.
+//! [`crate::engine::kernel::grouped`]: no other record of the step has their keys) are
+//! appended to their bucket's array as they are; any others go to the bucket's table, which
+//! adds up equal keys. A bucket whose array and table together outgrow its share of the budget
+//! (the shares are three quarters of it) sorts what it holds and writes it out as a spill run
+//! (see [`spill`]). The arrays and tables keep their allocations from step to step.
 //! In `finish_step` each bucket sorts its array ([`records`]) and writes it, merged with its
 //! table and with its runs where it spilled, as one sorted, compressed, checksummed section of
 //! a segment file ([`segment`]: one file per writing thread); the segments are fsynced before
@@ -24,7 +24,7 @@ mod resident;
 mod segment;
 mod spill;
 
-pub use bucket_file::{map_file, BucketFile, BucketInfo, BucketWriter, Section, BUCKET_FORMAT};
+pub use bucket_file::{map_file, BucketFile, BucketWriter, Section, BUCKET_FORMAT};
 pub use segment::{SegmentWriter, Segments};
 
 use std::collections::HashMap;
@@ -65,26 +65,6 @@ fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
     }
     #[cfg(not(unix))]
     let _ = (map, offset, bytes);
-}
-
-/// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
-/// one XOR the first. While a count is below every modulus its residues are all equal to it,
-/// so the other lanes store as 0: one LEB128 byte, next to nothing through zstd. Example: residues (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12.
-#[inline(always)]
-fn stored_lane(lanes: &[u64], j: usize) -> u64 {
-    if j == 0 {
-        lanes[0]
-    } else {
-        lanes[j] ^ lanes[0]
-    }
-}
-
-/// Undoes [`stored_lane`] on the lanes of one state, decoded in order.
-#[inline(always)]
-fn restore_lanes(lanes: &mut [u64]) {
-    if let Some((first, rest)) = lanes.split_first_mut() {
-        rest.iter_mut().for_each(|lane| *lane ^= *first);
-    }
 }
 
 /// An out-of-core store for states of `layout` under `root` (a job or data directory), for
@@ -130,7 +110,7 @@ impl Sizing {
         // within the limit, not only the store's own accounts (a quarter of limits too small
         // for that, which only tests set, to force spills).
         let process = (mem_limit as usize / 16).clamp(16 << 20, 32 << 20).min(mem_limit as usize / 4);
-        let stage_records = crate::engine::sweep::STAGE + crate::engine::sweep::LOOSE_STAGE;
+        let stage_records = crate::engine::kernel::stage::STAGE + crate::engine::kernel::stage::LOOSE_STAGE;
         let fixed = threads * buckets * stage_records * record_bytes + process;
         let shared = (mem_limit as usize).saturating_sub(fixed);
         // The next layer's buckets share three quarters of the budget: the more they hold, the
@@ -153,7 +133,7 @@ impl Sizing {
         };
         let minimum = 1 << 18;
         // A share takes a whole stage of records at once, twice over (the array and the table).
-        let table_minimum = crate::engine::sweep::STAGE * 5 / 4 * record_bytes;
+        let table_minimum = crate::engine::kernel::stage::STAGE * 5 / 4 * record_bytes;
         if budget < minimum || share_bytes < 2 * table_minimum {
             return Err(Error::InvalidRequest(format!(
                 "a memory limit of {mem_limit} bytes leaves {budget} bytes per thread for merging and {share_bytes} \

@@ -21,10 +21,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::board::{Square, TourBoard};
-use super::infer::{boards_of_compact_length, either};
+use super::board::{Square, TourBoard, MAX_FILE_SIDE};
 use super::tour::Tour;
 use crate::input::quote;
+use crate::problems::tours::board::BoardSize;
+
+/// The longest line read (by the reader, and by the board inference looking ahead). The longest
+/// tour line of the largest board a file may have (26x26, [`MAX_FILE_SIDE`]) is an open tour's
+/// connection list: 675 connections of eight digits, the closing one starred, and their
+/// spaces, 6,084 bytes (its compact line is 2,708, its move list 2,707). Twice that and more
+/// leaves room for looser spacing; a longer line is no tour.
+pub const MAX_TOUR_LINE: usize = 16 << 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -262,8 +269,58 @@ fn parse_edges(board: &TourBoard, line: &str) -> Result<Tour, String> {
     Tour::from_connections(board, &connections, ends)
 }
 
+// The boards a line's length fits: the formats' own arithmetic, which this file's errors and the
+// board inference (`infer.rs`, which reads lines in these formats) share.
+
+/// Digits per coordinate on a board of these sides (as [`write`] writes them).
+fn width_of(size: BoardSize) -> usize {
+    if size.width.max(size.length) > 9 {
+        2
+    } else {
+        1
+    }
+}
+
+/// A board of `rows x cols` that a tour of `squares` squares written with `width` digits per
+/// coordinate can be of.
+pub(super) fn fits(rows: usize, cols: usize, squares: usize, width: usize) -> Option<BoardSize> {
+    let size = BoardSize { width: cols, length: rows };
+    let sides = (1..=MAX_FILE_SIDE).contains(&rows) && (1..=MAX_FILE_SIDE).contains(&cols);
+    (sides && rows * cols == squares && width_of(size) == width).then_some(size)
+}
+
+/// The boards whose compact tour line takes `len` bytes (without its line ending): both sides
+/// at least 3, as a knight's tour needs; the squarest first, then the wider.
+pub fn boards_of_compact_length(len: usize) -> Vec<BoardSize> {
+    let mut boards = Vec::new();
+    for width in [1, 2] {
+        if len < 4 || !(len - 4).is_multiple_of(2 * width) {
+            continue;
+        }
+        let squares = (len - 4) / (2 * width);
+        for rows in 3..=MAX_FILE_SIDE {
+            if squares.is_multiple_of(rows) {
+                boards.extend(fits(rows, squares / rows, squares, width).filter(|size| size.width >= 3));
+            }
+        }
+    }
+    boards.sort_by_key(|size| (size.width.abs_diff(size.length), std::cmp::Reverse(size.width)));
+    boards
+}
+
+/// `6x6`, `6x6 or 4x9`, `6x6, 4x9 or 9x4`.
+pub fn either(boards: &[BoardSize]) -> String {
+    let names: Vec<String> = boards.iter().map(BoardSize::to_string).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::warnsdorff::{TieBreak, Warnsdorff};
     use super::*;
 
     fn board(size: &str) -> TourBoard {
@@ -303,5 +360,15 @@ mod tests {
         let line = write(&board, &tour, Format::Compact);
         assert_eq!(line.len(), 2 + 36 + 2 + 36 + 2, "two spaces, rows, two spaces, columns, CR LF");
         assert!(line.ends_with("\r\n") && line.starts_with("  "));
+    }
+
+    #[test]
+    fn the_line_bound_holds_every_tour_of_the_largest_board_twice_over() {
+        let board = TourBoard::new(format!("{MAX_FILE_SIDE}x{MAX_FILE_SIDE}").parse().unwrap()).unwrap();
+        let rule = Warnsdorff { board: &board, tie_break: TieBreak::Pohl, closed: false, start: None, seed: 1 };
+        let tour = (0..1000).find_map(|attempt| rule.attempt(attempt).filter(|t| !t.closed)).expect("an open tour");
+        let longest = [Format::Compact, Format::Moves, Format::Edges].map(|f| write(&board, &tour, f).len());
+        assert_eq!(longest, [2 + 676 * 2 + 2 + 676 * 2 + 2, longest[1], 675 * 8 + 9 + 675 + 1]);
+        assert!(longest.iter().all(|&len| 2 * len <= MAX_TOUR_LINE), "{longest:?}");
     }
 }

@@ -15,7 +15,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use super::board::{TourBoard, MAX_FILE_SIDE};
-use super::format::{detect, Format};
+use super::format::{boards_of_compact_length, detect, either, fits, Format, MAX_TOUR_LINE};
 use crate::error::{Error, Result};
 use crate::input::{quote, BoundedLines, Line};
 use crate::problems::tours::board::BoardSize;
@@ -77,7 +77,7 @@ const LOOKAHEAD: usize = 100;
 /// The line number and board of the file's first tour, if it holds one; if none of its first
 /// [`LOOKAHEAD`] lines names a board, the error says why the first does not.
 fn first_board(path: &Path, file: File, from: Option<Format>) -> Result<Option<(usize, BoardSize)>> {
-    let mut lines = BoundedLines::new(BufReader::new(file), super::reader::MAX_TOUR_LINE);
+    let mut lines = BoundedLines::new(BufReader::new(file), MAX_TOUR_LINE);
     let mut first_failure: Option<(usize, String)> = None;
     let mut tried = 0;
     while tried < LOOKAHEAD {
@@ -117,52 +117,6 @@ pub fn board_of_line(line: &str, format: Format) -> std::result::Result<BoardSiz
         Format::Compact => compact(line),
         Format::Moves => moves(line),
         Format::Edges => edges(line),
-    }
-}
-
-/// Digits per coordinate on a board of these sides (as `format` writes them).
-fn width_of(size: BoardSize) -> usize {
-    if size.width.max(size.length) > 9 {
-        2
-    } else {
-        1
-    }
-}
-
-/// A board of `rows x cols` that a tour of `squares` squares written with `width` digits per
-/// coordinate can be of.
-fn fits(rows: usize, cols: usize, squares: usize, width: usize) -> Option<BoardSize> {
-    let size = BoardSize { width: cols, length: rows };
-    let sides = (1..=MAX_FILE_SIDE).contains(&rows) && (1..=MAX_FILE_SIDE).contains(&cols);
-    (sides && rows * cols == squares && width_of(size) == width).then_some(size)
-}
-
-/// The boards whose compact tour line takes `len` bytes (without its line ending): both sides
-/// at least 3, as a knight's tour needs; the squarest first, then the wider.
-pub fn boards_of_compact_length(len: usize) -> Vec<BoardSize> {
-    let mut boards = Vec::new();
-    for width in [1, 2] {
-        if len < 4 || !(len - 4).is_multiple_of(2 * width) {
-            continue;
-        }
-        let squares = (len - 4) / (2 * width);
-        for rows in 3..=MAX_FILE_SIDE {
-            if squares.is_multiple_of(rows) {
-                boards.extend(fits(rows, squares / rows, squares, width).filter(|size| size.width >= 3));
-            }
-        }
-    }
-    boards.sort_by_key(|size| (size.width.abs_diff(size.length), std::cmp::Reverse(size.width)));
-    boards
-}
-
-/// `6x6`, `6x6 or 4x9`, `6x6, 4x9 or 9x4`.
-pub fn either(boards: &[BoardSize]) -> String {
-    let names: Vec<String> = boards.iter().map(BoardSize::to_string).collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }
 

@@ -16,19 +16,13 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::board::{TourBoard, MAX_FILE_SIDE};
-use super::format::{detect, parse, Closure, Format};
+use super::format::{detect, parse, Closure, Format, MAX_TOUR_LINE};
 use super::infer::BoardSource;
 use super::tour::Tour;
 use crate::engine::jobdir::file_error;
 use crate::error::{Error, Result};
 use crate::input::{BoundedLines, Line};
 
-/// The longest line read. The longest tour line of the largest board a file may have (26x26,
-/// [`MAX_FILE_SIDE`]) is an open tour's connection list: 675
-/// connections of eight digits, the closing one starred, and their spaces, 6,084 bytes (its
-/// compact line is 2,708, its move list 2,707). Twice that and more leaves room for looser
-/// spacing; a longer line is no tour.
-pub const MAX_TOUR_LINE: usize = 16 << 10;
 /// Lines parsed together...
 const CHUNK: usize = 1 << 15;
 /// ...and their bytes at most, so that a chunk of long lines stays small.
@@ -171,21 +165,4 @@ fn read_chunk(
         }
     }
     Ok(chunk)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::format::write;
-    use super::super::warnsdorff::{TieBreak, Warnsdorff};
-    use super::*;
-
-    #[test]
-    fn the_line_bound_holds_every_tour_of_the_largest_board_twice_over() {
-        let board = TourBoard::new(format!("{MAX_FILE_SIDE}x{MAX_FILE_SIDE}").parse().unwrap()).unwrap();
-        let rule = Warnsdorff { board: &board, tie_break: TieBreak::Pohl, closed: false, start: None, seed: 1 };
-        let tour = (0..1000).find_map(|attempt| rule.attempt(attempt).filter(|t| !t.closed)).expect("an open tour");
-        let longest = [Format::Compact, Format::Moves, Format::Edges].map(|f| write(&board, &tour, f).len());
-        assert_eq!(longest, [2 + 676 * 2 + 2 + 676 * 2 + 2, longest[1], 675 * 8 + 9 + 675 + 1]);
-        assert!(longest.iter().all(|&len| 2 * len <= MAX_TOUR_LINE), "{longest:?}");
-    }
 }

@@ -37,9 +37,9 @@
 //! right: a wrong neighbourhood would cost merges, not digits (the tours' test checks the claim
 //! itself on whole sweeps).
 
+use super::stage::Expander;
 use crate::engine::key::{append_words, copy_words, StateKey};
 use crate::engine::store::{AggregationTable, StateStore};
-use crate::engine::sweep::Expander;
 use crate::engine::transition::Transition;
 use crate::engine::Moduli;
 use crate::error::Result;
@@ -225,7 +225,7 @@ pub(crate) fn expand_bucket_grouped<T: Transition>(
     step: usize,
     moduli: &Moduli,
     store: &dyn StateStore,
-    expander: &mut Expander<T::Key>,
+    expander: &mut Expander<GroupBuffers<T::Key>>,
     bucket: usize,
     plan: &ReadingPlan,
 ) -> Result<()> {
@@ -246,7 +246,7 @@ fn expand_groups<T: Transition>(
     step: usize,
     moduli: &Moduli,
     store: &dyn StateStore,
-    expander: &mut Expander<T::Key>,
+    expander: &mut Expander<GroupBuffers<T::Key>>,
     bucket: usize,
     buffers: &mut GroupBuffers<T::Key>,
 ) -> Result<()> {
@@ -260,7 +260,7 @@ fn expand_groups<T: Transition>(
     let buckets = store.buckets();
     // A group's table holds every copy of its keys unless the group was split (handed on
     // early): then the store merges that group's records.
-    let hand_on = |table: &mut AggregationTable<T::Key>, expander: &mut Expander<T::Key>, split: bool| {
+    let hand_on = |table: &mut AggregationTable<T::Key>, expander: &mut Expander<GroupBuffers<T::Key>>, split: bool| {
         table.drain_each(|entry| {
             let child = T::Key::from_words(entry);
             let target = bucket_for(transition.neighbourhood(step + 1, child), buckets);
@@ -304,7 +304,7 @@ fn expand_streamed<T: Transition>(
     step: usize,
     moduli: &Moduli,
     store: &dyn StateStore,
-    expander: &mut Expander<T::Key>,
+    expander: &mut Expander<GroupBuffers<T::Key>>,
     bucket: usize,
     children: &mut Vec<u64>,
 ) -> Result<()> {
@@ -332,7 +332,7 @@ fn expand_into<T: Transition>(
     key: &[u64],
     counts: &[u64],
     children: &mut Vec<u64>,
-    expander: &mut Expander<T::Key>,
+    expander: &mut Expander<GroupBuffers<T::Key>>,
 ) {
     let width = counts.len();
     let (closed, emitted) = (&mut expander.closed, &mut expander.emitted);
@@ -354,7 +354,7 @@ fn stage_streamed<T: Transition>(
     transition: &T,
     step: usize,
     store: &dyn StateStore,
-    expander: &mut Expander<T::Key>,
+    expander: &mut Expander<GroupBuffers<T::Key>>,
     children: &mut Vec<u64>,
     stride: usize,
 ) -> Result<()> {
