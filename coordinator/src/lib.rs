@@ -14,7 +14,7 @@
 
 pub mod cli;
 pub mod console;
-pub mod distinct;
+pub mod dedupe_workers;
 pub mod eta;
 pub mod help;
 pub mod hopeless;
@@ -64,7 +64,7 @@ fn run_tool(tool: &dyn leaper_core::engine::Tool, matches: &clap::ArgMatches) ->
             let credentials = leaper_proto::client::Credentials::load(token_file, workers.tls_ca.as_deref())?;
             let purpose = format!("{}-{}", tool.command().get_name(), std::process::id());
             context.workers =
-                Some(Box::new(distinct::RemoteBuckets::connect(&workers.workers, &credentials, &purpose)?));
+                Some(Box::new(dedupe_workers::RemoteBuckets::connect(&workers.workers, &credentials, &purpose)?));
         }
     }
     let mut out = std::io::stdout().lock();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
-use leaper_core::engine::distinct::{distinct_records, Shape};
+use leaper_core::engine::dedupe::{dedupe_records, Shape};
 use leaper_core::engine::jobdir::{remove_unnamed, DataDir, Foreign, JobFile};
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::search::SubtreeProblem;
@@ -408,7 +408,7 @@ impl Worker for WorkerService {
 
     type DistinctBucketStream = ReceiverStream<Result<RecordChunk, Status>>;
 
-    /// Receives one bucket, sorts it with the engine's own [`distinct_records`] on a blocking
+    /// Receives one bucket, sorts it with the engine's own [`dedupe_records`] on a blocking
     /// thread, and streams the survivors back.
     async fn distinct_bucket(
         &self,
@@ -432,7 +432,7 @@ impl Worker for WorkerService {
             return Err(Status::invalid_argument("a bucket of no chunks"));
         };
         let started = std::time::Instant::now();
-        let survivors = tokio::task::spawn_blocking(move || distinct_records(shape, &records))
+        let survivors = tokio::task::spawn_blocking(move || dedupe_records(shape, &records))
             .await
             .map_err(join_error)?
             .map_err(to_status)?;

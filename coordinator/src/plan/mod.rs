@@ -132,7 +132,7 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let counts = PassPlan::new(&passes.passes);
     let machine = Machine::new(&profile, &rates, sweep_args.mem_limit, mem, counts.runs);
     let name = request.task.command_line();
-    let plan = Plan::new(job.as_ref(), name, &probe, profile, rates, args, mem, counts, machine);
+    let plan = PlanReport::new(job.as_ref(), name, &probe, profile, rates, args, mem, counts, machine);
     let mut out = std::io::stdout().lock();
     match request.run.format {
         OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&plan)?)?,
@@ -278,7 +278,7 @@ impl Machine {
 
 /// Everything a plan says, in the order it says it.
 #[derive(Clone, Debug, Serialize)]
-struct Plan {
+struct PlanReport {
     job: String,
     steps: usize,
     key_bits: usize,
@@ -314,7 +314,7 @@ struct Plan {
     workers_needed: Option<usize>,
 }
 
-impl Plan {
+impl PlanReport {
     #[allow(clippy::too_many_arguments)]
     fn new(
         job: &dyn SweepJob,
@@ -326,7 +326,7 @@ impl Plan {
         mem: u64,
         counts: PassPlan,
         machine: Machine,
-    ) -> Plan {
+    ) -> PlanReport {
         let workers = args.workers as usize;
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
         counts_priced.sort_unstable();
@@ -341,7 +341,7 @@ impl Plan {
         let threads = rayon::current_num_threads();
         let grouped_bytes = 2.0 * rates.record_bytes * threads as f64 * peak_states as f64 / workers as f64;
         let buckets = ((grouped_bytes / (mem as f64 / 8.0)).ceil() as u64).clamp(503, MOST_BUCKETS);
-        Plan {
+        PlanReport {
             job: name,
             steps: job.steps(),
             key_bits: 64 * job.key_words(),

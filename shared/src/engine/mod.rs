@@ -11,12 +11,14 @@
 //! * [`store`]: where a layer's states live between steps: in memory, or in bucket files.
 //! * [`search`]: subtree jobs: shards, a ledger of finished shards, local runs.
 //! * [`jobdir`]: the job directory: lock, spec, manifest, durable writes, file names.
-//! * [`problem`]: the seam between a problem and the command line ([`Problem`]).
+//! * [`problem`]: the seam between a problem and the command line ([`Problem`]), and the typed
+//!   [`Task`] its parameters read into.
+//! * [`dedupe`]: records deduplicated out of core (tour files, and buckets on workers).
 //! * [`limits`]: bounds on what a command line may ask for (threads).
 //! * [`fault`]: crash and full-disk injection for the crash tests.
 
 pub mod arith;
-pub mod distinct;
+pub mod dedupe;
 pub mod fault;
 pub mod jobdir;
 pub mod kernel;

@@ -165,7 +165,7 @@ pub trait Tool: Send + Sync {
 #[derive(Default)]
 pub struct ToolContext {
     /// Workers that deduplicate buckets, when `--workers` was given.
-    pub workers: Option<Box<dyn crate::engine::distinct::BucketDeduper>>,
+    pub workers: Option<Box<dyn crate::engine::dedupe::BucketDeduper>>,
 }
 
 /// Typed parameters from a table, or an error naming the problem.

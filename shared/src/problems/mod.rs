@@ -11,6 +11,9 @@
 pub mod quarter;
 pub mod quarto;
 pub mod tangram;
+/// Knight's tour files, tour by tour: a problem folder of its own whose commands hang under
+/// `leaper tours` (the tours' face lists them), on the tours' boards.
+pub mod tour_files;
 pub mod tours;
 
 use crate::engine::Problem;

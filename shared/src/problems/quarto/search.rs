@@ -68,7 +68,7 @@ impl Layout {
     /// Cells allowed a single value are placed first, so a prefix costs nothing.
     pub fn count(&self, allowed: &[u16]) -> u64 {
         assert_eq!(allowed.len(), self.cells);
-        Plan::new(self, allowed).count()
+        Search::new(self, allowed).count()
     }
 }
 
@@ -86,7 +86,8 @@ struct Depth {
     closing_after_previous: Vec<(usize, bool)>,
 }
 
-struct Plan {
+/// The depth-first search of one set of allowed values, each depth as the fill order fixes it.
+struct Search {
     depths: Vec<Depth>,
     full: u8,
     allowed: Vec<u16>,
@@ -102,8 +103,8 @@ struct Frame {
 /// Enough for every line family of a 4 x 4 board together.
 pub const MAX_LINES: usize = 40;
 
-impl Plan {
-    fn new(layout: &Layout, allowed: &[u16]) -> Plan {
+impl Search {
+    fn new(layout: &Layout, allowed: &[u16]) -> Search {
         assert!(layout.lines.len() <= MAX_LINES, "at most {MAX_LINES} lines");
         let order = fill_order(layout, allowed);
         let mut filled = 0u16;
@@ -130,7 +131,7 @@ impl Plan {
             previous = bit;
             depths.push(depth);
         }
-        Plan { depths, full: layout.full(), allowed: allowed.to_vec() }
+        Search { depths, full: layout.full(), allowed: allowed.to_vec() }
     }
 
     fn count(&self) -> u64 {
@@ -177,7 +178,7 @@ impl Plan {
     }
 }
 
-impl Plan {
+impl Search {
     /// The last two cells without entering them: the last cell's value is whatever the
     /// second-to-last leaves, so each candidate there counts if that value is admitted.
     fn last_two(&self, frame: &Frame, mut candidates: u16, last: &Depth) -> u64 {

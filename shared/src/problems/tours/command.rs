@@ -2,7 +2,7 @@
 //! face to the command line and the job directory, with `--sweep` for every length at once,
 //! `--open` or `--tours both` for open tours, `--directed` to count each tour once per direction
 //! and `--distinct` for classes under the board's symmetries; and the enumeration of every tour
-//! of a small board, `leaper tours enumerate BOARD` (a subtree job: [`super::files::command`]).
+//! of a small board, `leaper tours enumerate BOARD` (a subtree job: [`crate::problems::tour_files::command::enumerate`]).
 //!
 //! The parameters read into one of two tasks: a [`CountTask`] (a sweep) or an
 //! [`EnumerateTask`] (a search).
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{BoardSize, Geometry, MoveSet};
 use super::distinct::{self, DistinctPlan};
-use super::files::command::{EnumerateArgs, EnumerateParams, EnumerateTask, ENUMERATE, TOOLS};
+use crate::problems::tour_files::command::{EnumerateArgs, EnumerateParams, EnumerateTask, ENUMERATE, TOOLS};
 use super::obstruction::{describe, obstructions, Colouring};
 use super::transfer::{self, SlotTour, TourKind};
 use crate::engine::jobdir::JobKind;
@@ -100,14 +100,14 @@ pub struct TourParams {
 pub struct CountTask {
     pub(super) params: TourParams,
     pub(super) moves: MoveSet,
-    pub(super) plan: Plan,
+    pub(super) plan: BoardSweep,
 }
 
 impl CountTask {
     fn read(params: &Params) -> Result<CountTask> {
         let params: TourParams = typed("tours", params)?;
         let moves: MoveSet = params.moves.parse()?;
-        let plan = Plan::new(params.board.parse()?, params.sweep);
+        let plan = BoardSweep::new(params.board.parse()?, params.sweep);
         Ok(CountTask { params, moves, plan })
     }
 
@@ -164,7 +164,7 @@ impl CountTask {
 
 /// The sweep that answers a request: frontier width, rows, and which lengths are reported.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct BoardSweep {
     pub width: usize,
     pub rows: usize,
     pub min_rows: usize,
@@ -173,16 +173,16 @@ pub struct Plan {
     pub transposed: bool,
 }
 
-impl Plan {
+impl BoardSweep {
     /// A sweep runs along the second side; a single board along its longer side, so that the
     /// frontier is as narrow as possible.
     pub fn new(board: BoardSize, sweep: bool) -> Self {
         if sweep {
-            Plan { width: board.width, rows: board.length, min_rows: 1, label_width: board.width, transposed: false }
+            BoardSweep { width: board.width, rows: board.length, min_rows: 1, label_width: board.width, transposed: false }
         } else {
             let transposed = board.width > board.length;
             let (width, rows) = if transposed { (board.length, board.width) } else { (board.width, board.length) };
-            Plan { width, rows, min_rows: rows, label_width: board.width, transposed }
+            BoardSweep { width, rows, min_rows: rows, label_width: board.width, transposed }
         }
     }
 
@@ -277,7 +277,7 @@ impl Problem for Tours {
             distinct: args.distinct,
         };
         if params.distinct {
-            let plan = Plan::new(args.board, args.sweep);
+            let plan = BoardSweep::new(args.board, args.sweep);
             DistinctPlan::new(&Geometry::new(plan.width, plan.rows, moves), plan.min_rows, params.tours)?;
         }
         table(&params)
@@ -433,13 +433,13 @@ mod tests {
 
     #[test]
     fn plans_sweep_along_the_narrow_side_and_name_boards_as_written() {
-        let plan = Plan::new("8x6".parse().unwrap(), false);
+        let plan = BoardSweep::new("8x6".parse().unwrap(), false);
         assert_eq!((plan.width, plan.rows, plan.min_rows), (6, 8, 8));
         assert_eq!(plan.label(8), "8x6");
-        let plan = Plan::new("6x8".parse().unwrap(), false);
+        let plan = BoardSweep::new("6x8".parse().unwrap(), false);
         assert_eq!((plan.width, plan.rows, plan.min_rows), (6, 8, 8));
         assert_eq!(plan.label(8), "6x8");
-        let plan = Plan::new("8x12".parse().unwrap(), true);
+        let plan = BoardSweep::new("8x12".parse().unwrap(), true);
         assert_eq!((plan.width, plan.rows, plan.min_rows), (8, 12, 1));
         assert_eq!(plan.label(3), "8x3");
     }

@@ -11,10 +11,10 @@
 //! * [`obstruction`]: why a board has no tour, known before counting (a disconnected graph, too
 //!   few moves, unequal colours, forced moves that contradict); [`forced`]: the moves a tour
 //!   must make, followed until they contradict.
-//!
-//! * [`files`]: knight's tour files, tour by tour (`leaper tours enumerate | generate | dedupe |
-//!   convert | show`).
 //! * [`command`]: the problem's face to the command line.
+//!
+//! Tour files (`leaper tours enumerate | generate | dedupe | convert | show`) have their own
+//! folder, [`crate::problems::tour_files`].
 
 pub mod board;
 pub mod bound;
@@ -22,7 +22,6 @@ pub mod brute;
 pub(crate) mod command;
 pub mod distinct;
 mod ends;
-pub mod files;
 pub mod forced;
 pub mod frontier;
 pub mod obstruction;
@@ -30,4 +29,4 @@ pub mod order;
 mod residual;
 pub mod transfer;
 
-pub use command::{CountLine, CountTask, Plan, TourParams, Tours};
+pub use command::{CountLine, CountTask, BoardSweep, TourParams, Tours};

@@ -3,7 +3,7 @@
 //! Phadke compares each candidate's eight images with every master found so far, so each new
 //! tour costs more than the last. Here every tour is reduced to its
 //! [canonical form](super::canonical) as it is read; the forms, each with the tour's ordinal,
-//! go to hash-partitioned bucket files (the engine's [`distinct`](crate::engine::distinct)), each
+//! go to hash-partitioned bucket files (the engine's [`dedupe`](crate::engine::dedupe)), each
 //! bucket is sorted on its own within the memory limit, and the first tour of every class
 //! survives. A second reading of the input writes the survivors, in input order: the file
 //! Phadke calls the independent solutions.
@@ -23,7 +23,7 @@ use super::canonical::Canonicalizer;
 use super::format::{write, Format};
 use super::output::Output;
 use super::reader::{read_tours, ReadOptions};
-use crate::engine::distinct::{BucketDeduper, DistinctStats, Partitioner, Shape};
+use crate::engine::dedupe::{BucketDeduper, DedupeStats, Partitioner, Shape};
 use crate::engine::jobdir::file_error;
 use crate::error::{Error, Result};
 use crate::units::bytes as size;
@@ -56,7 +56,7 @@ pub struct DedupeReport {
     pub by_symmetry: BTreeMap<u8, u64>,
     /// The tours the classes hold, |G| / |stabiliser| each: all the images of the kept tours.
     pub images: u64,
-    pub distinct: DistinctStats,
+    pub distinct: DedupeStats,
     pub bytes_read: u64,
 }
 

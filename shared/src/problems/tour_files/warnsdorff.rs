@@ -11,8 +11,8 @@
 //! crate whose streams may change.
 //!
 //! ```
-//! use leaper_core::problems::tours::files::board::TourBoard;
-//! use leaper_core::problems::tours::files::warnsdorff::{TieBreak, Warnsdorff};
+//! use leaper_core::problems::tour_files::board::TourBoard;
+//! use leaper_core::problems::tour_files::warnsdorff::{TieBreak, Warnsdorff};
 //!
 //! let board = TourBoard::new("8x8".parse()?)?;
 //! let rule = Warnsdorff { board: &board, tie_break: TieBreak::Pohl, closed: true, start: None, seed: 7 };

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use anyhow::Result as AnyResult;
-use leaper_core::engine::distinct::{BucketDeduper, Shape};
+use leaper_core::engine::dedupe::{BucketDeduper, Shape};
 use leaper_core::{Error, Result};
 use leaper_proto::client::{Client, Credentials};
 use leaper_proto::convert::{decode_record_chunk, encode_record_chunks, from_status};

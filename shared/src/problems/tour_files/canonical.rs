@@ -179,7 +179,7 @@ mod tests {
     use std::collections::{HashMap, HashSet};
 
     use super::*;
-    use crate::problems::tours::files::enumerate::Enumeration;
+    use crate::problems::tour_files::enumerate::Enumeration;
 
     fn all_tours(size: &str, closed: bool) -> (TourBoard, Vec<Tour>) {
         let board = TourBoard::new(size.parse().unwrap()).unwrap();

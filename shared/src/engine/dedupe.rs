@@ -1,4 +1,4 @@
-//! Distinct records out of core: fixed-width records `key ++ payload`, hash-partitioned into
+//! Deduplication out of core: fixed-width records `key ++ payload`, hash-partitioned into
 //! bucket files by key, then each bucket sorted on its own and the first record of every key
 //! kept. Memory holds one bucket per thread at a time, never the whole input, and the work is
 //! a sort: O(N log N) in all, where comparing every new record with every kept one would be
@@ -15,7 +15,7 @@
 //! ```
 //!
 //! On a cluster a [`BucketDeduper`] sends each bucket to a worker, which sorts it with
-//! [`distinct_records`], the same function the local path uses, and sends the survivors back.
+//! [`dedupe_records`], the same function the local path uses, and sends the survivors back.
 //!
 //! The scratch directory is made for the purpose and holds only these files; each is removed
 //! when it has been read, and the directory when the survivors have been read.
@@ -50,7 +50,7 @@ fn hash(key: &[u8], salt: u32) -> u64 {
     h ^ h >> 29
 }
 
-/// Deduplicates whole buckets somewhere else (a cluster worker), as [`distinct_records`] would.
+/// Deduplicates whole buckets somewhere else (a cluster worker), as [`dedupe_records`] would.
 pub trait BucketDeduper: Sync {
     /// The survivors of `records` (whole records of `shape`): payload ++ copies (big-endian u64),
     /// one per key, in any order.
@@ -63,7 +63,7 @@ pub trait BucketDeduper: Sync {
 /// The first record of every key of `records` (whole records of `shape`, in any order): its
 /// payload followed by the number of records with that key (big-endian u64). The least record
 /// of a key is the first: with an ordinal leading the payload, the earliest.
-pub fn distinct_records(shape: Shape, records: &[u8]) -> Result<Vec<Vec<u8>>> {
+pub fn dedupe_records(shape: Shape, records: &[u8]) -> Result<Vec<Vec<u8>>> {
     let record_len = shape.record_len();
     if record_len == 0 || !records.len().is_multiple_of(record_len) {
         return Err(Error::InvalidRequest(format!(
@@ -113,7 +113,7 @@ pub struct Partitioner {
 
 /// What the partitioning and the deduplication measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DistinctStats {
+pub struct DedupeStats {
     pub records: u64,
     pub distinct: u64,
     /// Bytes of bucket files written (splits included).
@@ -225,7 +225,7 @@ pub struct Partitioned {
 impl Partitioned {
     /// Deduplicates every bucket, here or with `remote`, at most `mem_limit` bytes of records in
     /// memory across the buckets in progress, and writes the kept records. Returns the statistics.
-    pub fn distinct(&self, mem_limit: u64, remote: Option<&dyn BucketDeduper>) -> Result<DistinctStats> {
+    pub fn distinct(&self, mem_limit: u64, remote: Option<&dyn BucketDeduper>) -> Result<DedupeStats> {
         let Some(remote) = remote else {
             return self.distinct_on(mem_limit, rayon::current_num_threads(), None);
         };
@@ -237,7 +237,7 @@ impl Partitioned {
         pool.install(|| self.distinct_on(mem_limit, remote.concurrency(), Some(remote)))
     }
 
-    fn distinct_on(&self, mem_limit: u64, threads: usize, remote: Option<&dyn BucketDeduper>) -> Result<DistinctStats> {
+    fn distinct_on(&self, mem_limit: u64, threads: usize, remote: Option<&dyn BucketDeduper>) -> Result<DedupeStats> {
         let threads = threads.min(self.buckets).max(1) as u64;
         let share = (mem_limit / threads).max(MIN_SHARE);
         let pass = Pass { share, remote, bytes_on_disk: AtomicU64::new(0), splits: AtomicU64::new(0) };
@@ -260,7 +260,7 @@ impl Partitioned {
             .collect::<Result<Vec<u64>>>()?
             .into_iter()
             .sum();
-        Ok(DistinctStats {
+        Ok(DedupeStats {
             records: self.records,
             distinct,
             bytes_on_disk: pass.bytes_on_disk.into_inner(),
@@ -305,7 +305,7 @@ impl Partitioned {
         let bytes = fs::read(&path).map_err(|e| file_error(&path, "read", e))?;
         let survivors = match pass.remote {
             Some(remote) => remote.dedupe(name, self.shape, bytes)?,
-            None => distinct_records(self.shape, &bytes)?,
+            None => dedupe_records(self.shape, &bytes)?,
         };
         let width = self.shape.payload_len + 8;
         if let Some(bad) = survivors.iter().find(|s| s.len() != width) {

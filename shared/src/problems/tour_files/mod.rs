@@ -13,7 +13,12 @@
 //! enumerate.rs   every tour of a small board, by sharded depth-first search
 //! warnsdorff.rs  tours by Warnsdorff's rule, tie-break variants, deterministic for a seed
 //! show.rs        one tour as a text diagram or an SVG picture
+//! command/       the subcommands, one file each: enumerate (a job), generate, dedupe, convert,
+//!                show (tools)
 //! ```
+//!
+//! The boards here are the tours' [`BoardSize`](crate::problems::tours::board::BoardSize),
+//! numbered square by square as Phadke's files number them ([`board`]).
 
 pub mod board;
 pub mod canonical;

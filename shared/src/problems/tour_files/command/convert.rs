@@ -1,0 +1,78 @@
+//! `leaper tours convert`: tour files from one format to another.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, FromArgMatches};
+use serde::{Deserialize, Serialize};
+
+use super::{args, ReadArgs, ThreadsArg};
+use crate::engine::jobdir::{check_writable, file_error, JobKind};
+use crate::engine::limits::parse_size;
+use crate::engine::problem::{
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Task, Tool, ToolContext,
+};
+use crate::engine::search::{ShardResult, SubtreeProblem};
+use crate::error::{Error, Result};
+use crate::problems::tour_files::board::TourBoard;
+use crate::problems::tour_files::dedupe::{dedupe, DedupeOptions, DedupeReport};
+use crate::problems::tour_files::enumerate::Enumeration;
+use crate::problems::tour_files::format::{write, Closure, Format};
+use crate::problems::tour_files::infer::{read_board, BoardSource};
+use crate::problems::tour_files::output::Output;
+use crate::problems::tour_files::reader::{read_tours, ReadOptions};
+use crate::problems::tour_files::show;
+use crate::problems::tour_files::tour::Tour;
+use crate::problems::tour_files::warnsdorff::{TieBreak, Warnsdorff};
+use crate::problems::tours::board::BoardSize;
+
+/// `leaper tours convert`.
+pub struct ConvertTool;
+
+#[derive(Debug, Args)]
+struct ConvertArgs {
+    /// The tour files.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    read: ReadArgs,
+
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: Format,
+
+    /// Write to FILE (default, or `-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    #[command(flatten)]
+    threads: ThreadsArg,
+}
+
+impl Tool for ConvertTool {
+    fn command(&self) -> clap::Command {
+        ConvertArgs::augment_args(clap::Command::new("convert"))
+            .about("Rewrite tour files in another format (compact, moves, edges), checking every tour.")
+    }
+
+    fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
+        let args: ConvertArgs = args(matches)?;
+        args.threads.use_them()?;
+        let target = args.out.as_deref().map_or(Output::Stdout, Output::new);
+        target.check("converted tours")?;
+        if args.files.iter().any(|f| target.is(f)) {
+            return Err(Error::InvalidRequest(format!("--out {} is one of the files read", target.given())));
+        }
+        let options = args.read.options(&args.files)?;
+        let board = options.board.clone();
+        target.write("the converted tours", out, &mut |sink| {
+            read_tours(&args.files, &options, &|_| (), &mut |_, tour, ()| {
+                sink.write_all(write(&board, tour, args.to).as_bytes())
+                    .map_err(|e| file_error(target.path(), "write the converted tours", e))
+            })?;
+            Ok(())
+        })
+    }
+}
