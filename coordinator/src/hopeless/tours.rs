@@ -30,11 +30,11 @@ use leaper_core::engine::sweep::{
     run_sweep, LocalSteps, StepOutcome, StepReport, StoreFactory, SweepHost, SweepOptions, SweepProgress,
 };
 use leaper_core::engine::{Job, Moduli, Tool};
-use leaper_core::problems::tours::board::BoardSize;
 use leaper_core::problems::tour_files::board::TourBoard;
 use leaper_core::problems::tour_files::command::EnumerateTask;
 use leaper_core::problems::tour_files::format::{write, Format};
 use leaper_core::problems::tour_files::tour::Tour;
+use leaper_core::problems::tours::board::BoardSize;
 use leaper_core::problems::tours::transfer::TourKind;
 use leaper_core::problems::tours::TourParams;
 use leaper_core::units::bytes;

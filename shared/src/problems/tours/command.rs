@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{BoardSize, Geometry, MoveSet};
 use super::distinct::{self, DistinctPlan};
-use crate::problems::tour_files::command::{EnumerateArgs, EnumerateParams, EnumerateTask, ENUMERATE, TOOLS};
 use super::obstruction::{describe, obstructions, Colouring};
 use super::transfer::{self, SlotTour, TourKind};
 use crate::engine::jobdir::JobKind;
@@ -24,6 +23,7 @@ use crate::engine::problem::{
 };
 use crate::engine::Tool;
 use crate::error::{Error, Result};
+use crate::problems::tour_files::command::{EnumerateArgs, EnumerateParams, EnumerateTask, ENUMERATE, TOOLS};
 
 /// The tours of leapers, closed and open, as the registry names them.
 pub struct Tours;
@@ -178,7 +178,13 @@ impl BoardSweep {
     /// frontier is as narrow as possible.
     pub fn new(board: BoardSize, sweep: bool) -> Self {
         if sweep {
-            BoardSweep { width: board.width, rows: board.length, min_rows: 1, label_width: board.width, transposed: false }
+            BoardSweep {
+                width: board.width,
+                rows: board.length,
+                min_rows: 1,
+                label_width: board.width,
+                transposed: false,
+            }
         } else {
             let transposed = board.width > board.length;
             let (width, rows) = if transposed { (board.length, board.width) } else { (board.width, board.length) };

@@ -29,4 +29,4 @@ pub mod order;
 mod residual;
 pub mod transfer;
 
-pub use command::{CountLine, CountTask, BoardSweep, TourParams, Tours};
+pub use command::{BoardSweep, CountLine, CountTask, TourParams, Tours};

@@ -8,24 +8,14 @@ use std::sync::Arc;
 use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
-use super::{args, ReadArgs, ThreadsArg};
-use crate::engine::jobdir::{check_writable, file_error, JobKind};
-use crate::engine::limits::parse_size;
-use crate::engine::problem::{
-    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Task, Tool, ToolContext,
-};
+use crate::engine::jobdir::{file_error, JobKind};
+use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Task};
 use crate::engine::search::{ShardResult, SubtreeProblem};
 use crate::error::{Error, Result};
 use crate::problems::tour_files::board::TourBoard;
-use crate::problems::tour_files::dedupe::{dedupe, DedupeOptions, DedupeReport};
 use crate::problems::tour_files::enumerate::Enumeration;
-use crate::problems::tour_files::format::{write, Closure, Format};
-use crate::problems::tour_files::infer::{read_board, BoardSource};
+use crate::problems::tour_files::format::{write, Format};
 use crate::problems::tour_files::output::Output;
-use crate::problems::tour_files::reader::{read_tours, ReadOptions};
-use crate::problems::tour_files::show;
-use crate::problems::tour_files::tour::Tour;
-use crate::problems::tour_files::warnsdorff::{TieBreak, Warnsdorff};
 use crate::problems::tours::board::BoardSize;
 
 /// The `action` of an enumeration's parameters: how the tours' problem tells them from a count.
