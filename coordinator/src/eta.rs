@@ -12,7 +12,8 @@
 //! knight 7x10 --sweep after 28 of its 63 steps (rows 1-4: 241, 57,096, 1,018,658, 9,776,580)
 //!   profile    row 5 grows by (9,776,580 / 1,018,658)^0.4 = 2.47, row 6 by 2.47^0.15, then no
 //!              more; rows 6 to 10 cut by the board's end            ─► the layers of steps 29-63
-//!   cost       a step: 0.01 s (the small steps') + the rest, ~ states^power fitted to the larger
+//!   cost       a step: a fixed share (what the small steps took) + the rest, ~ states^power
+//!              fitted to the larger steps
 //!   time left  each predicted layer priced by the cost, summed
 //! ```
 //!

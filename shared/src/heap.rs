@@ -1,12 +1,14 @@
 //! The process's memory as the operating system sees it.
 //!
-//! A count's layers live in large allocations (a bucket's table is tens of MiB at the 8x8 peak)
-//! that grow and are freed every step. glibc serves allocations past its mmap threshold with
+//! A count's layers live in large allocations (a bucket's table at a large count's peak) that
+//! grow and are freed every step. glibc serves allocations past its mmap threshold with
 //! their own mappings and unmaps them when freed, but it *raises* that threshold (up to 32 MiB)
 //! each time such a mapping is freed, after which allocations of that size come from the heap and
-//! their pages stay with the process when freed. The 8x8 knight count held 16 GB of layers by its
-//! own accounting and was killed by the kernel at 24 GB resident. [`return_large_frees`] fixes
-//! the threshold, and [`resident_bytes`] lets the in-memory store check what is really resident.
+//! their pages stay with the process when freed. So the resident size can outgrow the layers by
+//! far: a count within its limit by its own accounting was killed by the kernel
+//! (docs/PERFORMANCE.md, "`leaper knight 8x8` in memory with exact 64-bit counts").
+//! [`return_large_frees`] fixes the threshold, and [`resident_bytes`] lets the in-memory store
+//! check what is really resident.
 
 /// Makes allocations of 1 MiB and more their own mappings, returned to the OS when freed.
 /// Called once when a binary starts.
@@ -18,7 +20,7 @@ pub fn return_large_frees() {
         // Below the threshold, up to 8 MiB freed at the top of a heap stays with it: the
         // out-of-core store frees and takes again a few hundred KiB a bucket (blocks, their
         // encodings), and trimming each time made the kernel unmap, flush the other cores'
-        // TLBs and zero the pages again (4% of the 7 x 10 sweep's samples).
+        // TLBs and zero the pages again (docs/PERFORMANCE.md, "Allocator trimming").
         libc::mallopt(libc::M_TRIM_THRESHOLD, 8 << 20);
     }
 }

@@ -100,9 +100,9 @@ pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl 
             TokenCheck::new(token),
         ))
         // Replies are small and awaited (every step waits for Expand and Merge to answer):
-        // without TCP_NODELAY each waited on Nagle's algorithm and the peer's delayed ACK,
-        // some 40 ms a call (the 7 x 10 sweep on two loopback workers: 0.05 to 0.1 s a step
-        // where the embedded run takes 0.01).
+        // without TCP_NODELAY each waits on Nagle's algorithm and the peer's delayed ACK, far
+        // longer than a small step's work (docs/PERFORMANCE.md, "Workers' replies without
+        // Nagle's delay").
         .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
         .await
         .context("gRPC server failed")

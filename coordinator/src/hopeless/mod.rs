@@ -12,8 +12,8 @@
 //!
 //! A sweep that could plausibly be big (a frontier of 14 cells or more, the knight from width 7
 //! on; or 400 steps or more) is priced first by `leaper plan`'s own probe and model
-//! ([`crate::plan::estimate`]), bounded to about a second ([`Bounds::quick`]): in memory for a
-//! count in memory (0.01 to 0.2 s for the knight from 7 x 6 to 12 x 12, 0.5 s for a long 6 x 100),
+//! ([`crate::plan::estimate`]), bounded to about a second ([`Bounds::quick`]; what it takes:
+//! docs/PERFORMANCE.md, "The quick probe before a count"): in memory for a count in memory,
 //! out of core in the temporary directory for one with `--job-dir` (its disk figures). If it
 //! needs more memory than a count in memory may hold here, more disk than is free in the job
 //! directory, or more than an hour, one `warning:` line says so with the figures, and the count
@@ -40,10 +40,11 @@ use crate::plan::{approx, duration};
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
 
 /// A frontier of this many cells (a row times the rows a move reaches) may hold more states
-/// than a machine: the knight from width 7 on (a 7 x 8 count takes seconds, 8 x 10 minutes).
+/// than a machine: the knight from width 7 on, whose counts grow from seconds to minutes as the
+/// board grows (docs/PERFORMANCE.md, "The quick probe before a count").
 const WIDE_FRONTIER: usize = 14;
-/// So many steps may take long even on a narrow frontier (the knight 6 wide: a million states a
-/// layer once saturated, so 6 x 100 reads about 6e8 states).
+/// So many steps may take long even on a narrow frontier: once its layers saturate, every step
+/// reads a saturated layer (docs/PERFORMANCE.md, "The quick probe before a count").
 const LONG_SWEEP: usize = 400;
 /// Longer than this is worth a word before starting.
 const AN_HOUR: f64 = 3600.0;

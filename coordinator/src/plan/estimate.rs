@@ -3,23 +3,21 @@
 //! The profile is the probe's measured steps followed by the prediction of `leaper status`'s ETA
 //! ([`crate::eta`]: each column grows from the same column a row up, the growth damped row by
 //! row, the board's last rows cut down by the problem's known multipliers). Costs follow from
-//! the profile and four measured figures:
+//! the profile and four measured figures (where each was measured: docs/PERFORMANCE.md, "The
+//! costs of a plan"):
 //!
 //! * bytes a state takes in the out-of-core store, from the probe's last layer (layers that are
-//!   larger are denser, their key deltas shorter: at width 8 bytes per state fell from 3.9 at
-//!   0.6 M states to 3.3 at the 562 M-state peak, so this is a little high);
-//! * the spill of a step that overflows its tables: at most the layer it produces (0.9 times
-//!   measured on 8x8 at 4 GiB and on 7x10 at 256 MiB, docs/PERFORMANCE.md);
+//!   larger are denser, their key deltas shorter, so this is a little high);
+//! * the spill of a step that overflows its tables: at most the layer it produces (a little
+//!   more than was measured);
 //! * in memory a state of the peak layer costs 1.05 times its record (the in-memory store
-//!   appends merged records in chunks, the layer being read freed as the next one grows: 8.57
-//!   GiB for the 562 M 16-byte states of 8x8's peak, 16.4 bytes);
+//!   appends merged records in chunks, the layer being read freed as the next one grows);
 //! * states per second per machine, from the probe's steps of at least 100,000 states;
 //! * the shuffle, on more than one worker: every record a step hands on goes to the worker that
 //!   owns its bucket, `(W - 1) / W` of them over the network. Each state read costs a worker
-//!   1.8 us more than out of core on one machine (measured: three loopback workers took 43.9 s
-//!   for `knight 7x8 --sweep`, which takes 8.4 s out of core on one machine, over its 19.6 M
-//!   states read; issue 45), and each record sent its bytes on disk over an assumed 1 Gbit/s
-//!   link per worker (records travel zstd-compressed; as compact as on disk is assumed).
+//!   1.8 us more than out of core on one machine (fitted on loopback workers), and each record
+//!   sent its bytes on disk over an assumed 1 Gbit/s link per worker (records travel
+//!   zstd-compressed; as compact as on disk is assumed).
 //!
 //! Worked example: a sweep whose profile is 1, 10, 100, 40 states read per step (the last step
 //! leaves nothing), 5 bytes a state on disk, 10 states a second, two workers with tables for 30
@@ -29,7 +27,8 @@
 //! each worker reads 75.5 states (136 us) and sends half of the 75.5 records it hands on (189
 //! bytes, 1.5 us at 1 Gbit/s).
 
-/// Bytes in memory per byte of a record of the peak layer, for the in-memory store (8x8: 16.4 / 16).
+/// Bytes in memory per byte of a record of the peak layer, for the in-memory store (fitted on
+/// 8x8: docs/PERFORMANCE.md, "The costs of a plan").
 pub const IN_MEMORY_OVERHEAD: f64 = 1.05;
 /// The spill of a step whose new layer overflows its tables, per byte of that layer.
 pub const SPILL_PER_LAYER: f64 = 1.0;
@@ -39,8 +38,8 @@ const TABLE_SHARE: f64 = 0.75;
 const TABLE_OVERHEAD: f64 = 1.25;
 /// Steps reading fewer states than this are left out of the rate (fixed costs dominate them).
 pub const RATE_FLOOR: u64 = 100_000;
-/// Seconds a state read costs a worker of a cluster beyond out of core on one machine (the
-/// module docs say where it was measured).
+/// Seconds a state read costs a worker of a cluster beyond out of core on one machine (fitted
+/// on loopback workers: docs/PERFORMANCE.md, "The costs of a plan").
 pub const SHUFFLE_SECONDS_PER_STATE: f64 = 1.8e-6;
 /// Bytes a second each worker sends and receives: an assumed 1 Gbit/s link.
 pub const NETWORK_BYTES_PER_SECOND: f64 = 125e6;

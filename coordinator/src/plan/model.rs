@@ -1,18 +1,19 @@
 //! The layer model of a plan: a whole pass's profile from its first complete rows.
 //!
-//! Layers grow row by row until the frontier has forgotten the board's top edge, then stay
-//! (docs/FLAGSHIP.md has the measured tables). On knight sweeps of widths 5 to 8 the growth of a
-//! row's total states, as a logarithm, keeps about 0.8 of the row before's up to row `2h` (`h`:
+//! Layers grow row by row until the frontier has forgotten the board's top edge, then stay. The
+//! model's constants are fitted on knight sweeps of widths 5 to 8 (the measured growths, and how
+//! close the predictions come: docs/PERFORMANCE.md, "The layer model's constants"): the growth
+//! of a row's total states, as a logarithm, keeps 0.8 of the row before's up to row `2h` (`h`:
 //! the rows a move spans, 2 for the knight), 0.4 at row `2h + 1`, 0.15 at `2h + 2`, and nothing
 //! after: the layers are saturated. So:
 //!
 //! 1. `G`, the growth of the last complete measured row's total over the row before's;
 //! 2. each row after: `ln G` times that row's factor; each of its cells the same column a row up
 //!    times the row's `G`;
-//! 3. a saturated row's states are spread more evenly than the rows before predict (their
-//!    largest layer holds 22-29% of the row against 35-50% as the growing rows go): from row
-//!    `2h + 1` on, a predicted row keeps its total and shares it in proportion to the square
-//!    roots of its cells;
+//! 3. a saturated row's states are spread more evenly than the rows before predict (its largest
+//!    layer holds a smaller share of the row than a growing row's does): from row `2h + 1` on, a
+//!    predicted row keeps its total and shares it in proportion to the square roots of its
+//!    cells;
 //! 4. the board's last rows are cut by the problem's multipliers ([`ProfileHint`]).
 //!
 //! (Row 3 keeps what the problem says of it, where it knows better: see the end.)
@@ -22,36 +23,32 @@
 //! their 100.5 as sqrt 25.1 : sqrt 75.4 = 5.0 : 8.7, so 36.8 and 63.7. Row 4 (`2h + 2`): G =
 //! 2.51^0.15 = 1.15, and so on; row 5 grows no more.
 //!
-//! Fitted on knight boards (5 x 16, 6 x 14, 7 x 12 sweeps; 5 x 10, 6 x 8, 6 x 10, 7 x 8, 7 x 10,
-//! 8 x 8 single boards) with the probe stopped anywhere from 10^5 to 4 * 10^6 states after two
-//! complete rows: the predicted peak was 0.6 to 1.8 times the measured one, the states read 0.66
-//! to 1.32 times.
+//! The boards it was fitted on, with the probe stopped anywhere after two complete rows, and
+//! how far its peak and states read fell from the truth there: docs/PERFORMANCE.md, "The layer
+//! model's constants".
 //!
 //! Open tours: their ends in the first row inflate the second row's growth, and row 3 keeps 0.6
-//! of it, not 0.8 (the problem says so in its [`ProfileHint`]); measured on `knight 5x16 --open
-//! --sweep`, `6x8 --open` and `6x10 --open`, the peak predicted 0.67 to 1.34 times, the states
-//! read 0.86 to 1.33 times.
+//! of it, not 0.8 (the problem says so in its [`ProfileHint`]; fitted on open knight's tours,
+//! the same section).
 
 //!
 //! A probe cut short (within a second, before a count: wide boards do not reach two rows) is
 //! completed to two rows first ([`complete_rows`]): the rest of row 1 grows as its last measured
 //! step did; row 2 grows from row 1 by `G2 = 12 * T1^0.55`, `T1` the states read over row 1,
-//! fitted on the closed knight's tours of widths 8 to 10 (their columns from the edges inwards),
-//! where the two-row probe measured `G2` = 588, 1421 and 3828 for `T1` = 1124, 6015 and 35878
-//! (the rule: 572, 1438, 3840; at width 6, which a probe never cuts short, it is 5 times over).
-//! A cell of row 2 past the measured ones takes the larger of that and the last measured cell
-//! times the last measured growth within row 2 (10 x 10 stopped in column 4 of row 2: row 2's
-//! total 1.02 times the truth; later rows as the model predicts from two rows). Open tours'
-//! row 2 grows less (their ends already fill row 1): the rule is 2.2 to 2.4 times high at widths
-//! 7 and 8 (`G2` 617 and 1575 for `T1` 5582 and 35755), and the peak it leads to about 10 times
-//! (8 x 10 open: 1.9e11 against the two-row probe's 1.95e10).
+//! fitted on the closed knight's tours of widths 8 to 10 (their columns from the edges inwards)
+//! to what two-row probes measured (the same section; at width 6, which a probe never cuts
+//! short, the rule does not hold). A cell of row 2 past the measured ones takes the larger of
+//! that and the last measured cell times the last measured growth within row 2 (later rows as
+//! the model predicts from two rows). Open tours' row 2 grows less (their ends already fill row
+//! 1): the rule overestimates it, and the peak it leads to far more (the same section).
 //!
 //! Worked example: width 4, states read 1, 2, 8 (row 1 cut short). Row 1 ends 8 * 4 = 32; `T1`
 //! = 43, `G2` = 12 * 43^0.55 = 95.0, so row 2 is 95.0, 189.9, 759.8, 3039.1.
 
 use leaper_core::engine::ProfileHint;
 
-/// Row 2's growth over row 1 from row 1's states read `T1`: `G2 = 12 * T1^0.55` (module docs).
+/// Row 2's growth over row 1 from row 1's states read `T1`: `G2 = 12 * T1^0.55` (module docs;
+/// fitted: docs/PERFORMANCE.md, "The layer model's constants").
 const SECOND_ROW_FACTOR: f64 = 12.0;
 const SECOND_ROW_POWER: f64 = 0.55;
 

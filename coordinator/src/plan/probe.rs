@@ -34,8 +34,9 @@ pub struct Bounds {
     pub budget: Option<Duration>,
 }
 
-/// A step reading this many states takes about half a second here (2 threads, a width-12
-/// knight row: 140,000 states in 0.3 s), so a quick probe takes about a second at most.
+/// The states a step of a quick probe may read: sized so that such a step takes about half a second
+/// on the project's machine, and a quick probe about a second at most (docs/PERFORMANCE.md, "The
+/// quick probe before a count").
 const QUICK_STATES: u64 = 300_000;
 /// No step of a quick probe starts after this.
 const QUICK_BUDGET: Duration = Duration::from_millis(500);

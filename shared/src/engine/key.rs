@@ -210,9 +210,9 @@ impl RecordLayout {
 
 /// Appends `words` (a record, or a record's residues) to `out`. Their length is known only at
 /// run time, and `extend_from_slice` of a run-time length is a call to `memcpy`, whose call,
-/// size dispatch and return were 8% of the 7 x 10 sweep's samples for records of two words
-/// (a 64-bit key and one count: the exact pass). One and two words are written as they are
-/// (7 x 8 sweep on one thread: 0.95 of the time); longer ones take `memcpy`.
+/// size dispatch and return showed in the profile for records of two words (a 64-bit key and
+/// one count: the exact pass). One and two words are written as they are, which pays
+/// (docs/PERFORMANCE.md, "Records copied without a `memcpy` call"); longer ones take `memcpy`.
 #[inline(always)]
 pub fn append_words(out: &mut Vec<u64>, words: &[u64]) {
     match *words {

@@ -1,10 +1,11 @@
 //! Successors merged where they meet: a bucket expanded group by group.
 //!
-//! A state of a layer is reached by two to three parents on average (width 8), and without
-//! help every copy travels to the store, whose tables (as large as the layer) take each one at
-//! the price of a cache miss. But a problem often knows where copies can come from: every
-//! parent of a key has the key's *neighbourhood* ([`Transition::neighbourhood`]), a value that
-//! the step cannot change (for tours: the kinds of the cells the step does not touch). So:
+//! A state of a layer is reached by several parents on average (docs/PERFORMANCE.md, "Successors
+//! merged by neighbourhood before the store"), and without help every copy travels to the store,
+//! whose tables (as large as the layer) take each one at the price of a cache miss. But a problem
+//! often knows where copies can come from: every parent of a key has the key's *neighbourhood*
+//! ([`Transition::neighbourhood`]), a value that the step cannot change (for tours: the kinds of
+//! the cells the step does not touch). So:
 //!
 //! 1. a successor goes to the bucket of the neighbourhood it will have at the step that reads
 //!    it ([`bucket_for`]), so that all parents of any key sit in one bucket;
@@ -24,8 +25,8 @@
 //!
 //! Where it pays: in every store. Spills, bucket files and the cluster's shuffle carry each key
 //! once, and the buckets hold states of alike neighbourhoods, whose sorted keys compress better
-//! on disk; the in-memory store appends the merged records with no table at all (`leaper knight
-//! 8x8` in memory: 1.7 times as fast, 16.4 bytes a state against 30.5; docs/PERFORMANCE.md).
+//! on disk; the in-memory store appends the merged records with no table at all, in less time
+//! and less memory (docs/PERFORMANCE.md, "The in-memory store appends merged successors").
 //!
 //! ```text
 //!   bucket 7 of the layer before step s        group 2's table        the store
@@ -45,8 +46,8 @@ use crate::engine::Moduli;
 use crate::error::Result;
 
 /// States per group, about: their successors' table (at most 16 Ki slots of 16 to 24 bytes)
-/// then stays in the core's 1 MiB L2 cache beside the stages (of 1, 4 and 16 Ki states a
-/// group, 4 Ki was the fastest on the 7 x 8 sweep).
+/// then stays in the core's 1 MiB L2 cache beside the stages; the fastest of the sizes measured
+/// (docs/PERFORMANCE.md, "Successors merged by neighbourhood before the store").
 const GROUP_STATES: usize = 4 * 1024;
 
 /// Successors buffered before they are merged into their group's table.
@@ -67,10 +68,10 @@ pub(crate) const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
 /// 247 MiB a thread; group tables of at most 219 Ki entries (a table of `n` entries is at
 /// most 80% full, rounded up to a base times a power of two, and holds a buffer of successors
 /// beside it: up to 9 records of room an entry while it grows), and buckets of up to 2.8 M
-/// states read whole. The 8 x 12 sweep's largest buckets hold up to four times a layer's
-/// average share: up to 5 M states at its 680 M-state peak, streamed. Before this plan its
-/// residue pass reached 2.2 GiB resident under a 2 GiB limit, in the steps that read those
-/// layers.
+/// states read whole. Buckets chosen by neighbourhood are uneven, and the largest of a large
+/// sweep's peak hold more than that: they are streamed. Without this plan a residue pass went
+/// past its memory limit in the steps that read such layers (docs/PERFORMANCE.md, "The memory
+/// limit with buckets too large to read whole").
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadingPlan {
     /// Entries a group's table holds before it is handed on, split.
@@ -255,8 +256,8 @@ fn expand_groups<T: Transition>(
     let groups = buffers.read_grouped(transition, step, store, bucket, width)?;
     expander.read += (buffers.records.len() / stride) as u64;
     let GroupBuffers { grouped, starts, table, children, .. } = buffers;
-    // Asked once: a call through the store's vtable for every record was a hundredth of the
-    // 7 x 10 sweep's time.
+    // Asked once: a call through the store's vtable for every record showed in the profile
+    // (docs/PERFORMANCE.md, "Row starts chosen by their first cells").
     let buckets = store.buckets();
     // A group's table holds every copy of its keys unless the group was split (handed on
     // early): then the store merges that group's records.

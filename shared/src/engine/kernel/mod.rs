@@ -149,9 +149,9 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
     let grouped = T::NEIGHBOURHOODS && store.takes_grouped();
     let plan = ReadingPlan::new(store.reading_budget(), layout.stride(), group_table_entries);
     // Without a reading budget (in memory), each thread keeps its expander from step to step:
-    // made afresh, its stages and group buffers were new pages for the operating system to
-    // fault in and zero at every step (197 thousand of the 7 x 10 sweep's 684 thousand page
-    // faults).
+    // made afresh, its stages and group buffers are new pages for the operating system to
+    // fault in and zero at every step, a large share of a sweep's page faults
+    // (docs/PERFORMANCE.md, "Row starts chosen by their first cells").
     // Within a budget they are freed, since the budget counts them only while a step runs.
     let keep = store.reading_budget().is_none();
     let new_expander = || {

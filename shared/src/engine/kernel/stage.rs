@@ -17,10 +17,10 @@ use crate::engine::key::append_words;
 use crate::engine::store::StateStore;
 use crate::error::Result;
 
-/// Successors staged per target bucket before they are handed to the store: each hand-over
-/// takes the bucket's lock and runs the store's insert loop, so longer stages amortise both
-/// (the 7x8 sweep: 64 35.6 s, 256 31.5 s, 1024 29.3 s; see docs/PERFORMANCE.md). A stage costs
-/// `STAGE` records per bucket per thread, which the disk store counts against its budget.
+/// Successors staged per target bucket before they are handed to the store: each hand-over takes
+/// the bucket's lock and runs the store's insert loop, so longer stages amortise both
+/// (docs/PERFORMANCE.md, "Longer stages per bucket"). A stage costs `STAGE` records per bucket per
+/// thread, which the disk store counts against its budget.
 pub(crate) const STAGE: usize = 1024;
 
 /// Records per bucket per thread staged as records the store must merge (a group split for its

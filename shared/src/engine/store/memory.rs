@@ -5,10 +5,11 @@
 //! bucket's lock, which adds up equal keys. A bucket of the current layer is its chunks and its
 //! drained table, as [`StateBatch`]es.
 //!
-//! Example, the knight on 8 x 8 (exact counts), step 39: 562 M states in, 1142 M successors
-//! emitted, 561 M states out. Every successor into a table of the layer's size is a cache miss,
-//! and tables sit 40-80% full (30 bytes a state at the peak); merged in their groups first, the
-//! layer is written once, in order, and its chunks hold 16 bytes a state.
+//! A large step emits more successors than it reads or leaves states (the 8 x 8 count's steps:
+//! docs/PERFORMANCE.md, "`leaper knight 8x8` finishes in memory: a frugal store near the
+//! limit"). Every successor into a table of the layer's size is a cache miss, and tables sit
+//! 40-80% full; merged in their groups first, the layer is written once, in order, and its
+//! chunks hold 16 bytes a state.
 //!
 //! While the layers are small next to the memory limit, the store keeps its memory from step to
 //! step: batches read are reused (chunks for appends, others for drained tables) and tables keep
@@ -18,8 +19,7 @@
 //! once it has been read, and a table once it has been drained, so that the peak is about the
 //! larger of the two layers rather than their sum; and its tables take staggered sizes (see
 //! [`AggregationTable`]), so that they do not all double at once. Frugality costs time where
-//! tables do the merging (`leaper knight 7x10 --sweep` without groups, whose layers are small,
-//! was 18% slower frugal from the start), hence only near the limit.
+//! tables do the merging (the same section of docs/PERFORMANCE.md), hence only near the limit.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -36,8 +36,8 @@ use crate::error::{Error, Result};
 /// States in a chunk of appended records: its 64-bit keys take 1 MiB, a mapping of their own
 /// (see [`crate::heap`]) whose pages become resident only as they are written, so a bucket's
 /// last chunk, part full, costs no more than its records; and freed, the chunk goes back to the
-/// OS. (Chunks that double from a few KiB came from the allocator's heap, which kept a gigabyte
-/// of them resident at the 8 x 8 peak: 17.7 bytes a state against 16.4.)
+/// OS. (Chunks that double from a few KiB came from the allocator's heap, which kept the freed
+/// ones resident: docs/PERFORMANCE.md, "The in-memory store appends merged successors".)
 const CHUNK_STATES: usize = 128 * 1024;
 
 /// Whether `batch` is a chunk of appended records of `K` and `width` residues.

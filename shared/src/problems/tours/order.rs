@@ -11,9 +11,9 @@
 //! A state and its left-right mirror image have the same completions whenever the cells
 //! processed so far are themselves symmetric: one key may then stand for both, which halves
 //! the layer. Row by row from left to right, that happens only at row starts, and in between the
-//! layers grow: the 7 x 8 sweep's row 4 rises from 0.42 M states at its start to 5.9 M before its
-//! last cell, and falls back to 1.8 M at the next row's start. Processed from the edges inwards,
-//! a pair of columns at a time, the cells processed are symmetric after every pair:
+//! layers grow, several times over by a row's last cell, and fall back at the next row's start
+//! (docs/PERFORMANCE.md, "A row's columns from the edges inwards"). Processed from the edges
+//! inwards, a pair of columns at a time, the cells processed are symmetric after every pair:
 //!
 //! ```text
 //!   columns                    0  1  2  3  4  5  6
@@ -23,11 +23,10 @@
 //!
 //! Which pairs come first matters as much as the pairing: a knight's move changes the column by
 //! one or two, and taking the columns an even distance from an edge first (0, 6, 2, 4, then 1,
-//! 5, 3) leaves fewest states. Knight sweeps, states read (row-major / outside in / even then
-//! odd): 7 x 10 169.1 M / 102.5 M / 65.2 M (peak layer 21.1 M / 9.7 M / 4.4 M), 7 x 8 40.3 M /
-//! 28.2 M / 19.6 M, 6 x 10 6.5 M / 4.4 M / 3.3 M, 5 x 14 494 K / 307 K / 228 K. All 24 orders of
-//! the pairs of a board 7 wide were measured on 7 x 8: the best (0, 6, 2, 4, 3, 1, 5) read 1%
-//! fewer than even then odd.
+//! 5, 3) leaves fewest states: on knight sweeps of widths 5 to 7 even then odd reads the fewest
+//! of the three orders, and of all 24 orders of the pairs of a board 7 wide the best, (0, 6, 2,
+//! 4, 3, 1, 5), reads barely fewer, on a longer window (docs/PERFORMANCE.md, "A row's columns
+//! from the edges inwards").
 //!
 //! The price is a longer window: a knight's move from column 1 to column 3 two rows on spans 18
 //! positions (2 * 7 + 6 - 2) where row-major order spans at most 15, and a longer window needs a

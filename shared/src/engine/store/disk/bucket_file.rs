@@ -15,18 +15,18 @@
 //! offset 0). Format 2 added the key width (format 1 files all had 64-bit keys): a section whose
 //! key width or residue count differs from the job's is refused by name. Format 3 stores the
 //! counts lane by lane, each lane in LEB128 where that is shorter than u64: most counts are small
-//! numbers (3 to 5 bytes at row 7 of the 8 x 12 sweep), and so are their residues while a count
-//! is below every modulus: the lanes of a state are then equal, and every lane but the first is
-//! stored XOR the first, as 0. A lane whose counts have passed the modulus is 64 random bits a
+//! numbers (docs/PERFORMANCE.md, "Counts lane by lane on disk"), and so are their residues while a
+//! count is below every modulus: the lanes of a state are then equal, and every lane but the first
+//! is stored XOR the first, as 0. A lane whose counts have passed the modulus is 64 random bits a
 //! state and stays u64. Format 2 sections (counts state by state, u64) are still read.
 //!
 //! The CRC covers every byte of the section before it. Counts live in the footer so the section
 //! is written in one streaming pass.
 //!
-//! Keys are sorted, so their deltas are small and compress well; counts compress too while most
-//! of them are small numbers (5.1 bytes per state in all at the 8 x 8 board's peak). Every read
-//! checks the magic numbers, the format version and the CRC before any state is used: a damaged
-//! section is an error naming its file, never a wrong count.
+//! Keys are sorted, so their deltas are small and compress well; counts compress too while most of
+//! them are small numbers (the same section of docs/PERFORMANCE.md). Every read checks the magic
+//! numbers, the format version and the CRC before any state is used: a damaged section is an error
+//! naming its file, never a wrong count.
 
 use std::fs::File;
 use std::marker::PhantomData;
@@ -434,8 +434,9 @@ pub(super) fn encode_block<K: StateKey>(records: &[u64], width: usize) -> std::i
 }
 
 thread_local! {
-    /// A compression and a decompression context per thread: made anew for every block, they
-    /// took 2% of the 7 x 10 sweep out of core (their tables are allocated and zeroed).
+    /// A compression and a decompression context per thread: made anew for every block, their
+    /// tables would be allocated and zeroed every time (docs/PERFORMANCE.md, "zstd contexts per
+    /// thread").
     static CONTEXTS: std::cell::RefCell<Option<(zstd::bulk::Compressor<'static>, zstd::bulk::Decompressor<'static>)>> =
         const { std::cell::RefCell::new(None) };
 }

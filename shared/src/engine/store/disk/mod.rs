@@ -13,10 +13,10 @@
 //! a segment file ([`segment`]: one file per writing thread); the segments are fsynced before
 //! the checkpoint names them, and the files of layer `h` are deleted only after it.
 //!
-//! Example, one step of `knight 7x10 --sweep --job-dir D` at its peak: 4.4 M states read, 6 M
+//! Example, one step of `knight 7x10 --sweep --job-dir D` at its peak on two threads: its
 //! successors appended to 503 arrays (no table: every bucket fits the reading budget, so every
-//! successor comes merged), each array sorted and written as a section: two segment files of
-//! about 10 MB, two fsyncs.
+//! successor comes merged), each array sorted and written as a section: two segment files, two
+//! fsyncs (the step's figures: docs/PERFORMANCE.md, "One out-of-core step").
 
 mod bucket_file;
 mod records;
@@ -54,8 +54,9 @@ type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
 
 /// Lets the pages of a section just read leave the process: they stay in the page cache, but a
 /// mapped page read counts in the resident size until unmapped, and the layer's files stay
-/// mapped for the whole step (the 9 x 8 sweep: 3.5 GB of them beside 13.9 GiB of its own at a
-/// limit of 14 GiB). A page shared with a neighbouring section is read again from the cache.
+/// mapped for the whole step (on a large sweep, gigabytes beside the store's own:
+/// docs/PERFORMANCE.md, "Mapped pages released once read"). A page shared with a neighbouring
+/// section is read again from the cache.
 fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
     #[cfg(unix)]
     // SAFETY: the mapping is of a file nobody writes while it is mapped (see `map_file`), so a
@@ -106,7 +107,8 @@ impl Sizing {
         let record_bytes = RecordLayout::of::<K>(width).record_bytes();
         // The staging buffers of the threads (merged records, and records the store must
         // merge), and the process itself (code, allocator, stacks, the pages of the mapped
-        // files: 11 to 13 MiB before anything is counted), so that the resident size stays
+        // files: what it holds before anything is counted, docs/PERFORMANCE.md, "The memory
+        // limit with buckets too large to read whole"), so that the resident size stays
         // within the limit, not only the store's own accounts (a quarter of limits too small
         // for that, which only tests set, to force spills).
         let process = (mem_limit as usize / 16).clamp(16 << 20, 32 << 20).min(mem_limit as usize / 4);

@@ -2,8 +2,9 @@
 //!
 //! A bucket written straight from its sorted array (no spill, no table) leaves that array
 //! holding exactly what its section holds. Kept, the next step reads the bucket from it rather
-//! than decompressing and decoding the section (4.7% of the 9 x 6 sweep's samples out of core;
-//! measured side by side, docs/PERFORMANCE.md, it gains less than the machine's noise). The section is on disk all the same, so the copy in memory
+//! than decompressing and decoding the section (a small share of an out-of-core sweep's time;
+//! measured side by side, it gains less than the machine's noise: docs/PERFORMANCE.md, "Out of
+//! core near the kernel's speed"). The section is on disk all the same, so the copy in memory
 //! is a cache and nothing more: when the next layer's arrays and the copies together would pass
 //! the store's shares of its budget, every copy not yet read is dropped, and those buckets are
 //! read from their sections.
@@ -16,7 +17,8 @@
 //! What the copies hold is what they cost: each is cut to its length when kept, and freed when
 //! read (arrays of a MiB and more are their own mappings, see [`crate::heap`]: freed, their
 //! pages go back at once). Handing read arrays on to the next layer's buckets instead left
-//! arrays nobody took, uncounted: the 9 x 8 sweep passed its memory limit by 1.8 GiB.
+//! arrays nobody took, uncounted, and a large sweep passed its memory limit (docs/PERFORMANCE.md,
+//! "Copies of a layer freed when read").
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -9,9 +9,9 @@
 //! A bucket section is what a bucket file was (header, blocks, index, footer and a CRC of its
 //! own, block offsets counted from the section's start), so a section is checked and read on
 //! its own, by the file, offset and length its checkpoint records. Why: a file per bucket and
-//! step made the 7 x 10 sweep open, fsync and remove some 35,000 small files (503 buckets, 70
-//! steps), and those calls took more time than the counting (`strace -c`: 24 s in `openat`,
-//! 7.9 s in `fsync`). A step now writes, fsyncs and later removes one file per thread.
+//! step makes a sweep open, fsync and remove as many small files as its buckets times its
+//! steps, and those calls took more time than the counting (docs/PERFORMANCE.md, "Segment
+//! files"). A step writes, fsyncs and later removes one file per thread.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

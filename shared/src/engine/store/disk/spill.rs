@@ -20,12 +20,12 @@
 //! costs 16 bytes, so a step spills about the size of a layer or two rather than the size of its
 //! successors; and the merge reads each run once, in order, with no hash table. A run's blocks
 //! are the bucket files' blocks (`bucket_file::encode_block`: LEB128 keys and lanes, through
-//! zstd): 8% fewer bytes than bare LEB128 for 2% more time (docs/PERFORMANCE.md). The runs of a
-//! bucket share one file (a file per run would cost the file system more than the writing:
-//! thousands of small files a step), and where each run's blocks lie is kept in memory: the file
-//! is scratch, read back at the end of the step and deleted, and a crash reruns the step. The
-//! merge holds one decoded block per run; when a bucket has more runs than its share of the
-//! memory budget has blocks for, runs are merged in groups into longer runs (appended to the
+//! zstd): fewer bytes than bare LEB128 for little more time (docs/PERFORMANCE.md, "Counts lane by
+//! lane on disk"). The runs of a bucket share one file (a file per run would cost the file system
+//! more than the writing: thousands of small files a step), and where each run's blocks lie is kept
+//! in memory: the file is scratch, read back at the end of the step and deleted, and a crash reruns
+//! the step. The merge holds one decoded block per run; when a bucket has more runs than its share
+//! of the memory budget has blocks for, runs are merged in groups into longer runs (appended to the
 //! same file) first.
 
 use std::cmp::Reverse;
