@@ -21,10 +21,10 @@
 //! something about it changed, so one board costs a few visits per square and move.
 //!
 //! Open tours: an open tour between squares `s` and `t` is a closed tour of the board plus one
-//! virtual square joined to `s` and `t` only (Knuth's device, as in [`super::ends`]). If the
-//! rules contradict for every pair `s, t`, the board has no open tour: the zebra's 5x6 board
-//! again, whose 435 pairs of ends all fail. That is a pass per pair, so it is kept to small
-//! boards (see [`super::obstruction`]).
+//! virtual square joined to `s` and `t` only (Knuth's device, as in [`super::transfer`]'s
+//! `ends.rs`). If the rules contradict for every pair `s, t`, the board has no open tour: the
+//! zebra's 5x6 board again, whose 435 pairs of ends all fail. That is a pass per pair, so it is
+//! kept to small boards (see [`super::obstruction`]).
 
 use std::ops::ControlFlow::{self, Break, Continue};
 

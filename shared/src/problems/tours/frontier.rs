@@ -9,7 +9,8 @@
 //! * `FULL`: degree 2, finished;
 //! * an endpoint: degree 1, the end of a partial path, with the window position of the path's
 //!   other end (its *mate*). Every path end lies in the window, so mates always pair up inside it;
-//! * `FREE` (open tours, see `super::ends`): degree 1, and the other end of the path is a tour end.
+//! * `FREE` (open tours, see `transfer/ends.rs`): degree 1, and the other end of the path is a
+//!   tour end.
 //!
 //! A worked example: the knight on a board 3 wide (`L = 7`), after cells 0, 1 and 2 have chosen
 //! their forward edges 0-5, 0-7, 1-6, 1-8, 2-3 and 2-7. The partial paths are 3-2-7-0-5 and 6-1-8.

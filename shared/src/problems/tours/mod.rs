@@ -5,7 +5,8 @@
 //! * [`board`]: board sizes, move sets (leapers and their unions), board geometry.
 //! * [`frontier`]: the frontier state of the transfer matrix and its canonical key.
 //! * [`transfer`]: the transition (the engine's [`Transition`](crate::engine::Transition)), for
-//!   closed tours, open tours or both; `ends`: the tour ends of open tours.
+//!   closed tours, open tours or both: a folder of one job a file (tour kinds, construction, the
+//!   step, the tour ends of open tours, pruning, the mirror symmetry, the profile facts).
 //! * [`bound`]: upper bounds on the counts, which decide how many moduli make them exact.
 //! * [`brute`]: an independent brute-force counter for small boards, of cycles and of paths.
 //! * [`obstruction`]: why a board has no tour, known before counting (a disconnected graph, too
@@ -21,12 +22,10 @@ pub mod bound;
 pub mod brute;
 pub(crate) mod command;
 pub mod distinct;
-mod ends;
 pub mod forced;
 pub mod frontier;
 pub mod obstruction;
 pub mod order;
-mod residual;
 pub mod transfer;
 
 pub use command::{BoardSweep, CountLine, CountTask, TourParams, Tours};

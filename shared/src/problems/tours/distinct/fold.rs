@@ -19,15 +19,15 @@
 //! twisted edge (2, 0)-(2, 2); the move from (2, 1) to (3, 3) lands on the cell's own image: a
 //! loop at (2, 1).
 //!
-//! The sweep of the folded graph is the transfer matrix over its cells (in row-major order,
-//! its edges within the window like the board's), with one more bit in the key: the parity of
-//! the twisted edges chosen so far (closed tours; every edge ends on the one cycle, so the
-//! global parity is the cycle's), or whether the open tour's end is placed (open tours). Loops
-//! and the centre are tour ends in the sense of [`super::super::ends`], allowed only at those
-//! cells. This is the sweep to the middle, joined with its own image: the crossing moves are
-//! chosen once, for both halves together. (Joining each middle state of the plain sweep with its
-//! rotated image instead would overcount: there the crossing moves are already chosen, and the
-//! states that remember the same frontier differ in them.)
+//! The sweep of the folded graph is the transfer matrix over its cells (in row-major order, its
+//! edges within the window like the board's), with one more bit in the key: the parity of the
+//! twisted edges chosen so far (closed tours; every edge ends on the one cycle, so the global
+//! parity is the cycle's), or whether the open tour's end is placed (open tours). Loops and the
+//! centre are tour ends in the sense of [`transfer`](super::super::transfer)'s `ends.rs`,
+//! allowed only at those cells. This is the sweep to the middle, joined with its own image: the
+//! crossing moves are chosen once, for both halves together. (Joining each middle state of the
+//! plain sweep with its rotated image instead would overcount: there the crossing moves are
+//! already chosen, and the states that remember the same frontier differ in them.)
 
 use std::ops::RangeInclusive;
 

@@ -1,13 +1,13 @@
 //! Near the board's end, whether the cells left can still all get their edges: the moves
 //! forced on them, followed until they contradict, for all of them at once.
 //!
-//! The pruning in `settle` looks at the cells whose neighbourhood just shrank, inside the
-//! window. Near the board's last rows that lets through most states that no tour completes:
+//! The neighbourhood test ([`super`]) looks at the cells whose neighbourhood just shrank, inside
+//! the window. Near the board's last rows that lets through most states that no tour completes:
 //! on the 6 x 8 board, 92.6% of the 780 thousand states of its largest layer (cell 29, row 5
 //! of 8) have no completion. Cells past the window are never looked at, and a cell with exactly the
 //! edges it needs takes them from its neighbours, who may not have room for them. Where few
 //! cells are left (at most [`MAX_REGION`], one machine word), the whole rest of the board is
-//! checked with the rules of [`super::forced`]:
+//! checked with the rules of [`crate::problems::tours::forced`]:
 //!
 //! 1. every cell from the window's start on lacks `2 - degree` edges (a cell past the window
 //!    lacks two), to be taken among its neighbours that are neither processed nor FULL: a cell
@@ -18,14 +18,15 @@
 //!    which may leave its neighbours with fewer: back to rule 1, until nothing changes.
 //!
 //! Each rule only removes states with no completion, so counts do not depend on it: the suite's
-//! counts are unchanged, and `transfer.rs` checks on small boards that no state with a
+//! counts are unchanged, and the tests of [`super`] check on small boards that no state with a
 //! completion is rejected and that most without one are. The rules read only
 //! which cells are FULL and which are path ends, not which ends are paired, so the masks of one
 //! machine word hold everything: bit `q` stands for cell `base + q`, one mask per offset holds
 //! the cells whose edge to the cell that far on is open (in row-major order an offset is a
-//! move; in the orders of [`super::order`] a move has an offset per pair of columns), and
-//! shifting a mask by its offset moves each cell onto its neighbour. Counting "at least one,
-//! two, three" edges per cell is three bit operations per offset, for every cell at once.
+//! move; in the orders of [`order`](crate::problems::tours::order) a move has an offset per
+//! pair of columns), and shifting a mask by its offset moves each cell onto its neighbour.
+//! Counting "at least one, two, three" edges per cell is three bit operations per offset, for
+//! every cell at once.
 //!
 //! Worked example, the knight on a board 4 wide and 5 long. Processing cell 3 gives it the
 //! edge 3-10, and cell 10 (row 2, column 2), which had the edge 1-10, becomes FULL. The corner
@@ -47,14 +48,15 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::board::Geometry;
-use super::order::RowOrder;
+use crate::problems::tours::board::Geometry;
+use crate::problems::tours::order::RowOrder;
 
 /// The most cells from the window's start on the check looks at: one machine word.
 pub const MAX_REGION: usize = 64;
 
 /// The most offsets between neighbours the check holds: the knight has 8 in row-major order
-/// and 18 to 24 in the orders of [`super::order`], two leapers 16 in row-major order.
+/// and 18 to 24 in the orders of [`order`](crate::problems::tours::order), two leapers 16 in
+/// row-major order.
 const MOST_MOVES: usize = 24;
 
 /// Verdicts a thread remembers: a direct-mapped table of 64 KiB, which stays in the core's L2
@@ -94,8 +96,8 @@ impl MoveMasks {
 
     /// The masks of a graph on the cells `0..edges.len()` (`edges[v]`: the neighbours of `v`),
     /// one per offset between neighbours (a move of the board in row-major order; in another
-    /// order a move has an offset per pair of columns, [`super::order`]), or `None` when there
-    /// are more than [`MOST_MOVES`].
+    /// order a move has an offset per pair of columns, [`order`](crate::problems::tours::order)),
+    /// or `None` when there are more than [`MOST_MOVES`].
     pub fn from_edges(edges: &[Vec<usize>]) -> Option<Self> {
         let offset = |v: usize, u: usize| u as i64 - v as i64;
         let mut offsets: Vec<i64> =
@@ -268,5 +270,28 @@ fn bits_at(words: &[u64], base: usize) -> u64 {
         low
     } else {
         low | words[word + 1] << (64 - bit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::testing::knight;
+    use super::MoveMasks;
+
+    #[test]
+    fn the_corner_of_the_residual_example() {
+        // `residual`'s example: the knight on 4 x 5 after cell 3, cell 10 FULL; the corner 19
+        // has one move left and lacks two. Without cell 10 FULL the cells left pass.
+        let masks = MoveMasks::new(&knight(4, 5)).unwrap();
+        assert!(!masks.degrees_allow(4, 20, 1 << (10 - 4), 0));
+        assert!(masks.degrees_allow(4, 20, 0, 0));
+        // `ends_allow`'s example: cells 4 and 19 one edge short each, so an open tour with both
+        // ends to place passes and one with a single end left fails; a cell with no edge open
+        // fails whatever is left (cell 19 with 13 FULL too).
+        assert!(masks.ends_allow(4, 20, 1 << (10 - 4), 0, 2));
+        assert!(!masks.ends_allow(4, 20, 1 << (10 - 4), 0, 1));
+        assert!(!masks.ends_allow(4, 20, 1 << (10 - 4) | 1 << (13 - 4), 0, 2));
+        assert!(masks.cells_left_allow_cached(4, 20, 1 << (10 - 4), 0, 2));
+        assert!(!masks.cells_left_allow_cached(4, 20, 1 << (10 - 4), 0, 0));
     }
 }

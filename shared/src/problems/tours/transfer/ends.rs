@@ -12,7 +12,7 @@
 //! Each cell gets one more kind of branch, taken while a tour end is left:
 //!
 //! ```text
-//!   cell 0 is            as an interior cell (transfer.rs)      as a tour end (here)
+//!   cell 0 is            as an interior cell (step.rs)          as a tour end (here)
 //!   EMPTY                two forward edges                      one forward edge; its path
 //!                                                               ends FREE here
 //!   a path end, mate m   one forward edge                       no edge: m's mate becomes FREE
@@ -22,17 +22,18 @@
 //! Joining two free ends completes a path between the tour ends, as joining a path's own ends
 //! completes a cycle; either counts only if it covers a whole board (`close_whole`). A cell
 //! alone may take both ends and no edge: the one tour of the 1x1 board. Pruning lets each tour
-//! end still to place excuse one missing edge (`settle`), and the mirror symmetry at a row
-//! start carries free ends to free ends.
+//! end still to place excuse one missing edge ([`super::pruning`]), and the mirror symmetry at a
+//! mirror point carries free ends to free ends.
 //!
 //! Keys: a free end is coded as an opening never matched, so the key grows only by the ranks
-//! the free ends add (see [`super::frontier`]): at width 9 the knight's window of 19 cells
+//! the free ends add (see [`crate::problems::tours::frontier`]): at width 9 the knight's window of 19 cells
 //! needs 65 bits with one free end, so open tours take 128-bit keys from width 9 (closed tours
 //! from width 10).
 
-use super::frontier::{FrontierState, EMPTY, FREE, FULL};
-use super::transfer::{join, TransferMatrix};
+use super::build::TransferMatrix;
+use super::step::join;
 use crate::engine::StateKey;
+use crate::problems::tours::frontier::{FrontierState, EMPTY, FREE, FULL};
 
 impl<K: StateKey> TransferMatrix<K> {
     /// The branches in which `cell` (window position 0, not FULL) is one of the tour's ends;

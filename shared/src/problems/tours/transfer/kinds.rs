@@ -1,0 +1,78 @@
+//! Which tours a sweep counts ([`TourKind`]: closed, open or both), and the result slot each
+//! tour is counted in ([`SlotTour`]): one slot per board length and kind, so that one sweep
+//! reports every length asked for, of one kind or of both.
+
+use serde::{Deserialize, Serialize};
+
+/// Which tours a sweep counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TourKind {
+    /// Closed tours: Hamiltonian cycles.
+    #[default]
+    Closed,
+    /// Open tours: Hamiltonian paths, a path and its reverse one tour.
+    Open,
+    /// Both, from one sweep.
+    Both,
+}
+
+impl TourKind {
+    /// Whether cells may be tour ends (the frontier then holds free ends).
+    pub fn has_ends(self) -> bool {
+        self != TourKind::Closed
+    }
+
+    /// Tour ends still to place when `ends_used` are placed: each lets one cell do with one
+    /// edge fewer (none for closed tours).
+    pub fn ends_to_place(self, ends_used: u8) -> u32 {
+        if self.has_ends() {
+            2 - ends_used as u32
+        } else {
+            0
+        }
+    }
+
+    /// Free ends a frontier can hold: the two ends of an open tour.
+    pub fn max_free(self) -> usize {
+        if self.has_ends() {
+            2
+        } else {
+            0
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TourKind::Closed => "closed",
+            TourKind::Open => "open",
+            TourKind::Both => "both",
+        }
+    }
+}
+
+/// A tour counted in a slot: which kind, and the board's length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotTour {
+    pub open: bool,
+    pub rows: usize,
+}
+
+impl SlotTour {
+    /// The slot of a tour of `rows` rows: the length itself when one kind is counted; `2 * rows`
+    /// (closed) and `2 * rows + 1` (open) when both are, so the slots reported stay a range.
+    pub fn slot(self, kind: TourKind) -> usize {
+        match kind {
+            TourKind::Both => 2 * self.rows + usize::from(self.open),
+            _ => self.rows,
+        }
+    }
+
+    /// The tour a slot counts.
+    pub fn of(slot: usize, kind: TourKind) -> SlotTour {
+        match kind {
+            TourKind::Both => SlotTour { open: slot % 2 == 1, rows: slot / 2 },
+            kind => SlotTour { open: kind == TourKind::Open, rows: slot },
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The engine's face of the transfer matrix: [`Transition`] for [`TransferMatrix`], its slots
+//! (one per board length and kind of tour), bounds and steps; the step itself is
+//! [`super::step`], what a key means [`super::build`], the layers' profile [`super::profile`],
+//! the neighbourhoods [`super::neighbourhood`].
+
+use std::ops::RangeInclusive;
+
+use super::build::TransferMatrix;
+use super::kinds::{SlotTour, TourKind};
+use crate::engine::{ProfileHint, StateKey, StepPosition, Transition};
+use crate::problems::tours::bound::{cycle_bound_bits, path_bound_bits};
+
+impl<K: StateKey> Transition for TransferMatrix<K> {
+    type Key = K;
+
+    fn steps(&self) -> usize {
+        self.geometry.cells()
+    }
+
+    /// One slot per board length `0..=rows` and kind of tour counted.
+    fn slots(&self) -> usize {
+        SlotTour { open: true, rows: self.geometry.rows }.slot(self.kind) + 1
+    }
+
+    fn reported(&self) -> RangeInclusive<usize> {
+        let first = SlotTour { open: self.kind == TourKind::Open, rows: self.min_rows }.slot(self.kind);
+        let last = SlotTour { open: self.kind != TourKind::Closed, rows: self.geometry.rows }.slot(self.kind);
+        first..=last
+    }
+
+    /// A single board's own bound; for a sweep one bound that covers every length at once. A
+    /// path bound exceeds the cycle bound of the same board, so it covers both kinds.
+    fn bound_bits(&self) -> f64 {
+        let single = self.min_rows == self.geometry.rows;
+        if self.kind.has_ends() {
+            path_bound_bits(&self.geometry, single)
+        } else {
+            cycle_bound_bits(&self.geometry, single)
+        }
+    }
+
+    fn start(&self) -> K {
+        self.start_key()
+    }
+
+    fn key_layout(&self) -> String {
+        TransferMatrix::key_layout(self)
+    }
+
+    fn position(&self, step: usize) -> StepPosition {
+        StepPosition { row: step / self.geometry.width, col: self.order.column(step % self.geometry.width) }
+    }
+
+    /// A board of `rows` rows closes at the latest at its own last cell (`close_whole`: the
+    /// board ends where the window's first EMPTY cell is, past the cell being processed).
+    fn last_step_of(&self, slot: usize) -> usize {
+        let rows = SlotTour::of(slot, self.kind).rows.max(1);
+        (rows * self.geometry.width).min(self.geometry.cells()) - 1
+    }
+
+    /// How the layers rise and fall, and how the board's end cuts them ([`super::profile`]).
+    fn profile_hint(&self) -> ProfileHint {
+        TransferMatrix::profile_hint(self)
+    }
+
+    fn slot_name(&self, slot: usize) -> String {
+        let tour = SlotTour::of(slot, self.kind);
+        match self.kind {
+            TourKind::Both => {
+                format!("{}x{} {}", self.geometry.width, tour.rows, if tour.open { "open" } else { "closed" })
+            }
+            _ => format!("{}x{}", self.geometry.width, tour.rows),
+        }
+    }
+
+    #[inline]
+    fn expand(&self, step: usize, key: K, emit: &mut impl FnMut(K), close: &mut impl FnMut(usize)) {
+        TransferMatrix::expand(self, step, key, emit, close)
+    }
+
+    const NEIGHBOURHOODS: bool = true;
+
+    #[inline]
+    fn neighbourhood(&self, step: usize, key: K) -> u64 {
+        self.neighbourhood_of(step, key)
+    }
+}
