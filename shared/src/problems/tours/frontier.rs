@@ -1,6 +1,7 @@
 //! The frontier: what the transfer matrix remembers between two cells, and its key.
 //!
-//! Cells are processed one at a time in row-major order. Processing cell `c` chooses its forward
+//! Cells are processed one at a time, row by row (within a row in the order of
+//! [`super::order`]; row-major below, for the example). Processing cell `c` chooses its forward
 //! edges (to cells after `c`), so before `c` every cell `< c` already has its final degree 2 and
 //! only the next `L` cells can carry edges, where `L` is the reach of the move set (`2w + 1` for
 //! the knight on a board `w` wide). That window is the frontier. For each window cell we keep:
