@@ -152,6 +152,15 @@ pub struct ResumeArgs {
     /// Write the results as an OEIS b-file (default: the one the job started with).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub bfile: Option<PathBuf>,
+
+    /// Keep in the b-file only the rows whose n is a multiple of S, as n / S (default: the job's):
+    /// a finished `knight 9x10` resumed with `--bfile F --stride 2` is A391999's row n = 5.
+    #[arg(long, value_name = "S", value_parser = crate::request::parse_stride, help_heading = "Output")]
+    pub stride: Option<usize>,
+
+    /// Number the b-file's first row K (default: the job's).
+    #[arg(long, value_name = "K", help_heading = "Output")]
+    pub offset: Option<usize>,
 }
 
 impl ResumeArgs {
@@ -168,8 +177,17 @@ impl ResumeArgs {
             if let Some(path) = &self.bfile {
                 sweep.bfile = Some(path.clone());
             }
-        } else if self.bfile.is_some() || self.mem_limit.is_some() {
-            anyhow::bail!("--bfile and --mem-limit apply to sweeps; this job is a subtree search");
+            if self.stride.is_some() || self.offset.is_some() {
+                if sweep.bfile.is_none() {
+                    anyhow::bail!(
+                        "--stride and --offset number the rows of a b-file: give --bfile FILE (this job writes none)"
+                    );
+                }
+                sweep.stride = self.stride.or(sweep.stride);
+                sweep.offset = self.offset.or(sweep.offset);
+            }
+        } else if self.bfile.is_some() || self.mem_limit.is_some() || self.stride.is_some() || self.offset.is_some() {
+            anyhow::bail!("--bfile, --stride, --offset and --mem-limit apply to sweeps; this job is a subtree search");
         }
         if self.listen.is_some() {
             let cluster = &mut request.run.cluster;

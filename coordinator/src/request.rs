@@ -155,7 +155,7 @@ impl SweepArgs {
 }
 
 /// A b-file's stride: a whole number of at least 1.
-fn parse_stride(text: &str) -> std::result::Result<usize, String> {
+pub(crate) fn parse_stride(text: &str) -> std::result::Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("a stride of 0 keeps no length: it must be at least 1".into()),
         Ok(stride) => Ok(stride),

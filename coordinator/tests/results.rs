@@ -110,6 +110,29 @@ fn a_resumed_job_keeps_its_offset_and_stride() {
 }
 
 #[test]
+fn a_finished_job_resumed_writes_its_bfile_in_a_sequence_s_numbering() {
+    let dir = scratch("results", "renumber");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (job, bfile) = (dir.join("job"), dir.join("b3.txt"));
+    let job = job.to_str().unwrap();
+    run(&["knight", "3x12", "--sweep", "--job-dir", job]);
+    // Renumbering needs a b-file to number: refused, the job left as it was.
+    let output = leaper(&["resume", "--job-dir", job, "--stride", "2"], None);
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("--stride and --offset number the rows of a b-file"));
+    // The closed tours of 3 x 2n from the finished job, n = 1 ... 6.
+    run(&["resume", "--job-dir", job, "--bfile", bfile.to_str().unwrap(), "--stride", "2"]);
+    let even = [(1, "0"), (2, "0"), (3, "0"), (4, "0"), (5, "16"), (6, "176")];
+    assert_eq!(lines(&bfile), [header("knight 3x12 --sweep --bfile b3.txt --stride 2"), rows(&even)].concat());
+    // And from offset 0, as the sequence may number them.
+    run(&["resume", "--job-dir", job, "--bfile", bfile.to_str().unwrap(), "--stride", "2", "--offset", "0"]);
+    let from_zero = [(0, "0"), (1, "0"), (2, "0"), (3, "0"), (4, "16"), (5, "176")];
+    let command = "knight 3x12 --sweep --bfile b3.txt --offset 0 --stride 2";
+    assert_eq!(lines(&bfile), [header(command), rows(&from_zero)].concat());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn an_indexing_that_keeps_nothing_is_refused_before_counting() {
     let dir = scratch("results", "refused");
     std::fs::create_dir_all(&dir).unwrap();
