@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! add(key, payload)         ──► DIR/bucket-BBBB.rec   (bucket = hash(key) mod B; buffered appends)
-//! distinct(mem_limit)           per bucket, on rayon threads:
+//! dedupe(mem_limit)             per bucket, on rayon threads:
 //!     a bucket over its share of the memory limit is split again (DIR/bucket-BBBB-D-S.rec)
 //!     sort the records; keep the least record of each key (so with an ordinal first in the
 //!     payload, the earliest) and count its copies
@@ -225,19 +225,19 @@ pub struct Partitioned {
 impl Partitioned {
     /// Deduplicates every bucket, here or with `remote`, at most `mem_limit` bytes of records in
     /// memory across the buckets in progress, and writes the kept records. Returns the statistics.
-    pub fn distinct(&self, mem_limit: u64, remote: Option<&dyn BucketDeduper>) -> Result<DedupeStats> {
+    pub fn dedupe(&self, mem_limit: u64, remote: Option<&dyn BucketDeduper>) -> Result<DedupeStats> {
         let Some(remote) = remote else {
-            return self.distinct_on(mem_limit, rayon::current_num_threads(), None);
+            return self.dedupe_on(mem_limit, rayon::current_num_threads(), None);
         };
         // As many buckets in flight as the workers take at once, each on a thread of its own.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(remote.concurrency().max(1))
             .build()
             .map_err(|e| Error::Bug(format!("cannot start the threads that send buckets: {e}")))?;
-        pool.install(|| self.distinct_on(mem_limit, remote.concurrency(), Some(remote)))
+        pool.install(|| self.dedupe_on(mem_limit, remote.concurrency(), Some(remote)))
     }
 
-    fn distinct_on(&self, mem_limit: u64, threads: usize, remote: Option<&dyn BucketDeduper>) -> Result<DedupeStats> {
+    fn dedupe_on(&self, mem_limit: u64, threads: usize, remote: Option<&dyn BucketDeduper>) -> Result<DedupeStats> {
         let threads = threads.min(self.buckets).max(1) as u64;
         let share = (mem_limit / threads).max(MIN_SHARE);
         let pass = Pass { share, remote, bytes_on_disk: AtomicU64::new(0), splits: AtomicU64::new(0) };
@@ -416,7 +416,7 @@ mod tests {
                 partitioner.add(key, &(ordinal as u64).to_be_bytes()).unwrap();
             }
             let partitioned = partitioner.finish().unwrap();
-            let stats = partitioned.distinct(limit, None).unwrap();
+            let stats = partitioned.dedupe(limit, None).unwrap();
             assert_eq!(stats.records, 5000);
             assert_eq!(stats.distinct, want.len() as u64);
             assert_eq!(stats.splits > 0, limit < 100_000, "limit {limit}");

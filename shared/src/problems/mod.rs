@@ -1,10 +1,12 @@
 //! The problems, one folder each, and the registry that names them.
 //!
 //! Adding a problem: write its folder (its computation behind an engine seam, [`Transition`] for
-//! a sweep or [`SubtreeProblem`] for a subtree search, and its [`Problem`] face: commands,
-//! parameters, results), then add one line to [`REGISTRY`]. The command line, `job.toml`,
-//! `leaper resume`, `leaper status` and the workers all find it there.
+//! a sweep or [`SubtreeProblem`] for a subtree search; its [`Problem`] face, commands and
+//! parameters; and the [`Task`] its parameters read into: the job, its names, its results), then
+//! add one line to [`REGISTRY`]. The command line, `job.toml`, `leaper resume`, `leaper status`
+//! and the workers all find it there (ARCHITECTURE.md, "Adding a problem").
 //!
+//! [`Task`]: crate::engine::Task
 //! [`Transition`]: crate::engine::Transition
 //! [`SubtreeProblem`]: crate::engine::search::SubtreeProblem
 

@@ -93,7 +93,7 @@ pub fn dedupe(
         }
     };
     let partitioned = partitioner.finish()?;
-    let distinct = partitioned.distinct(options.mem_limit, remote)?;
+    let distinct = partitioned.dedupe(options.mem_limit, remote)?;
     let group = canon.symmetries().len() as u64;
     let mut report = DedupeReport {
         tours: read.tours,
