@@ -25,10 +25,13 @@ impl<'a> ResultStream<'a> {
         ResultStream { task, request, one_by_one: task.prints_each_slot(), printed: Vec::new(), failed: None }
     }
 
-    /// Says, before any counting, why counts the problem knows to be 0 are 0 (a move set whose
-    /// graph is disconnected on the board, colours that cannot alternate along a tour): on
-    /// stderr, and in the JSON result lines as `reason`.
+    /// Says, before any counting, the task's notes (a graph's vertex order), and why counts the
+    /// problem knows to be 0 are 0 (a move set whose graph is disconnected on the board, colours
+    /// that cannot alternate along a tour): on stderr, and in the JSON result lines as `reason`.
     pub fn say_why_zero(&self) {
+        for note in self.task.notes() {
+            console::note(&note);
+        }
         for (_, reason) in self.task.reasons() {
             console::note(&reason);
         }

@@ -753,3 +753,36 @@ mod tls {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// `leaper graph FILE` on two loopback workers: the graph travels in the job's parameters (the
+/// workers never see the file), and the counts are the embedded run's.
+#[test]
+fn two_workers_count_a_graph_as_the_embedded_mode_does() {
+    let dir = scratch("graph");
+    std::fs::create_dir_all(&dir).unwrap();
+    let workers: Vec<Worker> = (0..2).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
+    let list = addresses(&workers);
+    // The 7 x 7 grid with its diagonals one way: a graph no leaper board is.
+    let mut edges = String::new();
+    for v in 0..49 {
+        let (x, y) = (v % 7, v / 7);
+        for (dx, dy) in [(1, 0), (0, 1), (1, 1)] {
+            if x + dx < 7 && y + dy < 7 {
+                edges.push_str(&format!("v{v} v{}\n", (y + dy) * 7 + x + dx));
+            }
+        }
+    }
+    let file = dir.join("triangular.txt");
+    std::fs::write(&file, edges).unwrap();
+    let graph = ["graph", file.to_str().unwrap(), "--tours", "both", "--format", "json", "--buckets", "7"];
+    let expected = embedded(&graph);
+    assert!(expected.contains(r#""vertices":49,"edges":120"#), "{expected}");
+    let output = run_cluster(&graph, &list, &dir, "job");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), expected);
+    for worker in &workers {
+        assert_eq!(worker.files(), ["worker-id"], "files left behind");
+    }
+    drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -23,6 +23,7 @@ fn params(moves: &str, board: &str, sweep: bool, kind: TourKind) -> Params {
         tours: kind,
         directed: false,
         distinct: false,
+        removed: Vec::new(),
     };
     table(&tour).unwrap()
 }

@@ -168,6 +168,7 @@ fn knight(board: BoardSize, open: bool) -> Result<Params> {
         tours: if open { TourKind::Open } else { TourKind::Closed },
         directed: false,
         distinct: false,
+        removed: Vec::new(),
     })?)
 }
 

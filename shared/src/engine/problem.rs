@@ -126,6 +126,12 @@ pub trait Task: Send + Sync + std::any::Any {
         })
     }
 
+    /// Remarks for the person running the job, said before it counts (how a graph's vertices
+    /// are ordered and how wide its frontier is). By default, none.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Per result slot, why its count is known to be 0 before anything is counted (a move set
     /// whose graph on the board is disconnected: `camel 5x12: no closed tour: ...`), for the
     /// slots it reports. Cheap: it must not count. By default, none.

@@ -10,6 +10,8 @@
 //! [`Transition`]: crate::engine::Transition
 //! [`SubtreeProblem`]: crate::engine::search::SubtreeProblem
 
+/// Any graph the user gives: Hamiltonian cycles and paths by the tours' transfer matrix.
+pub mod graph;
 pub mod quarter;
 pub mod quarto;
 pub mod tangram;
@@ -23,7 +25,7 @@ use crate::{Error, Result};
 
 /// Every problem leaper counts.
 pub static REGISTRY: &[&dyn Problem] =
-    &[&tours::Tours, &quarto::QuartoProblem, &quarter::QuarterProblem, &tangram::TangramProblem];
+    &[&tours::Tours, &quarto::QuartoProblem, &quarter::QuarterProblem, &tangram::TangramProblem, &graph::GraphProblem];
 
 /// The problem a job spec, lease or preparation names.
 pub fn find(name: &str) -> Result<&'static dyn Problem> {

@@ -33,32 +33,31 @@
 //! most the same degree; `log2(d!)/d` grows with `d` and is 0 for `d <= 1`, and `log2(N!)/N`
 //! grows with `N`, so the longest board's sum is at least every shorter board's.
 
-use crate::problems::tours::board::Geometry;
-
-/// `log2` of an upper bound on the number of Hamiltonian cycles of `geometry`, with one bit of
-/// margin; with `single == false`, of every board as wide and at most as long (a sweep). A
-/// single board with no cycle for a trivial reason (fewer than 3 cells, a cell of degree below
-/// 2) gets 0.
-pub fn cycle_bound_bits(geometry: &Geometry, single: bool) -> f64 {
-    let trivial = geometry.cells() < 3 || (0..geometry.cells()).any(|cell| geometry.degree(cell) < 2);
+/// `log2` of an upper bound on the number of Hamiltonian cycles of a graph whose vertices have
+/// `degrees` (a board: its cells' degrees), with one bit of margin; with `single == false`, of
+/// every board as wide and at most as long (a sweep; `degrees` then the longest board's). A
+/// single graph with no cycle for a trivial reason (fewer than 3 vertices, a vertex of degree
+/// below 2) gets 0.
+pub fn cycle_bound_bits(degrees: &[usize], single: bool) -> f64 {
+    let trivial = degrees.len() < 3 || degrees.iter().any(|&d| d < 2);
     if single && trivial {
         return 0.0;
     }
-    let bits: f64 = (0..geometry.cells()).map(|cell| log2_factorial_root(geometry.degree(cell))).sum();
+    let bits: f64 = degrees.iter().map(|&d| log2_factorial_root(d)).sum();
     // Halve for the two orientations, add one bit of margin for rounding.
     (bits - 1.0 + 1.0).max(0.0)
 }
 
-/// `log2` of an upper bound on the number of undirected Hamiltonian paths of `geometry`, with
-/// one bit of margin; with `single == false`, of every board as wide and at most as long. A
-/// single board of two cells or more with an isolated cell gets 0.
-pub fn path_bound_bits(geometry: &Geometry, single: bool) -> f64 {
-    let cells = geometry.cells();
-    if single && cells >= 2 && (0..cells).any(|cell| geometry.degree(cell) == 0) {
+/// `log2` of an upper bound on the number of undirected Hamiltonian paths of a graph whose
+/// vertices have `degrees`, with one bit of margin; with `single == false`, of every board as
+/// wide and at most as long. A single graph of two vertices or more with an isolated vertex
+/// gets 0.
+pub fn path_bound_bits(degrees: &[usize], single: bool) -> f64 {
+    let cells = degrees.len();
+    if single && cells >= 2 && degrees.contains(&0) {
         return 0.0;
     }
-    let bits: f64 =
-        log2_factorial_root(cells) + (0..cells).map(|cell| log2_factorial_root(geometry.degree(cell) + 1)).sum::<f64>();
+    let bits: f64 = log2_factorial_root(cells) + degrees.iter().map(|&d| log2_factorial_root(d + 1)).sum::<f64>();
     (bits - 1.0 + 1.0).max(0.0)
 }
 
@@ -70,9 +69,20 @@ fn log2_factorial_root(d: usize) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::engine::Moduli;
-    use crate::problems::tours::board::MoveSet;
+    use crate::problems::tours::board::{Geometry, MoveSet};
+
+    fn cycle_bound_bits(geometry: &Geometry, single: bool) -> f64 {
+        super::cycle_bound_bits(&degrees(geometry), single)
+    }
+
+    fn path_bound_bits(geometry: &Geometry, single: bool) -> f64 {
+        super::path_bound_bits(&degrees(geometry), single)
+    }
+
+    fn degrees(geometry: &Geometry) -> Vec<usize> {
+        (0..geometry.cells()).map(|cell| geometry.degree(cell)).collect()
+    }
 
     #[test]
     fn bound_covers_known_counts() {

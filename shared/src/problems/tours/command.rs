@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{BoardSize, Geometry, MoveSet};
 use super::distinct::{self, DistinctPlan};
-use super::obstruction::{describe, obstructions, Colouring};
+use super::holes;
+use super::obstruction::{describe, obstructions, Colouring, Obstruction};
 use super::transfer::{self, SlotTour, TourKind};
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
@@ -23,6 +24,7 @@ use crate::engine::problem::{
 };
 use crate::engine::Tool;
 use crate::error::{Error, Result};
+use crate::problems::graph;
 use crate::problems::tour_files::command::{EnumerateArgs, EnumerateParams, EnumerateTask, ENUMERATE, TOOLS};
 
 /// The tours of leapers, closed and open, as the registry names them.
@@ -65,6 +67,16 @@ struct TourArgs {
     /// tours each symmetry fixes and the classes by the order of their symmetry group.
     #[arg(long, conflicts_with = "directed")]
     distinct: bool,
+
+    /// Remove these squares from the board (chess names, a1 the first square of the first row:
+    /// --remove a1,h8); the board left is counted as a graph (a single board only).
+    #[arg(long, value_name = "SQUARES", conflicts_with_all = ["sweep", "distinct"])]
+    remove: Vec<String>,
+
+    /// Remove the squares a picture of the board marks: one line per rank, the last rank first,
+    /// x for a square removed and . for one kept.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["sweep", "distinct", "remove"])]
+    remove_mask: Option<String>,
 }
 
 /// `leaper tours` also takes the move set.
@@ -94,6 +106,9 @@ pub struct TourParams {
     /// Classes under the board's symmetries instead of tours.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub distinct: bool,
+    /// Squares removed from the board (`a1`), sorted by rank then file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
 }
 
 /// A count of tours, its parameters read: the move set and the sweep that answers it.
@@ -111,6 +126,76 @@ impl CountTask {
         Ok(CountTask { params, moves, plan })
     }
 
+    /// The tour slot `slot` counts. A board with squares removed is counted as a graph, whose
+    /// one slot (per kind) stands for the whole board.
+    fn counted(&self, slot: usize) -> SlotTour {
+        let tour = SlotTour::of(slot, self.params.tours);
+        if self.params.removed.is_empty() {
+            tour
+        } else {
+            SlotTour { rows: self.plan.rows, ..tour }
+        }
+    }
+
+    /// The board's label, with the squares removed (`8x8 without a1, h8`).
+    fn board_label(&self, rows: usize) -> String {
+        match self.params.removed.as_slice() {
+            [] => self.plan.label(rows),
+            removed => format!("{} without {}", self.plan.label(rows), removed.join(", ")),
+        }
+    }
+
+    /// The board's graph without the squares removed: the squares' names and neighbours.
+    fn holed(&self) -> (Vec<String>, Vec<Vec<usize>>) {
+        let geometry = Geometry::new(self.plan.width, self.plan.rows, self.moves.clone());
+        holes::holed_graph(&geometry, self.plan.transposed, &self.params.removed)
+    }
+
+    /// The count of a board with squares removed: its graph, in the narrowest order found.
+    fn holed_job(&self) -> Result<Job> {
+        let (_, adjacency) = self.holed();
+        let order = graph::order::choose(&adjacency, self.params.tours);
+        if !order.fits() {
+            return Err(Error::InvalidRequest(format!(
+                "{} {}: the board left is too wide for the frontier in every order tried ({}: window {}, \
+                 frontier {} squares, keys of {} bits)",
+                self.mover(),
+                self.board_label(self.plan.rows),
+                order.how,
+                order.window,
+                order.width,
+                order.key_bits
+            )));
+        }
+        let name = format!("{} {}", self.problem(), self.board_label(self.plan.rows));
+        Ok(Job::Sweep(transfer::graph_tours(name, &order.edges(&adjacency), self.params.tours)?))
+    }
+
+    /// Why a board with squares removed has no tour of a kind: its colours, or what any graph
+    /// shows ([`graph::reasons`]).
+    fn holed_reasons(&self, kinds: &[bool]) -> Vec<(usize, String)> {
+        let (names, adjacency) = self.holed();
+        let colouring = Colouring::of(&self.moves);
+        let (smaller, larger) = holes::colours(&names);
+        let label = self.board_label(self.plan.rows);
+        kinds
+            .iter()
+            .filter_map(|&open| {
+                let slot = SlotTour { open, rows: 1 }.slot(self.params.tours);
+                let unbalanced = if open { larger > smaller + 1 } else { larger != smaller };
+                if colouring == Colouring::Changes && unbalanced {
+                    let obstruction = Obstruction::Unbalanced { larger, smaller };
+                    return Some((slot, describe(&self.mover(), &label, open, obstruction, colouring)));
+                }
+                let why = graph::reasons::why_none(&adjacency, &names, open)?;
+                Some((
+                    slot,
+                    format!("{} {label}: no {} tour: {why}", self.mover(), kind_name(SlotTour { open, rows: 1 })),
+                ))
+            })
+            .collect()
+    }
+
     /// The `problem` field of JSON output: the piece, or `leaper:MOVES` for a move set.
     pub(super) fn problem(&self) -> String {
         match self.params.piece.as_str() {
@@ -122,7 +207,8 @@ impl CountTask {
     /// The count as printed: doubled when tours are counted once per direction (every tour but
     /// the one-cell open tour of a 1x1 board has two).
     fn shown(&self, tour: SlotTour, count: &str) -> Result<String> {
-        if !self.params.directed || (tour.open && self.plan.width * tour.rows == 1) {
+        let one_square = self.plan.width * tour.rows - self.params.removed.len() == 1;
+        if !self.params.directed || (tour.open && one_square) {
             return Ok(count.to_string());
         }
         let undirected: rug::Integer =
@@ -149,6 +235,9 @@ impl CountTask {
             TourKind::Open => &[true],
             TourKind::Both => &[false, true],
         };
+        if !self.params.removed.is_empty() {
+            return self.holed_reasons(kinds);
+        }
         let colouring = Colouring::of(moves);
         let mut reasons = Vec::new();
         for &open in kinds {
@@ -206,9 +295,12 @@ impl BoardSweep {
 
 /// One result line, e.g. `{"problem":"knight","board":"8x8","tours":"closed","count":"13267364410532"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CountLine {
+pub struct CountLine<'a> {
     pub problem: String,
     pub board: String,
+    /// The squares removed from the board, when some are.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub removed: &'a [String],
     pub tours: &'static str,
     /// Present (true) when each tour is counted once per direction.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -273,6 +365,14 @@ impl Problem for Tours {
             "tours" => MovesArg::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?.moves,
             other => return Err(Error::Bug(format!("the tours have no command {other:?}"))),
         };
+        let removed = match &args.remove_mask {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| Error::File { path: path.into(), message: e.to_string() })?;
+                holes::mask(&text, path, args.board)?
+            }
+            None => holes::squares(&args.remove, args.board)?,
+        };
         let params = TourParams {
             piece: command.into(),
             moves: moves.to_string(),
@@ -281,6 +381,7 @@ impl Problem for Tours {
             tours: if args.open { TourKind::Open } else { args.tours },
             directed: args.directed,
             distinct: args.distinct,
+            removed,
         };
         if params.distinct {
             let plan = BoardSweep::new(args.board, args.sweep);
@@ -317,6 +418,7 @@ impl Task for CountTask {
             if tour.sweep { " --sweep" } else { "" },
             if tour.directed { " --directed" } else { "" }
         ) + if tour.distinct { " --distinct" } else { "" }
+            + &if tour.removed.is_empty() { String::new() } else { format!(" --remove {}", tour.removed.join(",")) }
     }
 
     fn id_stem(&self) -> String {
@@ -328,7 +430,7 @@ impl Task for CountTask {
             tour.board,
             if tour.sweep { "-sweep" } else { "" },
             if tour.distinct { "-distinct" } else { "" }
-        )
+        ) + &if tour.removed.is_empty() { String::new() } else { format!("-without-{}", tour.removed.join("-")) }
     }
 
     fn job(&self) -> Result<Job> {
@@ -338,6 +440,9 @@ impl Task for CountTask {
             let distinct = DistinctPlan::new(&geometry, plan.min_rows, tours)?;
             return Ok(Job::Sweep(distinct::job(&geometry, plan.min_rows, tours, &distinct)?));
         }
+        if !self.params.removed.is_empty() {
+            return self.holed_job();
+        }
         Ok(Job::Sweep(transfer::tours(geometry, plan.min_rows, tours)?))
     }
 
@@ -346,14 +451,19 @@ impl Task for CountTask {
         if let Some((rows, symmetry)) = self.fold_of_slot(slot)? {
             return Ok(format!("{} fixed by the {}", plan.label(rows), symmetry.name(plan.transposed)));
         }
-        let counted = SlotTour::of(slot, tours);
+        let counted = self.counted(slot);
         Ok(match tours {
-            TourKind::Both => format!("{} {}", plan.label(counted.rows), kind_name(counted)),
-            _ => plan.label(counted.rows),
+            TourKind::Both => format!("{} {}", self.board_label(counted.rows), kind_name(counted)),
+            _ => self.board_label(counted.rows),
         })
     }
 
     fn check_bfile(&self) -> Result<()> {
+        if !self.params.removed.is_empty() {
+            return Err(Error::InvalidRequest(
+                "a board with squares removed is counted on its own: --bfile is for the boards of a sweep".into(),
+            ));
+        }
         if self.params.tours != TourKind::Both {
             return Ok(());
         }
@@ -397,10 +507,11 @@ impl Task for CountTask {
             OutputFormat::Text => Default::default(),
         };
         for (slot, count) in counts {
-            let counted = SlotTour::of(*slot, tour.tours);
+            let counted = self.counted(*slot);
             let line = CountLine {
                 problem: self.problem(),
                 board: self.plan.label(counted.rows),
+                removed: &tour.removed,
                 tours: kind_name(counted),
                 directed: tour.directed,
                 count: self.shown(counted, count)?,
@@ -455,6 +566,7 @@ mod tests {
         let line = CountLine {
             problem: "knight".into(),
             board: "8x8".into(),
+            removed: &[],
             tours: "closed",
             directed: false,
             count: "13267364410532".into(),
@@ -498,6 +610,7 @@ mod tests {
             tours: TourKind::Both,
             directed: false,
             distinct: false,
+            removed: Vec::new(),
         })
         .unwrap();
         let counts: Vec<(usize, String)> = (2..=9).map(|slot| (slot, "0".to_string())).collect();

@@ -12,6 +12,7 @@
 //! * [`obstruction`]: why a board has no tour, known before counting (a disconnected graph, too
 //!   few moves, unequal colours, forced moves that contradict); [`forced`]: the moves a tour
 //!   must make, followed until they contradict.
+//! * [`holes`]: boards with squares removed (`--remove a1,h8`), counted as graphs.
 //! * [`command`]: the problem's face to the command line.
 //!
 //! Tour files (`leaper tours enumerate | generate | dedupe | convert | show`) have their own
@@ -24,6 +25,7 @@ pub(crate) mod command;
 pub mod distinct;
 pub mod forced;
 pub mod frontier;
+pub mod holes;
 pub mod obstruction;
 pub mod order;
 pub mod transfer;

@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::problems::tours::board::Geometry;
 use crate::problems::tours::frontier::{worst_case_bits, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
 use crate::problems::tours::order::RowOrder;
-use crate::problems::tours::transfer::{join, Joined, TourKind, TransferMatrix};
+use crate::problems::tours::transfer::{join, Joined, TourKind, TransferMatrix, Walked};
 
 /// A cell's vertex in the fold, and whether the cell is the image of the vertex's own cell.
 type VertexOf<'a> = Box<dyn Fn(usize) -> (usize, bool) + 'a>;
@@ -178,7 +178,7 @@ impl<K: StateKey> FoldedTours<K> {
         let adjacency: Vec<Vec<usize>> = fold.edges.iter().map(|e| e.iter().map(|&(b, _)| b).collect()).collect();
         let rows = fold.geometry.rows;
         let inner = TransferMatrix::with_edges(
-            fold.geometry.clone(),
+            Walked::Board(fold.geometry.clone()),
             rows,
             kind,
             fold.reach,

@@ -7,6 +7,7 @@
 use super::kinds::TourKind;
 use super::mirror::images::{Mirror, NO_MIRROR};
 use super::pruning::residual::MoveMasks;
+use super::walked::Walked;
 use crate::engine::{StateKey, SweepJob};
 use crate::error::{Error, Result};
 use crate::problems::tours::board::Geometry;
@@ -29,6 +30,30 @@ pub fn tours(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Box<
         Ok(Box::new(TransferMatrix::<u64>::in_order(geometry, min_rows, kind, order)?))
     } else {
         Ok(Box::new(TransferMatrix::<u128>::in_order(geometry, min_rows, kind, order)?))
+    }
+}
+
+/// The transition counting `kind` tours (Hamiltonian cycles or paths) of a graph on the cells
+/// `0..edges.len()`, processed in that order (`edges[v]`: the neighbours of `v`), as one row
+/// ([`Walked::Graph`], `name` naming it): the window is the longest edge, the key the
+/// narrowest that fits its live positions. `leaper graph` chooses the order.
+pub fn graph_tours(name: String, edges: &[Vec<usize>], kind: TourKind) -> Result<Box<dyn SweepJob>> {
+    let walked = Walked::Graph { vertices: edges.len(), name };
+    let reach = order::reach(edges);
+    let bits = if reach > MAX_WINDOW {
+        u128::BITS + 1
+    } else {
+        dense_worst_case_bits(&live_positions(edges, reach), kind.max_free())
+    };
+    let order = RowOrder::row_major(edges.len());
+    if bits <= u64::BITS {
+        let mut matrix = TransferMatrix::<u64>::with_edges(walked, 1, kind, reach, edges, false, order)?;
+        matrix.set_move_masks(MoveMasks::from_edges(edges));
+        Ok(Box::new(matrix))
+    } else {
+        let mut matrix = TransferMatrix::<u128>::with_edges(walked, 1, kind, reach, edges, false, order)?;
+        matrix.set_move_masks(MoveMasks::from_edges(edges));
+        Ok(Box::new(matrix))
     }
 }
 
@@ -67,9 +92,42 @@ pub fn plain_key_bits(geometry: &Geometry, kind: TourKind) -> u32 {
     key_bits(geometry, &plain_order(geometry, kind), kind)
 }
 
+/// Why the frontier of `walked` does not fit a `K` key (`needed_bits` in the worst case): for
+/// a board, the widest board of its moves that fits; for a graph, its window.
+fn too_wide<K: StateKey>(walked: &Walked, kind: TourKind, window: usize, needed_bits: u32) -> Error {
+    match walked {
+        Walked::Board(geometry) => {
+            // Keys grow with the width: the widest that fits is the last of a run from 1.
+            let fits = |w: &usize| {
+                let narrower = Geometry::new(*w, geometry.rows, geometry.moves.clone());
+                RowOrder::candidates(*w).iter().any(|order| key_bits(&narrower, order, kind) <= K::BITS)
+            };
+            Error::FrontierTooWide {
+                width: geometry.width,
+                moves: geometry.moves.to_string(),
+                window,
+                needed_bits,
+                available_bits: K::BITS,
+                max_width: (1..=geometry.width).take_while(fits).last().unwrap_or(0),
+            }
+        }
+        Walked::Graph { name, .. } if window > MAX_WINDOW => Error::InvalidRequest(format!(
+            "graph {name}: the order chosen puts two neighbours {window} places apart, and the frontier \
+             holds at most {MAX_WINDOW}; give a narrower order with --order FILE"
+        )),
+        Walked::Graph { name, .. } => Error::InvalidRequest(format!(
+            "graph {name}: its frontier in the order chosen (a window of {window} vertices) needs up to \
+             {needed_bits} bits per state, more than the {}-bit state key holds; give a narrower order \
+             with --order FILE",
+            K::BITS
+        )),
+    }
+}
+
 /// The transfer matrix of one geometry: precomputed neighbourhoods and the frontier codec.
 pub struct TransferMatrix<K> {
-    pub(super) geometry: Geometry,
+    /// The board or graph whose cells are walked.
+    pub(super) walked: Walked,
     pub(super) codec: FrontierCodec<K>,
     pub(super) kind: TourKind,
     /// The reach `R` of the move set: the window holds `R` cells between steps.
@@ -124,20 +182,21 @@ impl<K: StateKey> TransferMatrix<K> {
     pub(super) fn in_order(geometry: Geometry, min_rows: usize, kind: TourKind, order: RowOrder) -> Result<Self> {
         let reach = order::window(&geometry, &order);
         let edges = order.edges(&geometry);
-        let mut matrix = Self::with_edges(geometry, min_rows, kind, reach, &edges, true, order)?;
+        let mut matrix = Self::with_edges(Walked::Board(geometry), min_rows, kind, reach, &edges, true, order)?;
         matrix.set_move_masks(MoveMasks::from_edges(&edges));
         Ok(matrix)
     }
 
     /// The transfer matrix of any graph on the cells `0..edges.len()`, processed in that order,
     /// whose edges join cells at most `reach` apart (`edges[v]`: the neighbours of `v`; a board
-    /// in its [`RowOrder`], or the folded boards of [`distinct`](crate::problems::tours::distinct)).
-    /// `geometry` gives the rows (its width) and the error messages; `mirror_rows` says whether
+    /// in its [`RowOrder`], the folded boards of [`distinct`](crate::problems::tours::distinct),
+    /// or a graph's vertices in the order chosen for them, as one row).
+    /// `walked` gives the rows (their width) and the error messages; `mirror_rows` says whether
     /// a state and its left-right image may share a key where the cells processed are symmetric
     /// (true only when the rest of the graph is symmetric left to right), `order` which cell is
     /// whose image.
-    pub(in crate::problems::tours) fn with_edges(
-        geometry: Geometry,
+    pub(in crate::problems) fn with_edges(
+        walked: Walked,
         min_rows: usize,
         kind: TourKind,
         reach: usize,
@@ -145,27 +204,13 @@ impl<K: StateKey> TransferMatrix<K> {
         mirror_rows: bool,
         order: RowOrder,
     ) -> Result<Self> {
-        let min_rows = min_rows.clamp(1, geometry.rows.max(1));
+        let min_rows = min_rows.clamp(1, walked.rows().max(1));
         let max_free = kind.max_free();
         let codec = FrontierCodec::fitting(
             reach,
             max_free,
             || live_positions(edges, reach),
-            |needed_bits| {
-                // Keys grow with the width: the widest that fits is the last of a run from 1.
-                let fits = |w: &usize| {
-                    let narrower = Geometry::new(*w, geometry.rows, geometry.moves.clone());
-                    RowOrder::candidates(*w).iter().any(|order| key_bits(&narrower, order, kind) <= K::BITS)
-                };
-                Error::FrontierTooWide {
-                    width: geometry.width,
-                    moves: geometry.moves.to_string(),
-                    window: reach,
-                    needed_bits,
-                    available_bits: K::BITS,
-                    max_width: (1..=geometry.width).take_while(fits).last().unwrap_or(0),
-                }
-            },
+            |needed_bits| too_wide::<K>(&walked, kind, reach, needed_bits),
         )?;
         debug_assert!(2 * reach + 1 < 64, "the codec admits no window this long");
         let cells = edges.len();
@@ -189,11 +234,11 @@ impl<K: StateKey> TransferMatrix<K> {
             forward.push(positions);
             neighbours.push(mask);
         }
-        let row_end = (0..cells).map(|c| (c / geometry.width + 1) * geometry.width).collect();
-        let required_end = (min_rows.min(geometry.rows) * geometry.width).min(cells);
+        let width = walked.width();
+        let row_end = (0..cells).map(|c| (c / width + 1) * width).collect();
+        let required_end = (min_rows.min(walked.rows()) * width).min(cells);
         // Where the cells processed are symmetric: after each cell that leaves `k` cells of its
         // row processed (0 at a row's end), for the `k` the order makes symmetric.
-        let width = geometry.width;
         debug_assert_eq!(order.width(), width);
         let symmetric_points: Vec<usize> =
             (0..width).filter(|&k| mirror_rows && order.symmetric_after(if k == 0 { width } else { k })).collect();
@@ -225,7 +270,7 @@ impl<K: StateKey> TransferMatrix<K> {
             residual_from: usize::MAX,
             #[cfg(test)]
             neighbours_everywhere: false,
-            geometry,
+            walked,
             codec,
             kind,
             reach,
@@ -241,8 +286,8 @@ impl<K: StateKey> TransferMatrix<K> {
         })
     }
 
-    pub fn geometry(&self) -> &Geometry {
-        &self.geometry
+    pub fn walked(&self) -> &Walked {
+        &self.walked
     }
 
     pub fn codec(&self) -> &FrontierCodec<K> {
@@ -260,25 +305,23 @@ impl<K: StateKey> TransferMatrix<K> {
     /// tours of 1 to 10 rows, columns 0,8,2,6,4,1,7,3,5, graph 5c9e6f3a, mirrors after
     /// 0,2,4,6,8, window 23, dense 64-bit keys`.
     pub fn key_layout(&self) -> String {
-        let columns: Vec<String> = (0..self.geometry.width).map(|i| self.order.column(i).to_string()).collect();
+        let width = self.walked.width();
+        let columns: Vec<String> = (0..width).map(|i| self.order.column(i).to_string()).collect();
         let mut graph = crc32fast::Hasher::new();
         for mask in &self.neighbours {
             graph.update(&mask.to_le_bytes());
         }
-        let width = self.geometry.width;
         let mirrors: Vec<String> = (0..width)
             .filter(|&k| self.mirror_after.get((k + width - 1) % width) != Some(&NO_MIRROR))
             .map(|k| k.to_string())
             .collect();
         format!(
-            "tours (frontier {FRONTIER_FORMAT}): {} on {}x{}, {} tours of {} to {} rows, columns {}, graph {:08x}, \
+            "tours (frontier {FRONTIER_FORMAT}): {}, {} tours of {} to {} rows, columns {}, graph {:08x}, \
              mirrors after {}, window {}, {} {}-bit keys",
-            self.geometry.moves,
-            width,
-            self.geometry.rows,
+            self.walked.subject(),
             self.kind.name(),
             self.min_rows,
-            self.geometry.rows,
+            self.walked.rows(),
             columns.join(","),
             graph.finalize(),
             if mirrors.is_empty() { "none".to_string() } else { mirrors.join(",") },

@@ -47,6 +47,7 @@
 //! * [`neighbourhood`]: what every parent of a key shares, by which the engine groups states.
 //! * [`profile`]: the layers' shape the ETA models, with its measured figures.
 //! * [`transition`]: the engine's [`Transition`](crate::engine::Transition) for the matrix.
+//! * [`walked`]: what the matrix walks, a board or a graph's vertices as one row ([`Walked`]).
 
 mod build;
 mod ends;
@@ -59,7 +60,9 @@ mod step;
 #[cfg(test)]
 mod testing;
 mod transition;
+mod walked;
 
-pub use build::{closed_tours, plain_key_bits, tours, TransferMatrix};
+pub use build::{closed_tours, graph_tours, plain_key_bits, tours, TransferMatrix};
 pub use kinds::{SlotTour, TourKind};
 pub(super) use step::{join, Joined};
+pub use walked::Walked;

@@ -60,7 +60,7 @@ mod tests {
     ) -> std::result::Result<usize, (usize, K)> {
         let mut layer = vec![matrix.start_key()];
         let mut checked = 0;
-        for cell in 0..matrix.geometry().cells() {
+        for cell in 0..matrix.walked().cells() {
             let mut parents: HashMap<K, u64> = HashMap::new();
             let mut apart = None;
             for &key in &layer {
@@ -101,7 +101,7 @@ mod tests {
         ];
         for (matrix, at_least) in &cases {
             let checked = first_parents_apart(matrix, |cell, key| matrix.neighbourhood_of(cell, key));
-            assert!(matches!(checked, Ok(n) if n >= *at_least), "{:?}: {checked:?}", matrix.geometry());
+            assert!(matches!(checked, Ok(n) if n >= *at_least), "{:?}: {checked:?}", matrix.walked());
         }
         let wide = TransferMatrix::<u128>::new(knight(5, 6), 1, TourKind::Both).unwrap();
         assert!(first_parents_apart(&wide, |cell, key| wide.neighbourhood_of(cell, key)).is_ok());
@@ -140,7 +140,7 @@ mod tests {
         store.finish_step().unwrap();
         let buckets: Vec<usize> = (0..store.buckets()).collect();
         let mut steps = Vec::new();
-        for cell in 0..matrix.geometry().cells() {
+        for cell in 0..matrix.walked().cells() {
             let outcome = expand_layer_splitting_at(&matrix, cell, &moduli, &store, &buckets, entries).unwrap();
             let made = store.finish_step().unwrap().states;
             steps.push((outcome.closed[6], outcome.read, outcome.emitted, made));

@@ -41,8 +41,8 @@ impl<K: StateKey> TransferMatrix<K> {
     /// usual 0.8 there), open tours 0.40 on `knight 7x10 --open` and 0.53 on
     /// `knight 6x8 --open` (0.45 here).
     pub(super) fn profile_hint(&self) -> ProfileHint {
-        let width = self.geometry.width;
-        let rows_reached = (self.geometry.reach() / width).max(1);
+        let width = self.walked.width();
+        let rows_reached = self.walked.rows_reached();
         let reordered = self.order != RowOrder::row_major(width);
         let (first, fall) = if self.kind.has_ends() { (0.5, 0.12) } else { (0.2, 0.025) };
         let (before, within_a_move): (&[f64], f64) = match (self.move_masks.is_some(), self.kind) {
@@ -60,6 +60,6 @@ impl<K: StateKey> TransferMatrix<K> {
             (true, false) => Some(0.6),
             (true, true) => Some(0.45),
         };
-        ProfileHint { row: self.geometry.width, tail, third_row_growth, rows_reached }
+        ProfileHint { row: width, tail, third_row_growth, rows_reached }
     }
 }

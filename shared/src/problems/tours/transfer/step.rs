@@ -130,8 +130,9 @@ impl<K: StateKey> TransferMatrix<K> {
             return; // a FULL cell after an EMPTY one: the tour skipped a cell
         }
         let end = cell + first_not_full;
-        if end.is_multiple_of(self.geometry.width) {
-            close(SlotTour { open, rows: end / self.geometry.width }.slot(self.kind));
+        let width = self.walked.width();
+        if end.is_multiple_of(width) {
+            close(SlotTour { open, rows: end / width }.slot(self.kind));
         }
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn unchecked(matrix: Result<TransferMatrix<u64>>) -> TransferMatrix<u
 pub(super) fn layers_with_successors<K: StateKey>(
     matrix: &TransferMatrix<K>,
 ) -> (Vec<Vec<K>>, Vec<Vec<(Vec<usize>, bool)>>, Vec<u64>) {
-    layers_with_successors_to(matrix, matrix.geometry().cells())
+    layers_with_successors_to(matrix, matrix.walked().cells())
 }
 
 /// [`layers_with_successors_to`] with every layer decoded: the states, whatever their keys.

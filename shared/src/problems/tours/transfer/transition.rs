@@ -7,6 +7,7 @@ use std::ops::RangeInclusive;
 
 use super::build::TransferMatrix;
 use super::kinds::{SlotTour, TourKind};
+use super::walked::Walked;
 use crate::engine::{ProfileHint, StateKey, StepPosition, Transition};
 use crate::problems::tours::bound::{cycle_bound_bits, path_bound_bits};
 
@@ -14,28 +15,34 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
     type Key = K;
 
     fn steps(&self) -> usize {
-        self.geometry.cells()
+        self.walked.cells()
     }
 
     /// One slot per board length `0..=rows` and kind of tour counted.
     fn slots(&self) -> usize {
-        SlotTour { open: true, rows: self.geometry.rows }.slot(self.kind) + 1
+        SlotTour { open: true, rows: self.walked.rows() }.slot(self.kind) + 1
     }
 
     fn reported(&self) -> RangeInclusive<usize> {
         let first = SlotTour { open: self.kind == TourKind::Open, rows: self.min_rows }.slot(self.kind);
-        let last = SlotTour { open: self.kind != TourKind::Closed, rows: self.geometry.rows }.slot(self.kind);
+        let last = SlotTour { open: self.kind != TourKind::Closed, rows: self.walked.rows() }.slot(self.kind);
         first..=last
     }
 
     /// A single board's own bound; for a sweep one bound that covers every length at once. A
     /// path bound exceeds the cycle bound of the same board, so it covers both kinds.
     fn bound_bits(&self) -> f64 {
-        let single = self.min_rows == self.geometry.rows;
+        let single = self.min_rows == self.walked.rows();
+        // A board's own degrees (a fold of `--distinct` walks the half board's moves); a graph's
+        // from its edges.
+        let degrees: Vec<usize> = match &self.walked {
+            Walked::Board(geometry) => (0..geometry.cells()).map(|cell| geometry.degree(cell)).collect(),
+            Walked::Graph { .. } => self.neighbours.iter().map(|mask| mask.count_ones() as usize).collect(),
+        };
         if self.kind.has_ends() {
-            path_bound_bits(&self.geometry, single)
+            path_bound_bits(&degrees, single)
         } else {
-            cycle_bound_bits(&self.geometry, single)
+            cycle_bound_bits(&degrees, single)
         }
     }
 
@@ -48,14 +55,15 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
     }
 
     fn position(&self, step: usize) -> StepPosition {
-        StepPosition { row: step / self.geometry.width, col: self.order.column(step % self.geometry.width) }
+        let width = self.walked.width();
+        StepPosition { row: step / width, col: self.order.column(step % width) }
     }
 
     /// A board of `rows` rows closes at the latest at its own last cell (`close_whole`: the
     /// board ends where the window's first EMPTY cell is, past the cell being processed).
     fn last_step_of(&self, slot: usize) -> usize {
         let rows = SlotTour::of(slot, self.kind).rows.max(1);
-        (rows * self.geometry.width).min(self.geometry.cells()) - 1
+        (rows * self.walked.width()).min(self.walked.cells()) - 1
     }
 
     /// How the layers rise and fall, and how the board's end cuts them ([`super::profile`]).
@@ -67,9 +75,9 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
         let tour = SlotTour::of(slot, self.kind);
         match self.kind {
             TourKind::Both => {
-                format!("{}x{} {}", self.geometry.width, tour.rows, if tour.open { "open" } else { "closed" })
+                format!("{} {}", self.walked.board_name(tour.rows), if tour.open { "open" } else { "closed" })
             }
-            _ => format!("{}x{}", self.geometry.width, tour.rows),
+            _ => self.walked.board_name(tour.rows),
         }
     }
 

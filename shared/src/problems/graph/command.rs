@@ -1,0 +1,363 @@
+//! `leaper graph FILE`: the Hamiltonian cycles (`--open`: paths; `--tours both`) of the graph in
+//! FILE (`-` for stdin; an edge list, graph6, sparse6 or DIMACS, recognised or given with
+//! `--from`). The graph is read once, when the job is made, and `job.toml` records it whole
+//! (its vertices, edges and the order chosen), so that a resume or a worker on another machine
+//! counts the same graph without the file.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use clap::{Args, FromArgMatches};
+use serde::{Deserialize, Serialize};
+
+use super::input::{Format, Graph};
+use super::order::{self, VertexOrder};
+use super::reasons::why_none;
+use crate::engine::jobdir::JobKind;
+use crate::engine::problem::{
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
+};
+use crate::error::{Error, Result};
+use crate::problems::tours::frontier::MAX_WINDOW;
+use crate::problems::tours::transfer::{self, SlotTour, TourKind};
+
+/// Any graph, as the registry names it.
+pub struct GraphProblem;
+
+/// The arguments of `leaper graph`.
+#[derive(Debug, Args)]
+struct GraphArgs {
+    /// The graph: an edge list (`u v` per line, `#` comments, any vertex names), graph6 or
+    /// sparse6 (as nauty writes them), or DIMACS (`p edge N M`, `e u v`); `-` reads stdin.
+    file: String,
+
+    /// The file's format, when it is not to be recognised: edges, graph6, sparse6 or dimacs.
+    #[arg(long, value_name = "FORMAT")]
+    from: Option<Format>,
+
+    /// Process the vertices in this order (their names, separated by spaces or lines) rather
+    /// than the narrowest the heuristics find.
+    #[arg(long, value_name = "FILE")]
+    order: Option<String>,
+
+    /// Count Hamiltonian paths (a path and its reverse are one): --tours open.
+    #[arg(long, conflicts_with = "tours")]
+    open: bool,
+
+    /// Which to count: closed (Hamiltonian cycles), open (paths), or both from one sweep.
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed)]
+    tours: TourKind,
+
+    /// Count each cycle or path once per direction: twice the undirected count.
+    #[arg(long)]
+    directed: bool,
+}
+
+/// What a graph job counts, as `job.toml` records it: the whole graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphParams {
+    /// The file the graph came from, as the user named it (`stdin` for `-`).
+    pub source: String,
+    /// The vertices' names, numbered from 0 in the file's order.
+    pub vertices: Vec<String>,
+    /// The edges, as pairs of vertex numbers.
+    pub edges: Vec<(usize, usize)>,
+    /// The order the vertices are processed in, and how it was found.
+    pub order: Vec<usize>,
+    pub order_found: String,
+    #[serde(default)]
+    pub tours: TourKind,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub directed: bool,
+    /// What reading the file noticed (edges merged, loops dropped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl GraphParams {
+    /// The parameters that count `tours` of `graph` (read from `source`, with the reader's
+    /// `notes`), in `order` (the vertices and where the order came from) or else the narrowest
+    /// order the heuristics find. A graph no order fits is refused here, before any job
+    /// directory is made.
+    pub fn new(
+        source: String,
+        graph: &Graph,
+        notes: Vec<String>,
+        tours: TourKind,
+        directed: bool,
+        order: Option<(Vec<usize>, String)>,
+    ) -> Result<GraphParams> {
+        let adjacency: Vec<Vec<usize>> = (0..graph.vertices()).map(|v| graph.neighbours(v).to_vec()).collect();
+        let order = match order {
+            Some((vertices, how)) => VertexOrder::measured(&adjacency, vertices, how, tours),
+            None => order::choose(&adjacency, tours),
+        };
+        if !order.fits() {
+            return Err(too_wide(&source, &order));
+        }
+        Ok(GraphParams {
+            source,
+            vertices: (0..graph.vertices()).map(|v| graph.name(v).to_string()).collect(),
+            edges: graph.edges().collect(),
+            order: order.vertices,
+            order_found: order.how,
+            tours,
+            directed,
+            notes,
+        })
+    }
+}
+
+/// A graph count, its parameters read: the graph's neighbours and the measured order.
+pub struct GraphTask {
+    params: GraphParams,
+    adjacency: Vec<Vec<usize>>,
+    order: VertexOrder,
+}
+
+impl GraphTask {
+    fn read(params: &Params) -> Result<GraphTask> {
+        let params: GraphParams = typed("graph", params)?;
+        let n = params.vertices.len();
+        let invalid = |what: String| Error::InvalidRequest(format!("the graph job's parameters are damaged: {what}"));
+        let mut adjacency = vec![Vec::new(); n];
+        for &(u, v) in &params.edges {
+            if u >= n || v >= n || u == v {
+                return Err(invalid(format!("edge {u}-{v} of {n} vertices")));
+            }
+            adjacency[u].push(v);
+            adjacency[v].push(u);
+        }
+        let mut sorted = params.order.clone();
+        sorted.sort_unstable();
+        if n == 0 || sorted != (0..n).collect::<Vec<_>>() {
+            return Err(invalid(format!("the order is not one of its {n} vertices")));
+        }
+        let order = VertexOrder::measured(&adjacency, params.order.clone(), params.order_found.clone(), params.tours);
+        Ok(GraphTask { params, adjacency, order })
+    }
+
+    /// The kinds counted: closed (false) and open (true) in slot order.
+    fn kinds(&self) -> &'static [bool] {
+        match self.params.tours {
+            TourKind::Closed => &[false],
+            TourKind::Open => &[true],
+            TourKind::Both => &[false, true],
+        }
+    }
+
+    /// The count as printed: doubled once per direction (but the one-vertex path).
+    fn shown(&self, tour: SlotTour, count: &str) -> Result<String> {
+        if !self.params.directed || (tour.open && self.params.vertices.len() == 1) {
+            return Ok(count.to_string());
+        }
+        let undirected: rug::Integer =
+            count.parse().map_err(|_| Error::Bug(format!("a count that is not a number: {count:?}")))?;
+        Ok((undirected * 2u32).to_string())
+    }
+
+    fn kind_name(open: bool) -> &'static str {
+        if open {
+            "open"
+        } else {
+            "closed"
+        }
+    }
+}
+
+/// One result line: `{"problem":"graph","graph":"cube4.g6","vertices":16,"edges":32,"tours":"closed","count":"1344"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+struct GraphLine<'a> {
+    problem: &'static str,
+    graph: &'a str,
+    vertices: usize,
+    edges: usize,
+    tours: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    directed: bool,
+    count: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    verified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+impl Problem for GraphProblem {
+    fn name(&self) -> &'static str {
+        "graph"
+    }
+
+    fn kinds(&self) -> &'static [JobKind] {
+        &[JobKind::Sweep]
+    }
+
+    fn commands(&self) -> Vec<clap::Command> {
+        vec![GraphArgs::augment_args(clap::Command::new("graph")).about(
+            "Hamiltonian cycles (or --open paths) of any graph, from an edge list, graph6, sparse6 or DIMACS file.",
+        )]
+    }
+
+    /// Reads the graph and chooses its order, now: a graph too wide for the key is refused
+    /// before any job directory is made.
+    fn params(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Params> {
+        let args = GraphArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        let (source, text) = read_source(&args.file)?;
+        let (graph, notes) = Graph::read(&text, args.from, &source)?;
+        let tours = if args.open { TourKind::Open } else { args.tours };
+        let order = match &args.order {
+            Some(path) => {
+                let (order_source, text) = read_source(path)?;
+                let names: Vec<String> = (0..graph.vertices()).map(|v| graph.name(v).to_string()).collect();
+                Some((order::given(&names, &text, &order_source)?, format!("from {order_source}")))
+            }
+            None => None,
+        };
+        table(&GraphParams::new(source, &graph, notes, tours, args.directed, order)?)
+    }
+
+    fn task(&self, params: &Params) -> Result<Arc<dyn Task>> {
+        Ok(Arc::new(GraphTask::read(params)?))
+    }
+}
+
+/// The text of `path`, or of stdin for `-`, with the name messages give it.
+fn read_source(path: &str) -> Result<(String, String)> {
+    if path == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| Error::File { path: "stdin".into(), message: e.to_string() })?;
+        return Ok(("stdin".into(), text));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::File { path: path.into(), message: e.to_string() })?;
+    Ok((path.to_string(), text))
+}
+
+/// Why no order fits: its window, its frontier and key, and the limits.
+fn too_wide(source: &str, order: &VertexOrder) -> Error {
+    let why = if order.window > MAX_WINDOW {
+        format!("puts two neighbours {} places apart, and the frontier holds at most {MAX_WINDOW}", order.window)
+    } else {
+        format!(
+            "keeps up to {} vertices on the frontier, whose states need up to {} bits, more than the 128-bit key holds",
+            order.width, order.key_bits
+        )
+    };
+    Error::InvalidRequest(format!(
+        "graph {source}: the narrowest vertex order found ({}) {why}; the graph is too wide for leaper \
+         (give an order with --order FILE if you know a narrower one)",
+        order.how
+    ))
+}
+
+impl Task for GraphTask {
+    fn kind(&self) -> JobKind {
+        JobKind::Sweep
+    }
+
+    fn command_line(&self) -> String {
+        let kind = match self.params.tours {
+            TourKind::Closed => "",
+            TourKind::Open => " --open",
+            TourKind::Both => " --tours both",
+        };
+        format!("graph {}{kind}{}", self.params.source, if self.params.directed { " --directed" } else { "" })
+    }
+
+    /// `graph-` and the file's name without its folder and extension (`graph-petersen`).
+    fn id_stem(&self) -> String {
+        let stem = std::path::Path::new(&self.params.source).file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
+        let stem: String =
+            stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        let kind = if self.params.tours == TourKind::Closed {
+            String::new()
+        } else {
+            format!("-{}", self.params.tours.name())
+        };
+        format!("graph-{stem}{kind}")
+    }
+
+    fn job(&self) -> Result<Job> {
+        let name = format!(
+            "{} ({} vertices, {} edges)",
+            self.params.source,
+            self.params.vertices.len(),
+            self.params.edges.len()
+        );
+        Ok(Job::Sweep(transfer::graph_tours(name, &self.order.edges(&self.adjacency), self.params.tours)?))
+    }
+
+    fn slot_label(&self, slot: usize) -> Result<String> {
+        let tour = SlotTour::of(slot, self.params.tours);
+        Ok(format!("{} {}", self.params.source, Self::kind_name(tour.open)))
+    }
+
+    fn check_bfile(&self) -> Result<()> {
+        Err(Error::InvalidRequest(
+            "a graph's count is one number, not a sequence: --bfile is for sweeps of boards".into(),
+        ))
+    }
+
+    fn bfile_rows(&self, _counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
+        self.check_bfile().map(|()| Vec::new())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let order = &self.order;
+        let mut notes = self.params.notes.clone();
+        notes.push(format!(
+            "graph {}: {} vertices, {} edges; vertex order {}: frontier {} vertices wide, window {}, keys of up to {} bits",
+            self.params.source,
+            self.params.vertices.len(),
+            self.params.edges.len(),
+            order.how,
+            order.width,
+            order.window,
+            order.key_bits
+        ));
+        notes
+    }
+
+    fn reasons(&self) -> Vec<(usize, String)> {
+        self.kinds()
+            .iter()
+            .filter_map(|&open| {
+                let why = why_none(&self.adjacency, &self.params.vertices, open)?;
+                let what = if open { "Hamiltonian path" } else { "Hamiltonian cycle" };
+                Some((
+                    SlotTour { open, rows: 1 }.slot(self.params.tours),
+                    format!("graph {}: no {what}: {why}", self.params.source),
+                ))
+            })
+            .collect()
+    }
+
+    fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
+        let mut reasons: std::collections::HashMap<usize, String> = self.reasons().into_iter().collect();
+        for (slot, count) in counts {
+            let tour = SlotTour::of(*slot, self.params.tours);
+            let reason = reasons.remove(slot);
+            if let Some(reason) = reason.as_ref().filter(|_| count != "0") {
+                return Err(Error::Bug(format!("{reason}; yet {count} were counted")));
+            }
+            let line = GraphLine {
+                problem: "graph",
+                graph: &self.params.source,
+                vertices: self.params.vertices.len(),
+                edges: self.params.edges.len(),
+                tours: Self::kind_name(tour.open),
+                directed: self.params.directed,
+                count: self.shown(tour, count)?,
+                verified: printing.verified,
+                reason,
+            };
+            match printing.format {
+                OutputFormat::Json => write_json_line(out, &line)?,
+                OutputFormat::Text if self.params.tours == TourKind::Both => {
+                    write_line(out, format_args!("{} {}", line.tours, line.count))?
+                }
+                OutputFormat::Text => write_line(out, format_args!("{}", line.count))?,
+            }
+        }
+        Ok(())
+    }
+}
