@@ -18,10 +18,29 @@
 //! An open tour keeps its fictitious connection apart from its knight's moves, even when its
 //! ends happen to be a knight's move apart: Phadke's 64 numbers would make the 64 open tours cut
 //! from one closed tour look alike; here each is its own class.
+//!
+//! The symmetries are the tours' ([`Symmetry`]), on the board's squares as cells. Phadke's table
+//! names them, with rows `i` from the top and columns `j` from the left, both from 1, on an
+//! `n x n` board (a rectangle keeps the first two and the half turn, with `rows + 1` for `i` and
+//! `cols + 1` for `j`):
+//!
+//! ```text
+//! image in vertical mirror         I = i          J = n+1 - j     ColumnMirror
+//! image in horizontal mirror       I = n+1 - i    J = j           RowMirror
+//! image in TL-BR diagonal mirror   I = j          J = i           Diagonal
+//! image in TR-BL diagonal mirror   I = n+1 - j    J = n+1 - i     AntiDiagonal
+//! clockwise rotation through 90    I = j          J = n+1 - i     QuarterTurn
+//! anticlockwise rotation           I = n+1 - j    J = i           ThreeQuarterTurn
+//! rotation through 180             I = n+1 - i    J = n+1 - j     HalfTurn
+//! ```
+//!
+//! A form is the least image over the whole group, so neither the order in which the group
+//! lists its symmetries nor their names reach a form: only the squares' and the moves' numbers
+//! do ([`TourBoard::neighbours`] fixes the latter).
 
 use super::board::{Square, TourBoard};
-use super::symmetry::{square_map, symmetries, Symmetry};
 use super::tour::Tour;
+use crate::problems::tours::symmetry::Symmetry;
 
 /// The board's knight's moves numbered, and where each symmetry sends each of them.
 pub struct Canonicalizer {
@@ -62,7 +81,7 @@ impl Canonicalizer {
                 }
             }
         }
-        let symmetries = symmetries(board);
+        let symmetries = Symmetry::group(board.cols(), board.rows());
         let square_maps: Vec<Vec<Square>> = symmetries.iter().map(|&s| square_map(board, s)).collect();
         let mut canon = Canonicalizer {
             board: board.clone(),
@@ -80,7 +99,7 @@ impl Canonicalizer {
         canon
     }
 
-    /// The board's symmetries, in the order of the images.
+    /// The board's symmetries, in the order of the images (the identity first).
     pub fn symmetries(&self) -> &[Symmetry] {
         &self.symmetries
     }
@@ -174,6 +193,12 @@ impl Canonicalizer {
     }
 }
 
+/// Where `symmetry` sends every square of `board`: `map[square]` is its image.
+fn square_map(board: &TourBoard, symmetry: Symmetry) -> Vec<Square> {
+    let (width, rows) = (board.cols(), board.rows());
+    (0..board.squares()).map(|square| symmetry.apply(width, rows, square) as Square).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{HashMap, HashSet};
@@ -247,11 +272,11 @@ mod tests {
         let canon = Canonicalizer::new(&board);
         for tour in tours.iter().step_by(97) {
             let class = canon.canonical(tour).form;
-            for symmetry in Symmetry::ALL {
+            for symmetry in Symmetry::group(6, 6) {
                 let map = square_map(&board, symmetry);
                 let image = Tour { squares: tour.squares.iter().map(|&s| map[s as usize]).collect(), closed: true };
-                assert_eq!(image.check(&board), Ok(()), "{}", symmetry.name());
-                assert_eq!(canon.canonical(&image).form, class, "{}", symmetry.name());
+                assert_eq!(image.check(&board), Ok(()), "{symmetry:?}");
+                assert_eq!(canon.canonical(&image).form, class, "{symmetry:?}");
                 // Reversed and started elsewhere, still the same tour.
                 let mut turned = image.squares.clone();
                 turned.reverse();
@@ -259,5 +284,42 @@ mod tests {
                 assert_eq!(canon.canonical(&Tour { squares: turned, closed: true }).form, class);
             }
         }
+    }
+
+    /// Phadke's table, as written above, is the board's group: each of his relationships moves
+    /// every square as the symmetry beside it does, on his 8x8 and on a rectangle.
+    #[test]
+    fn phadkes_table_is_the_group_of_the_board() {
+        type Relationship = fn(usize, usize, (usize, usize)) -> (usize, usize);
+        let table: [(&str, Relationship, Symmetry); 7] = [
+            ("vertical mirror", |_, cols, (i, j)| (i, cols + 1 - j), Symmetry::ColumnMirror),
+            ("horizontal mirror", |rows, _, (i, j)| (rows + 1 - i, j), Symmetry::RowMirror),
+            ("rotation through 180", |rows, cols, (i, j)| (rows + 1 - i, cols + 1 - j), Symmetry::HalfTurn),
+            ("TL-BR diagonal mirror", |_, _, (i, j)| (j, i), Symmetry::Diagonal),
+            ("TR-BL diagonal mirror", |n, _, (i, j)| (n + 1 - j, n + 1 - i), Symmetry::AntiDiagonal),
+            ("clockwise rotation through 90", |n, _, (i, j)| (j, n + 1 - i), Symmetry::QuarterTurn),
+            ("anticlockwise rotation", |n, _, (i, j)| (n + 1 - j, i), Symmetry::ThreeQuarterTurn),
+        ];
+        for size in ["8x8", "6x5"] {
+            let board = TourBoard::new(size.parse().unwrap()).unwrap();
+            let group = Symmetry::group(board.cols(), board.rows());
+            let kept: Vec<_> = table.iter().filter(|(_, _, s)| group.contains(s)).collect();
+            assert_eq!(kept.len(), group.len() - 1, "{size}: every symmetry but the identity");
+            assert_eq!(group.len(), if board.rows() == board.cols() { 8 } else { 4 });
+            for &&(name, relationship, symmetry) in &kept {
+                let map = square_map(&board, symmetry);
+                for (square, &image) in map.iter().enumerate() {
+                    let (row, col) = board.coordinates(square as Square);
+                    let (i, j) = relationship(board.rows(), board.cols(), (row + 1, col + 1));
+                    assert_eq!(image, board.at(i - 1, j - 1), "{size}: {name}");
+                }
+            }
+        }
+        // His figures: the clockwise turn takes the corner (1,1) to the top right, the
+        // anticlockwise one to the bottom left, and (1,2) to (2,8).
+        let board = TourBoard::new("8x8".parse().unwrap()).unwrap();
+        assert_eq!(square_map(&board, Symmetry::QuarterTurn)[board.at(0, 0) as usize], board.at(0, 7));
+        assert_eq!(square_map(&board, Symmetry::ThreeQuarterTurn)[board.at(0, 0) as usize], board.at(7, 0));
+        assert_eq!(square_map(&board, Symmetry::QuarterTurn)[board.at(0, 1) as usize], board.at(1, 7));
     }
 }

@@ -70,7 +70,7 @@ pub enum Closure {
 
 /// `a 6x6`, but `an 8x8`, `an 11x3`, `an 18x18`: the article of the board's spoken name.
 fn article(board: &TourBoard) -> &'static str {
-    match board.cols {
+    match board.cols() {
         8 | 11 | 18 => "an",
         _ => "a",
     }
@@ -78,7 +78,7 @@ fn article(board: &TourBoard) -> &'static str {
 
 /// Digits per coordinate on `board`.
 fn digits(board: &TourBoard) -> usize {
-    if board.rows.max(board.cols) > 9 {
+    if board.rows().max(board.cols()) > 9 {
         2
     } else {
         1
@@ -203,8 +203,8 @@ fn parse_compact(board: &TourBoard, line: &str) -> Result<Vec<Square>, String> {
             })
             .collect()
     };
-    let rows = read(2, board.rows, "row")?;
-    let cols = read(middle + 2, board.cols, "column")?;
+    let rows = read(2, board.rows(), "row")?;
+    let cols = read(middle + 2, board.cols(), "column")?;
     Ok(rows.into_iter().zip(cols).map(|(r, c)| board.at(r, c)).collect())
 }
 
@@ -239,10 +239,10 @@ fn parse_edges(board: &TourBoard, line: &str) -> Result<Tour, String> {
         }
         let coordinate = |k: usize| number[k * width..(k + 1) * width].parse::<usize>().expect("digits");
         let square = |r: usize, c: usize| {
-            (1..=board.rows)
+            (1..=board.rows())
                 .contains(&r)
                 .then_some(())
-                .and((1..=board.cols).contains(&c).then(|| board.at(r - 1, c - 1)))
+                .and((1..=board.cols()).contains(&c).then(|| board.at(r - 1, c - 1)))
         };
         let (a, b) = match (square(coordinate(0), coordinate(1)), square(coordinate(2), coordinate(3))) {
             (Some(a), Some(b)) if a != b => (a, b),

@@ -3,13 +3,13 @@
 //! `generate`, `dedupe`, `convert`, `show`).
 //!
 //! ```text
-//! board.rs       the board of a file: square numbers, algebraic names, knight's moves
+//! board.rs       the board of a file: the tours' knight geometry, square numbers, algebraic names
 //! tour.rs        a tour (squares in order, closed or open), its checks, its connections
 //! format.rs      compact (Phadke's 134-byte lines), move lists, connectivity numbers
 //! infer.rs       the board of a file without --board, from its first tour
 //! output.rs      where a tool writes: a file, or standard output for `--out -`
-//! symmetry.rs    Phadke's table of rotations and mirrors; the board's symmetry group
-//! canonical.rs   the least image of a tour's connections: one form per class
+//! canonical.rs   the least image of a tour's connections under the board's symmetries (the
+//!                tours' group; Phadke's table of them): one form per class
 //! enumerate.rs   every tour of a small board, by sharded depth-first search
 //! warnsdorff.rs  tours by Warnsdorff's rule, tie-break variants, deterministic for a seed
 //! show.rs        one tour as a text diagram or an SVG picture
@@ -17,8 +17,10 @@
 //!                show (tools)
 //! ```
 //!
-//! The boards here are the tours' [`BoardSize`](crate::problems::tours::board::BoardSize),
-//! numbered square by square as Phadke's files number them ([`board`]).
+//! The boards here are the tours' [`BoardSize`](crate::problems::tours::board::BoardSize) and
+//! [`Geometry`](crate::problems::tours::board::Geometry) of the knight, numbered square by square
+//! as Phadke's files number them ([`board`]); their symmetries are the tours'
+//! ([`crate::problems::tours::symmetry`]).
 
 pub mod board;
 pub mod canonical;
@@ -30,6 +32,5 @@ pub mod infer;
 pub mod output;
 pub mod reader;
 pub mod show;
-pub mod symmetry;
 pub mod tour;
 pub mod warnsdorff;

@@ -51,18 +51,18 @@ const LEGEND_CHAR: usize = 7;
 pub fn text(board: &TourBoard, tour: &Tour) -> String {
     let numbers = move_numbers(board, tour);
     let width = digits(tour.squares.len().max(1));
-    let rank_width = digits(board.rows);
+    let rank_width = digits(board.rows());
     let mut out = String::new();
-    for row in 0..board.rows {
-        let _ = write!(out, "{:>rank_width$}", board.rows - row);
-        for col in 0..board.cols {
+    for row in 0..board.rows() {
+        let _ = write!(out, "{:>rank_width$}", board.rows() - row);
+        for col in 0..board.cols() {
             let cell = numbers[board.at(row, col) as usize].map_or_else(|| ".".to_string(), |n| n.to_string());
             let _ = write!(out, " {cell:>width$}");
         }
         out.push('\n');
     }
     out.push_str(&" ".repeat(rank_width));
-    for col in 0..board.cols {
+    for col in 0..board.cols() {
         let _ = write!(out, " {:>width$}", file_letter(col));
     }
     out.push('\n');
@@ -80,8 +80,8 @@ pub fn text(board: &TourBoard, tour: &Tour) -> String {
 pub fn svg(board: &TourBoard, tour: &Tour) -> String {
     let legend = legend(board, tour);
     let longest = legend.iter().map(String::len).max().unwrap_or(0);
-    let width = (2 * MARGIN + board.cols * SQUARE).max(MARGIN + longest * LEGEND_CHAR);
-    let below = 2 * MARGIN + board.rows * SQUARE;
+    let width = (2 * MARGIN + board.cols() * SQUARE).max(MARGIN + longest * LEGEND_CHAR);
+    let below = 2 * MARGIN + board.rows() * SQUARE;
     let height = below + legend.len() * LEGEND_LINE + MARGIN / 2;
     let mut body = String::new();
     squares(board, &mut body);
@@ -172,9 +172,9 @@ fn centre(board: &TourBoard, square: Square) -> (usize, usize) {
 /// (a1: file 0, rank 1), as on a chess board.
 fn squares(board: &TourBoard, body: &mut String) {
     body.push_str("<g stroke=\"none\">\n");
-    for row in 0..board.rows {
-        for col in 0..board.cols {
-            let rank = board.rows - row;
+    for row in 0..board.rows() {
+        for col in 0..board.cols() {
+            let rank = board.rows() - row;
             let fill = if (col + rank) % 2 == 1 { DARK } else { LIGHT };
             let (x, y) = (MARGIN + col * SQUARE, MARGIN + row * SQUARE);
             let _ = writeln!(body, r#"<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" fill="{fill}"/>"#);
@@ -186,14 +186,14 @@ fn squares(board: &TourBoard, body: &mut String) {
 /// File letters under the board, rank numbers at its left, as in [`text`].
 fn labels(board: &TourBoard, body: &mut String) {
     body.push_str("<g font-family=\"sans-serif\" font-size=\"12\" text-anchor=\"middle\" fill=\"black\">\n");
-    let below = MARGIN + board.rows * SQUARE + 14;
-    for col in 0..board.cols {
+    let below = MARGIN + board.rows() * SQUARE + 14;
+    for col in 0..board.cols() {
         let x = MARGIN + col * SQUARE + SQUARE / 2;
         let _ = writeln!(body, r#"<text x="{x}" y="{below}">{}</text>"#, file_letter(col));
     }
-    for row in 0..board.rows {
+    for row in 0..board.rows() {
         let y = MARGIN + row * SQUARE + SQUARE / 2 + 4;
-        let _ = writeln!(body, r#"<text x="{}" y="{y}">{}</text>"#, MARGIN / 2, board.rows - row);
+        let _ = writeln!(body, r#"<text x="{}" y="{y}">{}</text>"#, MARGIN / 2, board.rows() - row);
     }
     body.push_str("</g>\n");
 }

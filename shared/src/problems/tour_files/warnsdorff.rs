@@ -250,8 +250,8 @@ impl Graph {
             graph.neighbours[square][..list.len()].copy_from_slice(list);
             graph.count[square] = list.len() as u8;
             let (row, col) = board.coordinates(square as Square);
-            let dy = 2 * row as i64 - (board.rows as i64 - 1);
-            let dx = 2 * col as i64 - (board.cols as i64 - 1);
+            let dy = 2 * row as i64 - (board.rows() as i64 - 1);
+            let dx = 2 * col as i64 - (board.cols() as i64 - 1);
             graph.centre_distance[square] = (dx * dx + dy * dy) as u32;
         }
         graph

@@ -3,6 +3,8 @@
 //! sweep.
 //!
 //! * [`board`]: board sizes, move sets (leapers and their unions), board geometry.
+//! * [`symmetry`]: the board's symmetries (four of a rectangle, eight of a square), acting on
+//!   cells; [`distinct`] counts tours up to them, and the tour files' canonical forms use them.
 //! * [`frontier`]: the frontier state of the transfer matrix and its canonical key.
 //! * [`transfer`]: the transition (the engine's [`Transition`](crate::engine::Transition)), for
 //!   closed tours, open tours or both: a folder of one job a file (tour kinds, construction, the
@@ -28,6 +30,7 @@ pub mod frontier;
 pub mod holes;
 pub mod obstruction;
 pub mod order;
+pub mod symmetry;
 pub mod transfer;
 
 pub use command::{BoardSweep, CountLine, CountTask, TourParams, Tours};

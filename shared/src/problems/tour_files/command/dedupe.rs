@@ -14,6 +14,7 @@ use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::dedupe::{dedupe, DedupeOptions, DedupeReport};
 use crate::problems::tour_files::format::Format;
 use crate::problems::tour_files::output::Output;
+use crate::problems::tours::symmetry::Symmetry;
 
 /// `leaper tours dedupe`.
 pub struct DedupeTool;
@@ -108,7 +109,7 @@ impl Tool for DedupeTool {
 }
 
 fn print_report(board: &TourBoard, report: &DedupeReport, format: OutputFormat, out: &mut dyn Write) -> Result<()> {
-    let group = if board.is_square() { 8 } else { 4 };
+    let group = Symmetry::group(board.cols(), board.rows()).len();
     match format {
         OutputFormat::Json => {
             #[derive(Serialize)]

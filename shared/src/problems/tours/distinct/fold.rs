@@ -31,12 +31,12 @@
 
 use std::ops::RangeInclusive;
 
-use super::group::Symmetry;
 use crate::engine::{StateKey, StepPosition, Transition};
 use crate::error::{Error, Result};
 use crate::problems::tours::board::Geometry;
 use crate::problems::tours::frontier::{worst_case_bits, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
 use crate::problems::tours::order::RowOrder;
+use crate::problems::tours::symmetry::Symmetry;
 use crate::problems::tours::transfer::{join, Joined, TourKind, TransferMatrix, Walked};
 
 /// A cell's vertex in the fold, and whether the cell is the image of the vertex's own cell.

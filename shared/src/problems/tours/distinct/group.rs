@@ -1,7 +1,8 @@
-//! The board's symmetries, and what each one's fixed tours take to count.
+//! What the tours each of the board's symmetries fixes take to count.
 //!
-//! Cells are in the sweep's frame: `rows` rows of `width` cells, row-major. A rectangle has four
-//! symmetries, a square eight. For each one [`route`] says how its fixed tours are counted:
+//! The symmetries are the board's ([`Symmetry`], in `tours/symmetry.rs`), acting on the cells in
+//! the sweep's frame: `rows` rows of `width` cells, row-major. A rectangle has four, a square
+//! eight. For each one [`route`] says how its fixed tours are counted:
 //! the sweep itself (the identity), a fold (see [`super::fold`]), the orbit walk (see
 //! [`super::walk`]), or nothing at all, with the argument that no tour can be fixed:
 //!
@@ -22,23 +23,7 @@
 //!   5x6), and the quarter turn only on `n x n` boards with `n = 2 mod 4` (10 of 6x6's 9862).
 
 use super::super::board::Geometry;
-
-/// A symmetry of the board, in the sweep's frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Symmetry {
-    Identity,
-    HalfTurn,
-    /// Reverses the rows: (r, c) to (rows - 1 - r, c).
-    RowMirror,
-    /// Reverses the columns: (r, c) to (r, width - 1 - c).
-    ColumnMirror,
-    /// Square boards: (r, c) to (c, n - 1 - r).
-    QuarterTurn,
-    ThreeQuarterTurn,
-    /// Square boards: (r, c) to (c, r).
-    Diagonal,
-    AntiDiagonal,
-}
+use super::super::symmetry::Symmetry;
 
 /// How the tours one symmetry fixes are counted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,65 +37,6 @@ pub enum Route {
     Walk,
     /// None: the argument why.
     None(&'static str),
-}
-
-impl Symmetry {
-    /// The symmetries of a board `width` cells wide and `rows` long.
-    pub fn group(width: usize, rows: usize) -> Vec<Symmetry> {
-        use Symmetry::*;
-        let mut group = vec![Identity, HalfTurn, RowMirror, ColumnMirror];
-        if width == rows {
-            group.extend([QuarterTurn, ThreeQuarterTurn, Diagonal, AntiDiagonal]);
-        }
-        group
-    }
-
-    /// Its name in the output, for a board written `A x B` (the first side is the width as the
-    /// user wrote it; `transposed` when the sweep runs along the first side).
-    pub fn name(self, transposed: bool) -> &'static str {
-        use Symmetry::*;
-        let (rows, columns) = if transposed {
-            ("mirror left-right", "mirror top-bottom")
-        } else {
-            ("mirror top-bottom", "mirror left-right")
-        };
-        match self {
-            Identity => "identity",
-            HalfTurn => "half turn",
-            RowMirror => rows,
-            ColumnMirror => columns,
-            QuarterTurn => "quarter turn",
-            ThreeQuarterTurn => "three-quarter turn",
-            Diagonal => "diagonal mirror",
-            AntiDiagonal => "antidiagonal mirror",
-        }
-    }
-
-    /// The image of cell `cell`.
-    pub fn apply(self, width: usize, rows: usize, cell: usize) -> usize {
-        use Symmetry::*;
-        let (r, c) = (cell / width, cell % width);
-        let (r2, c2) = match self {
-            Identity => (r, c),
-            HalfTurn => (rows - 1 - r, width - 1 - c),
-            RowMirror => (rows - 1 - r, c),
-            ColumnMirror => (r, width - 1 - c),
-            QuarterTurn => (c, width - 1 - r),
-            ThreeQuarterTurn => (width - 1 - c, r),
-            Diagonal => (c, r),
-            AntiDiagonal => (width - 1 - c, width - 1 - r),
-        };
-        r2 * width + c2
-    }
-
-    /// Its order: 1, 2 or 4.
-    pub fn order(self) -> usize {
-        match self {
-            Symmetry::Identity => 1,
-            Symmetry::QuarterTurn | Symmetry::ThreeQuarterTurn => 4,
-            _ => 2,
-        }
-    }
 }
 
 /// How the tours of `geometry` (closed, or `open`) that `symmetry` fixes are counted.

@@ -4,13 +4,13 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::group::Symmetry;
 use super::{fixed_counts, Classes, DistinctPlan};
 use crate::engine::problem::{write_json_line, write_line};
 use crate::engine::{OutputFormat, Printing, Task};
 use crate::error::{Error, Result};
 use crate::problems::tours::board::Geometry;
 use crate::problems::tours::command::kind_name;
+use crate::problems::tours::symmetry::Symmetry;
 use crate::problems::tours::transfer::{SlotTour, TourKind};
 use crate::problems::tours::CountTask;
 

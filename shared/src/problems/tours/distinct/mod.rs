@@ -24,10 +24,11 @@ use serde::Serialize;
 
 use composite::WithFolds;
 use fold::{FoldedGraph, FoldedTours};
-use group::{route, Route, Symmetry};
+use group::{route, Route};
 
 use super::board::Geometry;
 use super::frontier::MAX_WINDOW;
+use super::symmetry::Symmetry;
 use super::transfer::{TourKind, TransferMatrix};
 use crate::engine::{StateKey, SweepJob};
 use crate::error::{Error, Result};

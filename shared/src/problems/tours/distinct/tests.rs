@@ -1,8 +1,9 @@
-use super::group::{route, Route, Symmetry};
+use super::group::{route, Route};
 use super::walk::fixed_tours;
 use super::*;
 use crate::engine::Transition;
 use crate::problems::tours::board::MoveSet;
+use crate::problems::tours::symmetry::Symmetry;
 
 /// Runs a fold by itself (in memory, u128 keys) and returns its count.
 fn fold_count(geometry: &Geometry, symmetry: Symmetry, open: bool) -> u128 {
