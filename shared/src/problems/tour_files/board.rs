@@ -5,8 +5,8 @@
 //! is number `(i - 1) * cols + (j - 1)`. Algebraic names count files `a, b, ...` from the left and
 //! ranks `1, 2, ...` from the bottom, so on 8x8 the square `(1, 1)` is `a8` and `(8, 8)` is `h1`.
 
-use crate::error::{Error, Result};
-use crate::problems::tours::board::BoardSize;
+use crate::error::Result;
+use crate::problems::tours::board::{invalid_board, BoardSize};
 
 /// One square, numbered as above.
 pub type Square = u16;
@@ -32,10 +32,10 @@ impl TourBoard {
     pub fn new(size: BoardSize) -> Result<TourBoard> {
         let (cols, rows) = (size.width, size.length);
         if cols > MAX_FILE_SIDE || rows > MAX_FILE_SIDE {
-            return Err(Error::InvalidBoard {
-                input: size.to_string(),
-                reason: format!("tour files are limited to sides of {MAX_FILE_SIDE} (files a to z)"),
-            });
+            return Err(invalid_board(
+                &size.to_string(),
+                &format!("tour files are limited to sides of {MAX_FILE_SIDE} (files a to z)"),
+            ));
         }
         let mut neighbours = vec![Vec::new(); rows * cols];
         for (square, list) in neighbours.iter_mut().enumerate() {

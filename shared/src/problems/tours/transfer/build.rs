@@ -157,13 +157,14 @@ impl<K: StateKey> TransferMatrix<K> {
                     let narrower = Geometry::new(*w, geometry.rows, geometry.moves.clone());
                     RowOrder::candidates(*w).iter().any(|order| key_bits(&narrower, order, kind) <= K::BITS)
                 };
-                Error::FrontierTooWide {
-                    width: geometry.width,
-                    moves: geometry.moves.to_string(),
-                    window: reach,
-                    needed_bits,
-                    available_bits: K::BITS,
-                    max_width: (1..=geometry.width).take_while(fits).last().unwrap_or(0),
+                Error::InvalidInput {
+                    input: format!("board width {} for the moves {}", geometry.width, geometry.moves),
+                    reason: format!(
+                        "a frontier of {reach} cells needs up to {needed_bits} bits per state, more than the \
+                         {}-bit state key holds; the widest board this encoding supports for these moves is {}",
+                        K::BITS,
+                        (1..=geometry.width).take_while(fits).last().unwrap_or(0)
+                    ),
                 }
             },
         )?;
