@@ -567,6 +567,7 @@ mod protocol {
             params: params.into(),
             key_words: 1,
             key_layout: sweep.key_layout(),
+            key_format: Some(sweep.key_format()),
             buckets: 4,
             workers,
             index: 0,
@@ -603,6 +604,26 @@ mod protocol {
             let refused = good.prepare(other_keys).await.unwrap_err();
             assert_eq!(refused.code(), Code::FailedPrecondition, "{refused}");
             assert!(refused.message().contains("run the same leaper release everywhere"), "{refused}");
+            // A worker of another key format for the problem (another version of leaper) refuses
+            // the job by that number, whatever the layouts say.
+            let mut other_format = prepare(vec![worker.address.clone(), other.clone()], "job-a");
+            let ours = other_format.key_format.unwrap();
+            other_format.key_format = Some(ours + 1);
+            let refused = good.prepare(other_format).await.unwrap_err();
+            assert_eq!(refused.code(), Code::FailedPrecondition, "{refused}");
+            let named = format!(
+                "the coordinator's tours keys are of key format {}, this worker's of key format {ours}",
+                ours + 1
+            );
+            assert!(refused.message().contains(&named), "{refused}");
+            assert!(
+                refused.message().contains("run the same leaper on the workers as on the coordinator"),
+                "{refused}"
+            );
+            // A coordinator of before key formats were sent (none): the layout decides, and agrees.
+            let unversioned =
+                PrepareRequest { key_format: None, ..prepare(vec![worker.address.clone(), other.clone()], "job-a") };
+            good.prepare(unversioned).await.expect("prepared by the layout alone");
             good.prepare(prepare(vec![worker.address.clone(), other], "job-a")).await.expect("prepared");
 
             // Bucket 1 belongs to worker 1 (1 mod 2), not to this one.

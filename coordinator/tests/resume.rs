@@ -12,6 +12,8 @@ const BOARD: &[&str] = &["knight", "6x8", "--sweep", "--buckets", "7", "--format
 mod common;
 
 use common::{leaper, text};
+use leaper_core::engine::jobdir::Manifest;
+use leaper_core::problems::tours::frontier::FRONTIER_FORMAT;
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("resume", name)
@@ -246,6 +248,13 @@ fn forge_spec(dir: &Path, table: &str, key: &str, value: &str) {
     spec.write(dir).unwrap();
 }
 
+/// Changes the committed manifest as a leaper would have written it (sealed, its copy too).
+fn reseal_manifest(dir: &Path, change: fn(&mut Manifest)) {
+    let mut manifest = Manifest::load(dir).unwrap().unwrap();
+    change(&mut manifest);
+    manifest.commit(dir).unwrap();
+}
+
 fn edit_spec(dir: &Path, from: &str, to: &str) {
     let path = dir.join("job.toml");
     let text = fs::read_to_string(&path).unwrap();
@@ -263,6 +272,12 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         files.iter().max_by_key(|f| f["bytes"].as_u64().unwrap()).unwrap()["file"].as_str().unwrap().to_string();
 
     type Damage = fn(&Path, &str);
+    // Layers of another key format for the problem: another leaper wrote them.
+    let skew = format!(
+        "the job's layers hold tours keys of key format {}, this leaper's are of key format {FRONTIER_FORMAT}: \
+         another version of leaper wrote them; resume the job with the leaper that started it",
+        FRONTIER_FORMAT + 1
+    );
     let cases: Vec<(&str, Damage, &str)> = vec![
         (
             "truncated",
@@ -318,6 +333,11 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
                 fs::write(path, text).unwrap();
             },
             "manifest format 7, this leaper reads format 3",
+        ),
+        (
+            "keys of another leaper",
+            |dir, _| reseal_manifest(dir, |manifest| manifest.key_format = Some(FRONTIER_FORMAT + 1)),
+            &skew,
         ),
         // What is counted, edited after the start: the spec no longer matches its checksum.
         (
@@ -395,6 +415,7 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         assert!(stderr.contains(message), "{name}: {stderr}");
         let named = match name {
             _ if name.contains("skew") || name.contains("manifest") => "",
+            _ if name.contains("keys") => "manifest.json",
             _ if name.contains("spec forged: verify") => "the checkpoint",
             _ if name.contains("spec forged") => "manifest.json",
             _ if name.contains("spec") => "job.toml",
@@ -404,6 +425,15 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         assert!(snapshot(&dir) == before, "{name}: the failed resume changed the job directory");
         fs::remove_dir_all(&dir).unwrap();
     }
+
+    // A manifest of before key formats were recorded resumes (the layout alone decides).
+    let legacy = scratch("damaged-legacy");
+    copy_dir(&good, &legacy);
+    reseal_manifest(&legacy, |manifest| manifest.key_format = None);
+    assert!(!fs::read_to_string(legacy.join("manifest.json")).unwrap().contains("key_format"));
+    let output = resume(&legacy, None);
+    assert_eq!(text(&output.stdout), reference(), "{}", text(&output.stderr));
+    fs::remove_dir_all(&legacy).unwrap();
 
     // Untouched, the same checkpoint resumes.
     let output = resume(&good, None);

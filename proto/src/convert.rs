@@ -175,10 +175,7 @@ const DISPOSITION: &str = "leaper-disposition";
 pub fn to_status(error: Error) -> Status {
     let disposition = error.disposition();
     let mut status = match &error {
-        Error::InvalidBoard { .. }
-        | Error::InvalidMoves { .. }
-        | Error::FrontierTooWide { .. }
-        | Error::InvalidRequest(_) => Status::invalid_argument(error.to_string()),
+        Error::InvalidInput { .. } | Error::InvalidRequest(_) => Status::invalid_argument(error.to_string()),
         Error::Refused { message, .. } => Status::failed_precondition(message.clone()),
         Error::Unavailable { .. } => Status::unavailable(error.to_string()),
         Error::Aborted(_) => Status::aborted(error.to_string()),

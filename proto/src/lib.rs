@@ -17,7 +17,10 @@ pub mod v1 {
 /// any width; format 3 keyed the tours' states in the order of
 /// `leaper_core::problems::tours::order`; format 4 sends what the keys mean
 /// (`PrepareRequest.key_layout`, the transition's `key_layout`), which the worker compares with
-/// its own, so that a change of a problem's keys needs no new format.
+/// its own, so that a change of a problem's keys needs no new format. Within format 4 Prepare
+/// gained the problem's own key format (`PrepareRequest.key_format`, optional: a new field of a
+/// proto3 message is ignored by older peers and absent from older coordinators), so that a worker
+/// of another key format for the problem is refused by that number.
 pub const FORMAT_VERSION: u32 = 4;
 
 /// The metadata key that carries the shared token.

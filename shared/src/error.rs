@@ -9,25 +9,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("invalid board {input:?}: {reason}")]
-    InvalidBoard { input: String, reason: String },
-
-    #[error("invalid move set {input:?}: {reason}")]
-    InvalidMoves { input: String, reason: String },
-
-    #[error(
-        "a frontier of {window} cells (board width {width}, moves {moves}) needs up to {needed_bits} bits \
-         per state, more than the {available_bits}-bit state key holds; the widest board this encoding \
-         supports for these moves is {max_width}"
-    )]
-    FrontierTooWide {
-        width: usize,
-        moves: String,
-        window: usize,
-        needed_bits: u32,
-        available_bits: u32,
-        max_width: usize,
-    },
+    /// A value the user gave that the problem cannot take: `input` says what kind of thing it
+    /// is and what was given (`board "8x"`, `move set "1,"`), `reason` why it is refused and,
+    /// where it can, what would be taken. Both are the problem's words: the engine knows no
+    /// board.
+    #[error("invalid {input}: {reason}")]
+    InvalidInput { input: String, reason: String },
 
     #[error(
         "the layers held in memory reached {held} bytes, over the memory limit of {limit} bytes; count out \

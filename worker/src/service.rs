@@ -51,7 +51,8 @@ fn rebuild(name: &str, params: &str) -> Result<Job, Status> {
 fn refuse_format(format_version: u32) -> Result<(), Status> {
     if format_version != FORMAT_VERSION {
         return Err(Status::failed_precondition(format!(
-            "job format {format_version}, this worker speaks format {FORMAT_VERSION}: run the same leaper release              everywhere"
+            "job format {format_version}, this worker speaks format {FORMAT_VERSION}: run the same leaper release \
+             everywhere"
         )));
     }
     Ok(())
@@ -95,6 +96,16 @@ impl WorkerService {
                 "the coordinator's states have {}-bit keys, this worker's {}: run the same leaper release everywhere",
                 64 * request.key_words,
                 64 * sweep.key_words()
+            )));
+        }
+        // The key format first: another number is another leaper, whatever the layouts say.
+        // (A coordinator of before key formats were sent sends none: the layout decides.)
+        if let Some(format) = request.key_format.filter(|&format| format != sweep.key_format()) {
+            return Err(Status::failed_precondition(format!(
+                "the coordinator's {problem} keys are of key format {format}, this worker's of key format {ours}: \
+                 another version of leaper; run the same leaper on the workers as on the coordinator",
+                problem = request.problem,
+                ours = sweep.key_format()
             )));
         }
         if sweep.key_layout() != request.key_layout {

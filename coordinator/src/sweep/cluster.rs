@@ -36,9 +36,11 @@ pub struct ClusterPlan {
     /// The problem and its parameters (TOML), from which each worker rebuilds the transition.
     pub problem: String,
     pub params: String,
-    /// Words per key, what the keys mean, and result slots: the workers' transition must agree.
+    /// Words per key, what the keys mean in which of the problem's key formats, and result
+    /// slots: the workers' transition must agree.
     pub key_words: usize,
     pub key_layout: String,
+    pub key_format: u32,
     pub slots: usize,
     pub buckets: usize,
     pub mem_limit: u64,
@@ -133,6 +135,7 @@ impl<'a> ClusterHost<'a> {
                     params: self.plan.params.clone(),
                     key_words: self.plan.key_words as u32,
                     key_layout: self.plan.key_layout.clone(),
+                    key_format: Some(self.plan.key_format),
                     buckets: self.plan.buckets as u32,
                     workers: self.addresses.clone(),
                     index: index as u32,

@@ -70,7 +70,7 @@ pub fn run(
             (report, watch)
         }
         Layers::OutOfCore(checkpoints) => {
-            checkpoints.check_key_layout(&job.key_layout())?;
+            checkpoints.check_keys(job.key_format(), &job.key_layout())?;
             if let Some(counts) = checkpoints.manifest().and_then(|m| m.result.clone()) {
                 tracing::info!(job = %checkpoints.job().id(), "the job had finished; printing its counts");
                 return Ok(counts);
@@ -117,6 +117,7 @@ fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob) -> R
         params: toml::to_string(&request.params).context("cannot send the job's parameters")?,
         key_words: job.key_words(),
         key_layout: job.key_layout(),
+        key_format: job.key_format(),
         slots: job.slots(),
         buckets: args.buckets as usize,
         mem_limit: args.mem_limit.unwrap_or(crate::request::OUT_OF_CORE_MEM_LIMIT),

@@ -79,6 +79,15 @@ pub trait Transition: Send + Sync + 'static {
     /// that lays keys out otherwise is refused by name rather than read as other states.
     fn key_layout(&self) -> String;
 
+    /// The version of the way the problem lays out its keys (its codec, the order of its
+    /// steps), counting from 1: raised by the problem whenever a release lays the same states
+    /// out otherwise, and by nothing else. A job's manifest records it and every worker is sent
+    /// it; both compare it before [`key_layout`](Self::key_layout), so that layers written by
+    /// another leaper (another format) are told from a `job.toml` that now asks for other
+    /// states (the same format, another layout). Each problem has its own: a new one for the
+    /// tours refuses no other problem's jobs.
+    fn key_format(&self) -> u32;
+
     /// Where step `step` is on the board.
     fn position(&self, step: usize) -> StepPosition;
 
@@ -147,6 +156,9 @@ pub trait SweepJob: Send + Sync {
 
     /// What a key means ([`Transition::key_layout`]).
     fn key_layout(&self) -> String;
+
+    /// The version of the problem's key layout ([`Transition::key_format`]).
+    fn key_format(&self) -> u32;
 
     /// The record layout for `residues` residues per state.
     fn layout(&self, residues: usize) -> RecordLayout {

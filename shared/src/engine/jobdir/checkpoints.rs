@@ -33,8 +33,10 @@ pub struct SweepCheckpoints {
     mem_limit: u64,
     passes: usize,
     steps: usize,
-    /// What the layers' keys mean (see [`Manifest::key_layout`]).
+    /// What the layers' keys mean and in which of the problem's key formats (see
+    /// [`Manifest::key_layout`], [`Manifest::key_format`]).
     key_layout: String,
+    key_format: u32,
     /// The moduli of the pass under way (see [`Manifest::moduli`]).
     moduli: Vec<u64>,
     /// A resumed job's files that no checkpoint names are still to be removed.
@@ -55,6 +57,7 @@ impl SweepCheckpoints {
             passes: 0,
             steps: 0,
             key_layout: String::new(),
+            key_format: 0,
             moduli: Vec::new(),
             leftovers: false,
         }
@@ -87,30 +90,56 @@ impl SweepCheckpoints {
             passes: 0,
             steps: 0,
             key_layout: String::new(),
+            key_format: 0,
             moduli: Vec::new(),
             leftovers: true,
         })
     }
 
     /// Checks that the job's transition means by its keys what the committed layers mean by
-    /// theirs (`key_layout`, [`crate::engine::Transition::key_layout`]), and records it for the
-    /// manifests to come. A job whose `job.toml` was edited after its start, or a release that
-    /// lays keys out otherwise, would read the layers as other states: it is refused, naming
-    /// both, before anything is read or removed.
-    pub fn check_key_layout(&mut self, key_layout: &str) -> Result<()> {
+    /// theirs, and records both for the manifests to come: first the problem's key format
+    /// (`key_format`, [`crate::engine::Transition::key_format`]: another number means another
+    /// leaper wrote the layers), then what the keys mean (`key_layout`,
+    /// [`crate::engine::Transition::key_layout`]: another text under the same format means the
+    /// job now asks for other states, its `job.toml` edited or its parameters read otherwise).
+    /// Either would read the layers as other states: it is refused, naming both, before anything
+    /// is read or removed. A manifest of before key formats were recorded compares by the layout
+    /// alone.
+    pub fn check_keys(&mut self, key_format: u32, key_layout: &str) -> Result<()> {
         if let Some(manifest) = &self.manifest {
-            if manifest.key_layout != key_layout {
-                return Err(Error::File {
-                    path: self.job.file(JobFile::Manifest),
-                    message: format!(
-                        "the job's layers were counted as \"{}\", but its job.toml now asks for \"{key_layout}\": \
-                         was job.toml edited? restore it, or resume with the leaper release that started the job; \
-                         nothing was changed",
+            let header = &self.job.spec().header;
+            let (problem, started_by) = (&header.problem, &header.leaper_version);
+            let refuse = |message: String| Error::File { path: self.job.file(JobFile::Manifest), message };
+            match manifest.key_format {
+                Some(format) if format != key_format => {
+                    return Err(refuse(format!(
+                        "the job's layers hold {problem} keys of key format {format}, this leaper's are of key \
+                         format {key_format}: another version of leaper wrote them; resume the job with the leaper \
+                         that started it (leaper {started_by}, says its job.toml); nothing was changed"
+                    )));
+                }
+                Some(format) if manifest.key_layout != key_layout => {
+                    return Err(refuse(format!(
+                        "the job's layers were counted as \"{}\", but its job.toml now asks for \"{key_layout}\" \
+                         (the same {problem} key format {format}): was job.toml edited? restore it; if it was not, \
+                         this leaper reads the job's parameters otherwise: resume with the leaper release that \
+                         started the job (leaper {started_by}); nothing was changed",
                         manifest.key_layout
-                    ),
-                });
+                    )));
+                }
+                None if manifest.key_layout != key_layout => {
+                    return Err(refuse(format!(
+                        "the job's layers were counted as \"{}\", but this leaper reads its job.toml as \
+                         \"{key_layout}\" ({problem} key format {key_format}; the manifest, older, records no key \
+                         format): was job.toml edited? restore it, or resume with the leaper release that started \
+                         the job (leaper {started_by}); nothing was changed",
+                        manifest.key_layout
+                    )));
+                }
+                _ => {}
             }
         }
+        self.key_format = key_format;
         self.key_layout = key_layout.to_string();
         Ok(())
     }
@@ -212,13 +241,14 @@ impl SweepCheckpoints {
     }
 
     fn manifest_for(&self, progress: &SweepProgress, layer: Option<LayerRecord>) -> Manifest {
-        debug_assert!(!self.key_layout.is_empty(), "check_key_layout comes before any commit");
+        debug_assert!(!self.key_layout.is_empty(), "check_keys comes before any commit");
         Manifest {
             format: MANIFEST_FORMAT,
             job: self.job.id().to_string(),
             passes: if progress.passes > 0 { progress.passes } else { self.passes },
             cells: self.steps,
             key_layout: self.key_layout.clone(),
+            key_format: Some(self.key_format),
             moduli: self.moduli.clone(),
             progress: progress.clone(),
             layer,
@@ -260,5 +290,68 @@ impl StoreHost for SweepCheckpoints {
         };
         let manifest = self.manifest_for(progress, layer);
         self.commit_manifest(manifest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::jobdir::{JobKind, JobSpec, SpecHeader};
+
+    /// Reopens the job in `dir` as a resume does and checks its keys.
+    fn resume_with(dir: &std::path::Path, key_format: u32, key_layout: &str) -> Result<SweepCheckpoints> {
+        let mut checkpoints = SweepCheckpoints::resume(JobDir::open(dir)?, 4, 1 << 20)?;
+        checkpoints.check_keys(key_format, key_layout)?;
+        Ok(checkpoints)
+    }
+
+    #[test]
+    fn layers_of_another_key_format_or_layout_are_refused_each_with_its_own_reason() {
+        let dir = std::env::temp_dir().join(format!("leaper-checkpoints-keys-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let spec = JobSpec {
+            header: SpecHeader::new(JobKind::Sweep, "tours", "knight-6x8", "knight 6x8"),
+            body: Default::default(),
+        };
+        let started_by = spec.header.leaper_version.clone();
+        let mut checkpoints = SweepCheckpoints::new(JobDir::create(&dir, spec).unwrap(), 4, 1 << 20);
+        checkpoints.check_keys(2, "keys A").unwrap();
+        checkpoints.plan(1, 48).unwrap();
+        drop(checkpoints);
+        assert_eq!(Manifest::load(&dir).unwrap().unwrap().key_format, Some(2));
+
+        // Another key format: another leaper wrote the layers, whatever the layout says.
+        for layout in ["keys A", "keys B"] {
+            let error = resume_with(&dir, 3, layout).err().unwrap().to_string();
+            assert!(error.contains("manifest.json"), "{error}");
+            assert!(
+                error.contains("the job's layers hold tours keys of key format 2, this leaper's are of key format 3"),
+                "{error}"
+            );
+            assert!(
+                error.contains(&format!("resume the job with the leaper that started it (leaper {started_by}")),
+                "{error}"
+            );
+        }
+        // The same key format, another layout: the job now asks for other states.
+        let error = resume_with(&dir, 2, "keys B").err().unwrap().to_string();
+        assert!(error.contains("counted as \"keys A\", but its job.toml now asks for \"keys B\""), "{error}");
+        assert!(error.contains("(the same tours key format 2): was job.toml edited?"), "{error}");
+        resume_with(&dir, 2, "keys A").unwrap();
+
+        // A manifest of before key formats were recorded: the layout alone decides, and the next
+        // commit records the format.
+        let mut old = Manifest::load(&dir).unwrap().unwrap();
+        old.key_format = None;
+        old.commit(&dir).unwrap();
+        assert!(!std::fs::read_to_string(dir.join("manifest.json")).unwrap().contains("key_format"));
+        let error = resume_with(&dir, 2, "keys B").err().unwrap().to_string();
+        assert!(error.contains("counted as \"keys A\"") && error.contains("records no key format"), "{error}");
+        assert!(error.contains("was job.toml edited?"), "{error}");
+        let mut checkpoints = resume_with(&dir, 2, "keys A").unwrap();
+        checkpoints.finish(&[]).unwrap();
+        drop(checkpoints);
+        assert_eq!(Manifest::load(&dir).unwrap().unwrap().key_format, Some(2));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

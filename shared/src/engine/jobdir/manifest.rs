@@ -25,8 +25,9 @@ use crate::engine::sweep::SweepProgress;
 use crate::error::{Error, Result};
 
 /// Version of the manifest layout; manifests of another version are refused. Format 3 records
-/// what the layer's keys mean (`key_layout`), which a resume compares with the job's own: what
-/// the keys mean is the problem's to say, and a change of it no longer needs a new format.
+/// what the layer's keys mean (`key_layout`, and since it was added within format 3, the
+/// problem's `key_format`), which a resume compares with the job's own: what the keys mean is
+/// the problem's to say, and a change of it no longer needs a new format.
 /// (Format 2: the tours' layers keyed in the order of `problems::tours::order`; format 1:
 /// row-major. Both are refused: they do not say what their keys mean.)
 pub const MANIFEST_FORMAT: u32 = 3;
@@ -47,6 +48,14 @@ pub struct Manifest {
     /// ([`crate::engine::Transition::key_layout`]): a job whose transition now says otherwise
     /// (its `job.toml` edited, or a release that lays keys out otherwise) is refused.
     pub key_layout: String,
+    /// The version of the problem's key layout ([`crate::engine::Transition::key_format`]),
+    /// compared before `key_layout`: another number means another leaper wrote the layers.
+    /// `None` in manifests written before it was recorded: those compare by `key_layout` alone,
+    /// the check they were written under (the engine does not read a format out of a problem's
+    /// text), and the next commit records it. Left out of the JSON when `None`, so that such a
+    /// manifest keeps its checksum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_format: Option<u32>,
     /// The moduli of the pass the layer belongs to (its records' residues): a job whose
     /// `job.toml` now asks for other counts (`--counts`, `--verify`) is refused. Empty in
     /// manifests written before it was recorded.
@@ -317,6 +326,7 @@ mod tests {
             passes: 1,
             cells: 48,
             key_layout: "test keys".into(),
+            key_format: Some(1),
             moduli: vec![7, 11],
             progress: SweepProgress { pass: 0, next_cell: 7, ..SweepProgress::default() },
             layer: Some(LayerRecord {

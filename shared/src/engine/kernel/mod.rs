@@ -84,6 +84,10 @@ impl<T: Transition> SweepJob for T {
         Transition::key_layout(self)
     }
 
+    fn key_format(&self) -> u32 {
+        Transition::key_format(self)
+    }
+
     fn start_record(&self, moduli: &Moduli) -> Vec<u64> {
         let mut record = Vec::with_capacity(T::Key::WORDS + moduli.len());
         self.start().push_words(&mut record);

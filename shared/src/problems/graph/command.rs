@@ -242,11 +242,14 @@ fn too_wide(source: &str, order: &VertexOrder) -> Error {
             order.width, order.key_bits
         )
     };
-    Error::InvalidRequest(format!(
-        "graph {source}: the narrowest vertex order found ({}) {why}; the graph is too wide for leaper \
-         (give an order with --order FILE if you know a narrower one)",
-        order.how
-    ))
+    Error::InvalidInput {
+        input: format!("graph {source}"),
+        reason: format!(
+            "the narrowest vertex order found ({}) {why}; the graph is too wide for leaper (give an order with \
+             --order FILE if you know a narrower one)",
+            order.how
+        ),
+    }
 }
 
 impl Task for GraphTask {

@@ -95,8 +95,8 @@ impl QuarterParams {
 
     fn check(&self) -> Result<()> {
         if self.side % 2 == 1 || self.side == 0 || self.side > 2 * MAX_HALF_SIDE {
-            return Err(Error::InvalidBoard {
-                input: format!("{side}x{side}", side = self.side),
+            return Err(Error::InvalidInput {
+                input: format!("board \"{side}x{side}\"", side = self.side),
                 reason: format!("the board's side must be even, from 2 to {}", 2 * MAX_HALF_SIDE),
             });
         }

@@ -180,8 +180,8 @@ pub const MAX_HALF_SIDE: usize = 22;
 
 fn check_half_side(n: usize) -> Result<()> {
     if n == 0 || n > MAX_HALF_SIDE {
-        return Err(Error::InvalidBoard {
-            input: format!("{side}x{side}", side = 2 * n),
+        return Err(Error::InvalidInput {
+            input: format!("board \"{side}x{side}\"", side = 2 * n),
             reason: format!("the board's side must be even, from 2 to {}", 2 * MAX_HALF_SIDE),
         });
     }

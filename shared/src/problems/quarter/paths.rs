@@ -34,6 +34,10 @@ use crate::engine::key::StateKey;
 use crate::engine::transition::{StepPosition, Transition};
 use crate::error::{Error, Result};
 
+/// The quartering's key format ([`Transition::key_format`]): a nibble a frontier point, in
+/// the stages' order. Raise it when a release lays the same states out otherwise.
+pub const PATHS_FORMAT: u32 = 1;
+
 const BLOCKED: u8 = 0;
 const FREE: u8 = 1;
 const SOURCE: u8 = 2;
@@ -299,6 +303,10 @@ impl<K: StateKey> Transition for FoldedSweep<K> {
             crc32fast::hash(format!("{:?}", self.stages).as_bytes()),
             K::BITS
         )
+    }
+
+    fn key_format(&self) -> u32 {
+        PATHS_FORMAT
     }
 
     fn position(&self, step: usize) -> StepPosition {

@@ -33,8 +33,8 @@ pub struct Enumeration {
 impl Enumeration {
     pub fn new(n: usize, classes: &[Class], rule: Rule) -> Result<Enumeration> {
         if n == 0 || n > MAX_ENUMERATED {
-            return Err(Error::InvalidBoard {
-                input: format!("{side}x{side}", side = 2 * n),
+            return Err(Error::InvalidInput {
+                input: format!("board \"{side}x{side}\"", side = 2 * n),
                 reason: format!(
                     "enumeration traces every cut, which is for boards up to {max}x{max}; count larger boards \
                      with the frontier sweep (leave out --enumerate, --by-start, --parkin and --svg)",

@@ -8,8 +8,8 @@
 //! The board is the tours' [`Geometry`] of the knight, `cols` cells wide: its row-major cells
 //! are these squares, and its symmetries ([`crate::problems::tours::symmetry`]) act on them.
 
-use crate::error::{Error, Result};
-use crate::problems::tours::board::{BoardSize, Geometry, MoveSet};
+use crate::error::Result;
+use crate::problems::tours::board::{invalid_board, BoardSize, Geometry, MoveSet};
 
 /// One square, numbered as above.
 pub type Square = u16;
@@ -36,10 +36,10 @@ impl TourBoard {
     /// The board `size`: `8x6` is 8 files wide and 6 ranks long, as for every leaper command.
     pub fn new(size: BoardSize) -> Result<TourBoard> {
         if size.width > MAX_FILE_SIDE || size.length > MAX_FILE_SIDE {
-            return Err(Error::InvalidBoard {
-                input: size.to_string(),
-                reason: format!("tour files are limited to sides of {MAX_FILE_SIDE} (files a to z)"),
-            });
+            return Err(invalid_board(
+                &size.to_string(),
+                &format!("tour files are limited to sides of {MAX_FILE_SIDE} (files a to z)"),
+            ));
         }
         let geometry = Geometry::new(size.width, size.length, MoveSet::knight());
         let neighbours = (0..geometry.cells())

@@ -14,6 +14,16 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 
+/// The board `text` refused, for `reason`: `invalid board "8x": ...`.
+pub fn invalid_board(text: &str, reason: &str) -> Error {
+    Error::InvalidInput { input: format!("board {text:?}"), reason: reason.to_string() }
+}
+
+/// The move set `text` refused, for `reason`: `invalid move set "1,": ...`.
+pub fn invalid_moves(text: &str, reason: &str) -> Error {
+    Error::InvalidInput { input: format!("move set {text:?}"), reason: reason.to_string() }
+}
+
 /// The sides of a board as the user wrote them: `8x6` is 8 wide and 6 long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BoardSize {
@@ -29,16 +39,10 @@ impl BoardSize {
     pub fn new(width: usize, length: usize) -> Result<Self> {
         let size = BoardSize { width, length };
         if width == 0 || length == 0 {
-            return Err(Error::InvalidBoard {
-                input: size.to_string(),
-                reason: "both sides must be at least 1".into(),
-            });
+            return Err(invalid_board(&size.to_string(), "both sides must be at least 1"));
         }
         if width > MAX_SIDE || length > MAX_SIDE {
-            return Err(Error::InvalidBoard {
-                input: size.to_string(),
-                reason: format!("sides are limited to {MAX_SIDE}"),
-            });
+            return Err(invalid_board(&size.to_string(), &format!("sides are limited to {MAX_SIDE}")));
         }
         Ok(size)
     }
@@ -55,7 +59,7 @@ impl FromStr for BoardSize {
 
     /// Parses `WxL` (also `W*L` or `W,L`), for example `8x6`.
     fn from_str(text: &str) -> Result<Self> {
-        let invalid = |reason: &str| Error::InvalidBoard { input: text.to_string(), reason: reason.to_string() };
+        let invalid = |reason: &str| invalid_board(text, reason);
         let lower = text.trim().to_ascii_lowercase();
         let (w, l) =
             lower.split_once(['x', '*', ',']).ok_or_else(|| invalid("expected WIDTHxLENGTH, for example 8x6"))?;
@@ -85,7 +89,7 @@ impl MoveSet {
     /// The union of the given leapers; `(a, b)` and `(b, a)` are the same leaper.
     pub fn leapers(pairs: &[(u32, u32)]) -> Result<Self> {
         if pairs.is_empty() {
-            return Err(Error::InvalidMoves { input: String::new(), reason: "no leaper given".into() });
+            return Err(invalid_moves("", "no leaper given"));
         }
         let mut leapers: Vec<(u32, u32)> = pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
         leapers.sort_unstable();
@@ -93,16 +97,10 @@ impl MoveSet {
         let mut vectors = Vec::new();
         for &(a, b) in &leapers {
             if b == 0 {
-                return Err(Error::InvalidMoves {
-                    input: format!("{a},{b}"),
-                    reason: "a leaper must move: (0,0) is not a move".into(),
-                });
+                return Err(invalid_moves(&format!("{a},{b}"), "a leaper must move: (0,0) is not a move"));
             }
             if b > 64 {
-                return Err(Error::InvalidMoves {
-                    input: format!("{a},{b}"),
-                    reason: "leaps are limited to 64".into(),
-                });
+                return Err(invalid_moves(&format!("{a},{b}"), "leaps are limited to 64"));
             }
             let (a, b) = (a as i32, b as i32);
             for (x, y) in [(a, b), (b, a)] {
@@ -147,7 +145,7 @@ impl FromStr for MoveSet {
 
     /// Parses `A,B` or a union `A,B+C,D`, for example `1,2` (knight) or `1,0+1,1` (king).
     fn from_str(text: &str) -> Result<Self> {
-        let invalid = |reason: &str| Error::InvalidMoves { input: text.to_string(), reason: reason.to_string() };
+        let invalid = |reason: &str| invalid_moves(text, reason);
         let mut pairs = Vec::new();
         for part in text.split('+') {
             let part = part.trim();
@@ -167,7 +165,7 @@ impl FromStr for MoveSet {
             pairs.push((num(a)?, num(b)?));
         }
         MoveSet::leapers(&pairs).map_err(|e| match e {
-            Error::InvalidMoves { reason, .. } => invalid(&reason),
+            Error::InvalidInput { reason, .. } => invalid(&reason),
             other => other,
         })
     }
@@ -235,7 +233,7 @@ mod tests {
     #[test]
     fn malformed_move_sets_are_named_exactly() {
         let reason = |text: &str| match text.parse::<MoveSet>() {
-            Err(Error::InvalidMoves { reason, .. }) => reason,
+            Err(Error::InvalidInput { reason, .. }) => reason,
             other => panic!("{text:?} gave {other:?}"),
         };
         assert_eq!(reason("1,0+1,1,2"), "the leap \"1,1,2\" has 3 numbers where two are needed (A,B)");

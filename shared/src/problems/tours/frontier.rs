@@ -80,9 +80,12 @@ use crate::bits::BitOps;
 use crate::engine::StateKey;
 use crate::error::{Error, Result};
 
-/// Version of the key layout this module writes: a layer of keys made by another version is
-/// never read (it is part of the transition's [`key_layout`](crate::engine::Transition::key_layout)).
-/// Version 2: the dense layout where the plain one does not fit the key.
+/// Version of the key layout this module writes, the tours' key format
+/// ([`key_format`](crate::engine::Transition::key_format), also named in their
+/// [`key_layout`](crate::engine::Transition::key_layout)): a layer of keys made by another version
+/// is never read. It covers every tours transition, the folds of `--distinct` included: raise it
+/// when any of them lays the same states out otherwise. Version 2: the dense layout where the
+/// plain one does not fit the key.
 pub const FRONTIER_FORMAT: u32 = 2;
 
 /// Longest window the working representation holds.

@@ -65,6 +65,11 @@ impl<K: StateKey> Transition for WithFolds<K> {
         format!("{}; folds tagged from bit {}: {}", self.board.key_layout(), self.tag_shift, folds.join("; "))
     }
 
+    /// The board's own: the folds' keys are the frontier's, tagged.
+    fn key_format(&self) -> u32 {
+        Transition::key_format(&self.board)
+    }
+
     fn position(&self, step: usize) -> StepPosition {
         Transition::position(&self.board, step)
     }

@@ -296,6 +296,11 @@ impl<K: StateKey> Transition for FoldedTours<K> {
         )
     }
 
+    /// The board's own: the fold's keys are the frontier's, with its flag bit.
+    fn key_format(&self) -> u32 {
+        Transition::key_format(&self.inner)
+    }
+
     fn position(&self, step: usize) -> StepPosition {
         Transition::position(&self.inner, step)
     }

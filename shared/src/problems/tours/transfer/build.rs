@@ -102,25 +102,31 @@ fn too_wide<K: StateKey>(walked: &Walked, kind: TourKind, window: usize, needed_
                 let narrower = Geometry::new(*w, geometry.rows, geometry.moves.clone());
                 RowOrder::candidates(*w).iter().any(|order| key_bits(&narrower, order, kind) <= K::BITS)
             };
-            Error::FrontierTooWide {
-                width: geometry.width,
-                moves: geometry.moves.to_string(),
-                window,
-                needed_bits,
-                available_bits: K::BITS,
-                max_width: (1..=geometry.width).take_while(fits).last().unwrap_or(0),
+            Error::InvalidInput {
+                input: format!("board width {} for the moves {}", geometry.width, geometry.moves),
+                reason: format!(
+                    "a frontier of {window} cells needs up to {needed_bits} bits per state, more than the \
+                     {}-bit state key holds; the widest board this encoding supports for these moves is {}",
+                    K::BITS,
+                    (1..=geometry.width).take_while(fits).last().unwrap_or(0)
+                ),
             }
         }
-        Walked::Graph { name, .. } if window > MAX_WINDOW => Error::InvalidRequest(format!(
-            "graph {name}: the order chosen puts two neighbours {window} places apart, and the frontier \
-             holds at most {MAX_WINDOW}; give a narrower order with --order FILE"
-        )),
-        Walked::Graph { name, .. } => Error::InvalidRequest(format!(
-            "graph {name}: its frontier in the order chosen (a window of {window} vertices) needs up to \
-             {needed_bits} bits per state, more than the {}-bit state key holds; give a narrower order \
-             with --order FILE",
-            K::BITS
-        )),
+        Walked::Graph { name, .. } if window > MAX_WINDOW => Error::InvalidInput {
+            input: format!("graph {name}"),
+            reason: format!(
+                "the order chosen puts two neighbours {window} places apart, and the frontier holds at most \
+                 {MAX_WINDOW}; give a narrower order with --order FILE"
+            ),
+        },
+        Walked::Graph { name, .. } => Error::InvalidInput {
+            input: format!("graph {name}"),
+            reason: format!(
+                "its frontier in the order chosen (a window of {window} vertices) needs up to {needed_bits} bits \
+                 per state, more than the {}-bit state key holds; give a narrower order with --order FILE",
+                K::BITS
+            ),
+        },
     }
 }
 

@@ -10,6 +10,7 @@ use super::kinds::{SlotTour, TourKind};
 use super::walked::Walked;
 use crate::engine::{ProfileHint, StateKey, StepPosition, Transition};
 use crate::problems::tours::bound::{cycle_bound_bits, path_bound_bits};
+use crate::problems::tours::frontier::FRONTIER_FORMAT;
 
 impl<K: StateKey> Transition for TransferMatrix<K> {
     type Key = K;
@@ -52,6 +53,10 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
 
     fn key_layout(&self) -> String {
         TransferMatrix::key_layout(self)
+    }
+
+    fn key_format(&self) -> u32 {
+        FRONTIER_FORMAT
     }
 
     fn position(&self, step: usize) -> StepPosition {
