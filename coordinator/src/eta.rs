@@ -316,7 +316,7 @@ mod tests {
     use super::*;
 
     fn shape(steps: usize, passes: usize, row: usize) -> Shape {
-        Shape { steps, passes, hint: ProfileHint { row, tail: Vec::new(), third_row_growth: None, rows_reached: 1 } }
+        Shape { steps, passes, hint: ProfileHint { row, rows_reached: 1, ..ProfileHint::default() } }
     }
 
     #[test]

@@ -28,7 +28,7 @@ use anyhow::{bail, Result};
 use leaper_core::engine::problem::{table, Params};
 use leaper_core::engine::store::memory_store;
 use leaper_core::engine::sweep::{
-    run_sweep, LocalSteps, StepOutcome, StepReport, StoreFactory, SweepHost, SweepOptions, SweepProgress,
+    run_sweep, LocalSteps, StepOutcome, StepWatch, StoreFactory, SweepOptions, SweepProgress, Watched,
 };
 use leaper_core::engine::{Job, Moduli, Tool};
 use leaper_core::problems::tour_files::board::TourBoard;
@@ -195,10 +195,11 @@ fn count(board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<
         tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
             let mut stores =
                 StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), COUNT_MEMORY));
-            let mut host = Capped { inner: LocalSteps::new(job.as_ref(), &mut stores), passed: false };
+            let mut steps = LocalSteps::new(job.as_ref(), &mut stores);
+            let mut host = Watched { inner: &mut steps, watch: Capped { passed: false } };
             match run_sweep(job.as_ref(), &SweepOptions::default(), &mut host, SweepProgress::default()) {
                 Ok(report) => Ok(report.counts.first().map(|(_, count)| count.clone())),
-                Err(_) if host.passed => Ok(None),
+                Err(_) if host.watch.passed => Ok(None),
                 Err(leaper_core::Error::MemoryLimit { .. }) => Ok(None),
                 Err(error) => Err(error.into()),
             }
@@ -206,40 +207,18 @@ fn count(board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<
     })?
 }
 
-/// Steps in this process that stop once a layer passes [`MOST_STATES`].
-struct Capped<'a> {
-    inner: LocalSteps<'a>,
+/// Stops the steps once a layer passes [`MOST_STATES`].
+struct Capped {
     passed: bool,
 }
 
-impl SweepHost for Capped<'_> {
-    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> leaper_core::Result<()> {
-        self.inner.begin_pass(moduli, progress)
-    }
-
-    fn seed(&mut self, record: &[u64]) -> leaper_core::Result<()> {
-        self.inner.seed(record)
-    }
-
-    fn step(&mut self, step: usize, moduli: &Moduli) -> leaper_core::Result<StepOutcome> {
-        let outcome = self.inner.step(step, moduli)?;
+impl StepWatch for Capped {
+    fn stepped(&mut self, _step: usize, outcome: &StepOutcome) -> leaper_core::Result<()> {
         if outcome.layer.states > MOST_STATES {
             self.passed = true;
             return Err(leaper_core::Error::InvalidRequest("the count before listing passed its states".into()));
         }
-        Ok(outcome)
-    }
-
-    fn commit(&mut self, progress: &SweepProgress) -> leaper_core::Result<()> {
-        self.inner.commit(progress)
-    }
-
-    fn end_pass(&mut self, last: bool) -> leaper_core::Result<()> {
-        self.inner.end_pass(last)
-    }
-
-    fn observe(&mut self, step: &StepReport) {
-        self.inner.observe(step);
+        Ok(())
     }
 }
 

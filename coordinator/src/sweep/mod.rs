@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::store::{memory_store, StateStore};
 use leaper_core::engine::sweep::{
-    plan_moduli, run_sweep, LocalSteps, StepOutcome, StepReport, StoreHost, SweepHost, SweepProgress, SweepReport,
+    plan_moduli, run_sweep, LocalSteps, StepReport, StepWatch, StoreHost, SweepProgress, SweepReport, Watched,
 };
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 
@@ -141,36 +141,10 @@ impl StoreHost for InMemory {
     }
 }
 
-/// A sweep host whose steps are watched (display, logs, results as they become final).
-struct Watched<'h, 'w, 'r, 'a> {
-    inner: &'h mut dyn SweepHost,
-    watch: &'w mut SweepWatch<'r, 'a>,
-}
-
-impl SweepHost for Watched<'_, '_, '_, '_> {
-    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> leaper_core::Result<()> {
-        self.inner.begin_pass(moduli, progress)
-    }
-
-    fn seed(&mut self, record: &[u64]) -> leaper_core::Result<()> {
-        self.inner.seed(record)
-    }
-
-    fn step(&mut self, step: usize, moduli: &Moduli) -> leaper_core::Result<StepOutcome> {
-        self.inner.step(step, moduli)
-    }
-
-    fn commit(&mut self, progress: &SweepProgress) -> leaper_core::Result<()> {
-        self.inner.commit(progress)
-    }
-
-    fn end_pass(&mut self, last: bool) -> leaper_core::Result<()> {
-        self.inner.end_pass(last)
-    }
-
+/// The display, the logs and the results as they become final watch a sweep's steps.
+impl StepWatch for &mut SweepWatch<'_, '_> {
     fn observe(&mut self, step: &StepReport) {
-        self.inner.observe(step);
-        self.watch.step(step);
+        self.step(step);
     }
 }
 

@@ -182,6 +182,54 @@ pub trait SweepHost {
     fn observe(&mut self, _step: &StepReport) {}
 }
 
+/// What a host wrapped in [`Watched`] adds to its inner host's steps: a look at each step's
+/// outcome (which may stop the sweep) and at each finished step. Both default to nothing.
+pub trait StepWatch {
+    /// The outcome of step `step`, before the driver sees it; an error stops the sweep.
+    fn stepped(&mut self, _step: usize, _outcome: &StepOutcome) -> Result<()> {
+        Ok(())
+    }
+
+    /// A finished step, after the inner host saw it.
+    fn observe(&mut self, _step: &StepReport) {}
+}
+
+/// A host that runs its steps on `inner` and shows them to `watch` (the display and the logs;
+/// a cap on the layers): every other call passes through, so a wrapper writes only what it adds.
+pub struct Watched<'h, W> {
+    pub inner: &'h mut dyn SweepHost,
+    pub watch: W,
+}
+
+impl<W: StepWatch> SweepHost for Watched<'_, W> {
+    fn begin_pass(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
+        self.inner.begin_pass(moduli, progress)
+    }
+
+    fn seed(&mut self, record: &[u64]) -> Result<()> {
+        self.inner.seed(record)
+    }
+
+    fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome> {
+        let outcome = self.inner.step(step, moduli)?;
+        self.watch.stepped(step, &outcome)?;
+        Ok(outcome)
+    }
+
+    fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
+        self.inner.commit(progress)
+    }
+
+    fn end_pass(&mut self, last: bool) -> Result<()> {
+        self.inner.end_pass(last)
+    }
+
+    fn observe(&mut self, step: &StepReport) {
+        self.inner.observe(step);
+        self.watch.observe(step);
+    }
+}
+
 /// Supplies the stores of an in-process sweep and makes its progress durable.
 pub trait StoreHost {
     /// The store for pass `progress.pass`, for records of `layout`: empty when

@@ -36,19 +36,21 @@ pub struct StepPosition {
 }
 
 /// What a problem knows of the sizes of its layers, for estimates of the time left and for
-/// `leaper plan`: the steps of a row (layers rise and fall along a row, and a column's layer is
-/// best foretold by the same column a row up), how the board's end cuts the last rows' layers
-/// down (multipliers of what the rows before would let one expect, the last row last), and how
-/// much of the second row's growth the third keeps, as a logarithm (`None`: the plan's usual
-/// 0.8; the first row can inflate the second's growth, as tour ends do for open tours), and
-/// how many rows one step's choices reach (the knight's 2: layers grow until about twice
-/// that many rows are done).
+/// `leaper plan` (whose one layer model, coordinator/src/plan/model.rs, reads it): the steps of
+/// a row (layers rise and fall along a row, and a column's layer is best foretold by the same
+/// column a row up), how the board's end cuts the last rows' layers down (multipliers of what
+/// the rows before would let one expect, the last row last), how many rows one step's choices
+/// reach (the knight's 2: layers grow until about twice that many rows are done), and two facts
+/// about the frontier that shape its first rows: whether cells may be path ends (open tours),
+/// and whether a row's cells are processed out of their order (from its edges inwards, the
+/// first row's states merging with their mirror images).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileHint {
     pub row: usize,
     pub tail: Vec<f64>,
-    pub third_row_growth: Option<f64>,
     pub rows_reached: usize,
+    pub ends: bool,
+    pub reordered: bool,
 }
 
 /// A frontier problem's side of the step engine.
@@ -102,7 +104,7 @@ pub trait Transition: Send + Sync + 'static {
 
     /// What it knows of its layers' sizes (by default: nothing, the pass is one row).
     fn profile_hint(&self) -> ProfileHint {
-        ProfileHint { row: self.steps(), tail: Vec::new(), third_row_growth: None, rows_reached: 1 }
+        ProfileHint { row: self.steps(), rows_reached: 1, ..ProfileHint::default() }
     }
 
     /// Whether the problem gives [`neighbourhood`](Self::neighbourhood)s: the engine then

@@ -134,6 +134,9 @@ fn too_wide<K: StateKey>(walked: &Walked, kind: TourKind, window: usize, needed_
 pub struct TransferMatrix<K> {
     /// The board or graph whose cells are walked.
     pub(super) walked: Walked,
+    /// Its cells per row and cells in all, kept at hand for the pruning of every successor.
+    pub(super) width: usize,
+    pub(super) cells: usize,
     pub(super) codec: FrontierCodec<K>,
     pub(super) kind: TourKind,
     /// The reach `R` of the move set: the window holds `R` cells between steps.
@@ -276,6 +279,8 @@ impl<K: StateKey> TransferMatrix<K> {
             residual_from: usize::MAX,
             #[cfg(test)]
             neighbours_everywhere: false,
+            width,
+            cells: walked.cells(),
             walked,
             codec,
             kind,

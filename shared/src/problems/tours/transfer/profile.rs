@@ -1,7 +1,8 @@
 //! The profile facts the transition reports ([`ProfileHint`]): the steps of a row, how the
-//! board's end cuts the last rows' layers, how much of the second row's growth the third keeps,
-//! and how many rows a move reaches. The ETA and `leaper plan` model a sweep's layers with them
-//! (coordinator/src/plan/model.rs); the figures are measured, and each says where.
+//! board's end cuts the last rows' layers, how many rows a move reaches, whether cells may be
+//! //! tour ends and whether a row is processed from its edges inwards. The ETA and `leaper plan`
+//! model a sweep's layers with them (coordinator/src/plan/model.rs); the figures are measured,
+//! and each says where.
 
 use super::build::TransferMatrix;
 use super::kinds::TourKind;
@@ -13,9 +14,8 @@ impl<K: StateKey> TransferMatrix<K> {
     /// of their states (no path may leave the board), the last row all: measured on knight
     /// boards of widths 6 to 8, the row a move's height before the end keeps about a fifth of
     /// what its growth promised (half for open tours, whose ends may stay there), each row after
-    /// it a fortieth (an eighth) of that. Tour ends in the first row inflate the second row's
-    /// growth of open tours: the third keeps 0.6 of it as a logarithm (0.61-0.62 measured on
-    /// `knight 5x16 --open --sweep` and `knight 6x10 --open`), closed tours the usual 0.8.
+    /// it a fortieth (an eighth) of that. (Tour ends in the first row inflate the second row's
+    /// growth of open tours: the layer model's concern, coordinator/src/plan/model.rs.)
     ///
     /// The check of the cells left ([`residual`](super::pruning::residual)) cuts closed tours'
     /// last rows further: against the same boards without it (knight 6 x 8, 7 x 8, 6 x 10,
@@ -32,14 +32,10 @@ impl<K: StateKey> TransferMatrix<K> {
     /// check cuts its last rows too, so its figures are upper ones).
     ///
     /// In the orders of [`order`](crate::problems::tours::order) (from the edges inwards), the
-    /// layers' shape changes twice. The board's end cuts less: the 6 x 14 sweep's last four
-    /// rows keep 0.83, 0.36, 0.079 and 0.0023 of the settled rows' states (row-major: 0.75,
-    /// 0.24, 0.043 and 0.0011), so closed tours take 0.85, 0.35 and 0.4. And the first row
-    /// holds far fewer states (its cells merge with their mirror images pair by pair), which
-    /// inflates the second row's growth on wide boards: the third row keeps 0.53 of it on
-    /// `knight 7x10`, 0.48 on `knight 8x6 --sweep` (0.79 and 0.98 on 6 x 10 and 5 x 12, the
-    /// usual 0.8 there), open tours 0.40 on `knight 7x10 --open` and 0.53 on
-    /// `knight 6x8 --open` (0.45 here).
+    /// board's end cuts less: the 6 x 14 sweep's last four rows keep 0.83, 0.36, 0.079 and
+    /// 0.0023 of the settled rows' states (row-major: 0.75, 0.24, 0.043 and 0.0011), so closed
+    /// tours take 0.85, 0.35 and 0.4. (What tour ends and those orders do to the first rows'
+    /// growth, the layer model draws from the facts `ends` and `reordered`.)
     pub(super) fn profile_hint(&self) -> ProfileHint {
         let width = self.walked.width();
         let rows_reached = self.walked.rows_reached();
@@ -54,12 +50,6 @@ impl<K: StateKey> TransferMatrix<K> {
         let mut tail = before.to_vec();
         tail.extend((0..rows_reached as i32).map(|j| first * f64::powi(fall, j) * within_a_move));
         tail.push(0.0);
-        let third_row_growth = match (self.kind.has_ends(), reordered) {
-            (false, true) if width >= 7 => Some(0.5),
-            (false, _) => None,
-            (true, false) => Some(0.6),
-            (true, true) => Some(0.45),
-        };
-        ProfileHint { row: width, tail, third_row_growth, rows_reached }
+        ProfileHint { row: width, tail, rows_reached, ends: self.kind.has_ends(), reordered }
     }
 }

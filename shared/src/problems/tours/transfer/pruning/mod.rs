@@ -131,7 +131,7 @@ impl<K: StateKey> TransferMatrix<K> {
     /// Sets the masks of the check of the cells left (`None`: no check), and the first cell
     /// after which it runs: where the longest board has at most [`MAX_REGION`] cells left.
     pub(super) fn set_move_masks(&mut self, masks: Option<MoveMasks>) {
-        let cells = self.walked.cells();
+        let cells = self.cells;
         self.residual_from = match masks {
             Some(_) => cells.saturating_sub(MAX_REGION + 1),
             None => usize::MAX,
@@ -153,7 +153,7 @@ impl<K: StateKey> TransferMatrix<K> {
             return true;
         };
         let spare_ends = self.kind.ends_to_place(ends_used);
-        let cells = self.walked.cells();
+        let cells = self.cells;
         debug_assert!(cell >= self.residual_from && cells - (cell + 1) <= MAX_REGION);
         // Window position `p >= 1` is cell `cell + p`: bit `p - 1` from the next cell on.
         let (full, ends) = (full >> 1, (used & !full) >> 1);
@@ -161,7 +161,7 @@ impl<K: StateKey> TransferMatrix<K> {
         // question then settles it (7 x 10 sweep: 11% less CPU time than shortest first).
         // Stepped a row at a time rather than counted by a division: this runs for every
         // successor, and a division was a twentieth of the prune's time.
-        let width = self.walked.width();
+        let width = self.width;
         debug_assert!(covered_end <= cells && (cells - covered_end).is_multiple_of(width));
         let mut end = cells;
         loop {
