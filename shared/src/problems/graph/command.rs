@@ -18,6 +18,7 @@ use crate::engine::problem::{
     table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
 };
 use crate::error::{Error, Result};
+use crate::problems::tours::command::KindArgs;
 use crate::problems::tours::frontier::MAX_WINDOW;
 use crate::problems::tours::transfer::{self, SlotTour, TourKind};
 
@@ -40,17 +41,8 @@ struct GraphArgs {
     #[arg(long, value_name = "FILE")]
     order: Option<String>,
 
-    /// Count Hamiltonian paths (a path and its reverse are one): --tours open.
-    #[arg(long, conflicts_with = "tours")]
-    open: bool,
-
-    /// Which to count: closed (Hamiltonian cycles), open (paths), or both from one sweep.
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed)]
-    tours: TourKind,
-
-    /// Count each cycle or path once per direction: twice the undirected count.
-    #[arg(long)]
-    directed: bool,
+    #[command(flatten)]
+    kind: KindArgs,
 }
 
 /// What a graph job counts, as `job.toml` records it: the whole graph.
@@ -203,7 +195,7 @@ impl Problem for GraphProblem {
         let args = GraphArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
         let (source, text) = read_source(&args.file)?;
         let (graph, notes) = Graph::read(&text, args.from, &source)?;
-        let tours = if args.open { TourKind::Open } else { args.tours };
+        let tours = args.kind.tours();
         let order = match &args.order {
             Some(path) => {
                 let (order_source, text) = read_source(path)?;
@@ -212,7 +204,7 @@ impl Problem for GraphProblem {
             }
             None => None,
         };
-        table(&GraphParams::new(source, &graph, notes, tours, args.directed, order)?)
+        table(&GraphParams::new(source, &graph, notes, tours, args.kind.directed, order)?)
     }
 
     fn task(&self, params: &Params) -> Result<Arc<dyn Task>> {

@@ -5,7 +5,10 @@
 //! of a small board, `leaper tours enumerate BOARD` (a subtree job: [`crate::problems::tour_files::command::enumerate`]).
 //!
 //! The parameters read into one of two tasks: a [`CountTask`] (a sweep) or an
-//! [`EnumerateTask`] (a search).
+//! [`EnumerateTask`] (a search). A count of a board with squares removed is in
+//! [`super::holes`].
+//!
+//! (About 600 lines: the code is under 500, the rest its tests.)
 
 use std::io::Write;
 use std::sync::Arc;
@@ -16,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::board::{BoardSize, Geometry, MoveSet};
 use super::distinct::{self, DistinctPlan};
 use super::holes;
-use super::obstruction::{describe, obstructions, Colouring, Obstruction};
+use super::obstruction::{describe, obstructions, Colouring};
 use super::transfer::{self, SlotTour, TourKind};
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
@@ -24,7 +27,6 @@ use crate::engine::problem::{
 };
 use crate::engine::Tool;
 use crate::error::{Error, Result};
-use crate::problems::graph;
 use crate::problems::tour_files::command::{EnumerateArgs, EnumerateParams, EnumerateTask, ENUMERATE, TOOLS};
 
 /// The tours of leapers, closed and open, as the registry names them.
@@ -49,18 +51,8 @@ struct TourArgs {
     #[arg(long)]
     sweep: bool,
 
-    /// Count open tours (Hamiltonian paths; a path and its reverse are one tour): --tours open.
-    #[arg(long, conflicts_with = "tours")]
-    open: bool,
-
-    /// Which tours to count: closed, open, or both from one sweep (cheaper than two runs).
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed)]
-    tours: TourKind,
-
-    /// Count each tour once per direction: twice the undirected count (a 1x1 board's one-cell
-    /// open tour has one direction).
-    #[arg(long)]
-    directed: bool,
+    #[command(flatten)]
+    kind: KindArgs,
 
     /// Count the tours once per class under the board's symmetries (rotations and reflections:
     /// 8 on a square, 4 on other rectangles), by Burnside's lemma; --format json also lists the
@@ -77,6 +69,35 @@ struct TourArgs {
     /// x for a square removed and . for one kept.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["sweep", "distinct", "remove"])]
     remove_mask: Option<String>,
+}
+
+/// Which tours to count, as every command that counts tours takes it (the leapers', `graph`).
+#[derive(Debug, Args)]
+pub(crate) struct KindArgs {
+    /// Count open tours (Hamiltonian paths; a path and its reverse are one tour): --tours open.
+    #[arg(long, conflicts_with = "tours")]
+    open: bool,
+
+    /// Which tours to count: closed (Hamiltonian cycles), open, or both from one sweep (cheaper
+    /// than two runs).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed)]
+    tours: TourKind,
+
+    /// Count each tour once per direction: twice the undirected count (a one-cell open tour has
+    /// one direction).
+    #[arg(long)]
+    pub directed: bool,
+}
+
+impl KindArgs {
+    /// The tours asked for: `--open` is `--tours open`.
+    pub fn tours(&self) -> TourKind {
+        if self.open {
+            TourKind::Open
+        } else {
+            self.tours
+        }
+    }
 }
 
 /// `leaper tours` also takes the move set.
@@ -138,62 +159,11 @@ impl CountTask {
     }
 
     /// The board's label, with the squares removed (`8x8 without a1, h8`).
-    fn board_label(&self, rows: usize) -> String {
+    pub(super) fn board_label(&self, rows: usize) -> String {
         match self.params.removed.as_slice() {
             [] => self.plan.label(rows),
             removed => format!("{} without {}", self.plan.label(rows), removed.join(", ")),
         }
-    }
-
-    /// The board's graph without the squares removed: the squares' names and neighbours.
-    fn holed(&self) -> (Vec<String>, Vec<Vec<usize>>) {
-        let geometry = Geometry::new(self.plan.width, self.plan.rows, self.moves.clone());
-        holes::holed_graph(&geometry, self.plan.transposed, &self.params.removed)
-    }
-
-    /// The count of a board with squares removed: its graph, in the narrowest order found.
-    fn holed_job(&self) -> Result<Job> {
-        let (_, adjacency) = self.holed();
-        let order = graph::order::choose(&adjacency, self.params.tours);
-        if !order.fits() {
-            return Err(Error::InvalidRequest(format!(
-                "{} {}: the board left is too wide for the frontier in every order tried ({}: window {}, \
-                 frontier {} squares, keys of {} bits)",
-                self.mover(),
-                self.board_label(self.plan.rows),
-                order.how,
-                order.window,
-                order.width,
-                order.key_bits
-            )));
-        }
-        let name = format!("{} {}", self.problem(), self.board_label(self.plan.rows));
-        Ok(Job::Sweep(transfer::graph_tours(name, &order.edges(&adjacency), self.params.tours)?))
-    }
-
-    /// Why a board with squares removed has no tour of a kind: its colours, or what any graph
-    /// shows ([`graph::reasons`]).
-    fn holed_reasons(&self, kinds: &[bool]) -> Vec<(usize, String)> {
-        let (names, adjacency) = self.holed();
-        let colouring = Colouring::of(&self.moves);
-        let (smaller, larger) = holes::colours(&names);
-        let label = self.board_label(self.plan.rows);
-        kinds
-            .iter()
-            .filter_map(|&open| {
-                let slot = SlotTour { open, rows: 1 }.slot(self.params.tours);
-                let unbalanced = if open { larger > smaller + 1 } else { larger != smaller };
-                if colouring == Colouring::Changes && unbalanced {
-                    let obstruction = Obstruction::Unbalanced { larger, smaller };
-                    return Some((slot, describe(&self.mover(), &label, open, obstruction, colouring)));
-                }
-                let why = graph::reasons::why_none(&adjacency, &names, open)?;
-                Some((
-                    slot,
-                    format!("{} {label}: no {} tour: {why}", self.mover(), kind_name(SlotTour { open, rows: 1 })),
-                ))
-            })
-            .collect()
     }
 
     /// The `problem` field of JSON output: the piece, or `leaper:MOVES` for a move set.
@@ -217,7 +187,7 @@ impl CountTask {
     }
 
     /// The mover as reasons name it: the piece, or `(1,0)+(1,1) leaper` for a move set.
-    fn mover(&self) -> String {
+    pub(super) fn mover(&self) -> String {
         match self.params.piece.as_str() {
             "tours" => {
                 let leapers: Vec<String> = self.params.moves.split('+').map(|leaper| format!("({leaper})")).collect();
@@ -378,8 +348,8 @@ impl Problem for Tours {
             moves: moves.to_string(),
             board: args.board.to_string(),
             sweep: args.sweep,
-            tours: if args.open { TourKind::Open } else { args.tours },
-            directed: args.directed,
+            tours: args.kind.tours(),
+            directed: args.kind.directed,
             distinct: args.distinct,
             removed,
         };
