@@ -1,7 +1,7 @@
 //! Ctrl-C and SIGTERM: a run stops between commits, says what is kept and the command that
 //! goes on, and exits 130 (SIGINT) or 143 (SIGTERM); `resume` then finishes the job with the
 //! output of a run never stopped. The signal is sent while the run pauses at a named point
-//! (`LEAPER_FAULT=pause@POINT:N` says so on stderr and waits half a second), so each test
+//! (`LEAPER_FAULT=pause@POINT:N` says so on stderr and waits two seconds), so each test
 //! stops the run at the same place every time.
 
 mod common;

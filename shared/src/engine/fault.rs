@@ -1,7 +1,7 @@
 //! Fault injection for crash tests: `LEAPER_FAULT=KIND@POINT:N` makes the N-th arrival at the
 //! named point fail. KIND `crash` aborts the process on the spot (what `kill -9` or a power cut
 //! does); KIND `full` makes the write fail as a full disk does; KIND `pause` says so on stderr
-//! (`LEAPER_FAULT: pausing at POINT #N`) and waits half a second, so that a test can kill the
+//! (`LEAPER_FAULT: pausing at POINT #N`) and waits two seconds, so that a test can kill the
 //! process inside that window with a real SIGKILL. Unset in real runs, where a point costs one
 //! check of a cached `None`.
 //!
@@ -69,7 +69,9 @@ pub fn point(name: &str) -> std::io::Result<()> {
         Kind::Full => Err(std::io::Error::from(std::io::ErrorKind::StorageFull)),
         Kind::Pause => {
             eprintln!("LEAPER_FAULT: pausing at {name} #{}", fault.at);
-            std::thread::sleep(std::time::Duration::from_millis(500));
+            // Long enough for a test that waits for this line to signal the process, also on
+            // a machine busy with other builds (500 ms was not, once).
+            std::thread::sleep(std::time::Duration::from_millis(2000));
             Ok(())
         }
     }
