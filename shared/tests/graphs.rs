@@ -310,3 +310,30 @@ fn boards_with_squares_removed_count_as_brute_force_does() {
     }
     assert!(nonzero >= 5, "too few boards with tours: {nonzero}");
 }
+
+#[test]
+fn the_chessboard_without_two_opposite_corners_has_a_colour_reason_before_counting() {
+    use leaper_core::problems::tours::{TourParams, Tours};
+    let params = TourParams {
+        piece: "knight".into(),
+        moves: "1,2".into(),
+        board: "8x8".into(),
+        sweep: false,
+        tours: TourKind::Both,
+        directed: false,
+        distinct: false,
+        removed: vec!["a1".into(), "h8".into()],
+    };
+    let reasons = Tours.task(&table(&params).unwrap()).unwrap().reasons();
+    // Closed tours need as many squares of each colour, open tours within one: 32 and 30 allow
+    // neither.
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert_eq!(
+        reasons[0].1,
+        "knight 8x8 without a1, h8: no closed tour: every knight move changes the square's colour and the board \
+         has 32 squares of one colour and 30 of the other, but a closed tour alternates colours, so it needs as \
+         many of each"
+    );
+    assert!(reasons[1].1.starts_with("knight 8x8 without a1, h8: no open tour:"), "{reasons:?}");
+    assert!(reasons[1].1.ends_with("so the two can differ by at most one"), "{reasons:?}");
+}
