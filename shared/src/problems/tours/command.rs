@@ -6,7 +6,7 @@
 //!
 //! The parameters read into one of two tasks: a [`CountTask`] (a sweep) or an
 //! [`EnumerateTask`] (a search). A count of a board with squares removed is in
-//! [`super::holes`].
+//! `holed_count.rs`.
 //!
 //! (About 600 lines: the code is under 500, the rest its tests.)
 

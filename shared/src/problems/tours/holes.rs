@@ -2,7 +2,8 @@
 //! a single board's graph without those squares, counted as any graph is
 //! ([`crate::problems::graph`]: the transfer matrix over the squares left, in the narrowest
 //! order found), with the board's own reason where its colours forbid a tour. Here: the
-//! squares' names, the mask file, the graph, and the count task's job and reasons for it.
+//! squares' names, the mask file and the graph; the count task's job and reasons for such a
+//! board are in [`super::holed_count`].
 //!
 //! Squares are named as chess names them: a file letter (`a` for the first column, then `b`,
 //! ..., `z`, `aa`, `ab`, ... past 26 columns) and a rank number from 1 (the first row), on the
@@ -19,12 +20,7 @@
 use std::collections::BTreeSet;
 
 use super::board::{BoardSize, Geometry};
-use super::command::{kind_name, CountTask};
-use super::obstruction::{describe, Colouring, Obstruction};
-use super::transfer::{self, SlotTour};
-use crate::engine::problem::Job;
 use crate::error::{Error, Result};
-use crate::problems::graph;
 
 /// The name of the square in column `file` and row `rank` (both from 0): `a1`.
 pub fn square_name(file: usize, rank: usize) -> String {
@@ -153,60 +149,6 @@ pub fn colours(names: &[String]) -> (usize, usize) {
         .count();
     let light = names.len() - dark;
     (dark.min(light), dark.max(light))
-}
-
-/// A count of tours of a board with squares removed: its job and its reasons.
-impl CountTask {
-    /// The board's graph without the squares removed: the squares' names and neighbours.
-    fn holed(&self) -> (Vec<String>, Vec<Vec<usize>>) {
-        let geometry = Geometry::new(self.plan.width, self.plan.rows, self.moves.clone());
-        holed_graph(&geometry, self.plan.transposed, &self.params.removed)
-    }
-
-    /// The count of a board with squares removed: its graph, in the narrowest order found.
-    pub(super) fn holed_job(&self) -> Result<Job> {
-        let (_, adjacency) = self.holed();
-        let order = graph::order::choose(&adjacency, self.params.tours);
-        if !order.fits() {
-            return Err(Error::InvalidRequest(format!(
-                "{} {}: the board left is too wide for the frontier in every order tried ({}: window {}, \
-                 frontier {} squares, keys of {} bits)",
-                self.mover(),
-                self.board_label(self.plan.rows),
-                order.how,
-                order.window,
-                order.width,
-                order.key_bits
-            )));
-        }
-        let name = format!("{} {}", self.problem(), self.board_label(self.plan.rows));
-        Ok(Job::Sweep(transfer::graph_tours(name, &order.edges(&adjacency), self.params.tours)?))
-    }
-
-    /// Why a board with squares removed has no tour of a kind: its colours, or what any graph
-    /// shows ([`graph::reasons`]).
-    pub(super) fn holed_reasons(&self, kinds: &[bool]) -> Vec<(usize, String)> {
-        let (names, adjacency) = self.holed();
-        let colouring = Colouring::of(&self.moves);
-        let (smaller, larger) = colours(&names);
-        let label = self.board_label(self.plan.rows);
-        kinds
-            .iter()
-            .filter_map(|&open| {
-                let slot = SlotTour { open, rows: 1 }.slot(self.params.tours);
-                let unbalanced = if open { larger > smaller + 1 } else { larger != smaller };
-                if colouring == Colouring::Changes && unbalanced {
-                    let obstruction = Obstruction::Unbalanced { larger, smaller };
-                    return Some((slot, describe(&self.mover(), &label, open, obstruction, colouring)));
-                }
-                let why = graph::reasons::why_none(&adjacency, &names, open)?;
-                Some((
-                    slot,
-                    format!("{} {label}: no {} tour: {why}", self.mover(), kind_name(SlotTour { open, rows: 1 })),
-                ))
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]

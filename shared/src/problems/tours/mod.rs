@@ -14,7 +14,8 @@
 //! * [`obstruction`]: why a board has no tour, known before counting (a disconnected graph, too
 //!   few moves, unequal colours, forced moves that contradict); [`forced`]: the moves a tour
 //!   must make, followed until they contradict.
-//! * [`holes`]: boards with squares removed (`--remove a1,h8`), counted as graphs.
+//! * [`holes`]: boards with squares removed (`--remove a1,h8`), counted as graphs;
+//!   `holed_count.rs`: the count task's job and reasons for them.
 //! * [`command`]: the problem's face to the command line.
 //!
 //! Tour files (`leaper tours enumerate | generate | dedupe | convert | show`) have their own
@@ -27,6 +28,7 @@ pub(crate) mod command;
 pub mod distinct;
 pub mod forced;
 pub mod frontier;
+mod holed_count;
 pub mod holes;
 pub mod obstruction;
 pub mod order;

@@ -1,0 +1,66 @@
+//! A count of tours of a board with squares removed ([`super::holes`]): its job (the board
+//! left as a graph, in the narrowest order found) and why it has no tour, where its colours or
+//! its graph say so before counting.
+
+use super::board::Geometry;
+use super::command::{kind_name, CountTask};
+use super::holes::{colours, holed_graph};
+use super::obstruction::{describe, Colouring, Obstruction};
+use super::transfer::{self, SlotTour};
+use crate::engine::problem::Job;
+use crate::error::{Error, Result};
+use crate::problems::graph;
+
+/// A count of tours of a board with squares removed: its job and its reasons.
+impl CountTask {
+    /// The board's graph without the squares removed: the squares' names and neighbours.
+    fn holed(&self) -> (Vec<String>, Vec<Vec<usize>>) {
+        let geometry = Geometry::new(self.plan.width, self.plan.rows, self.moves.clone());
+        holed_graph(&geometry, self.plan.transposed, &self.params.removed)
+    }
+
+    /// The count of a board with squares removed: its graph, in the narrowest order found.
+    pub(super) fn holed_job(&self) -> Result<Job> {
+        let (_, adjacency) = self.holed();
+        let order = graph::order::choose(&adjacency, self.params.tours);
+        if !order.fits() {
+            return Err(Error::InvalidRequest(format!(
+                "{} {}: the board left is too wide for the frontier in every order tried ({}: window {}, \
+                 frontier {} squares, keys of {} bits)",
+                self.mover(),
+                self.board_label(self.plan.rows),
+                order.how,
+                order.window,
+                order.width,
+                order.key_bits
+            )));
+        }
+        let name = format!("{} {}", self.problem(), self.board_label(self.plan.rows));
+        Ok(Job::Sweep(transfer::graph_tours(name, &order.edges(&adjacency), self.params.tours)?))
+    }
+
+    /// Why a board with squares removed has no tour of a kind: its colours, or what any graph
+    /// shows ([`graph::reasons`]).
+    pub(super) fn holed_reasons(&self, kinds: &[bool]) -> Vec<(usize, String)> {
+        let (names, adjacency) = self.holed();
+        let colouring = Colouring::of(&self.moves);
+        let (smaller, larger) = colours(&names);
+        let label = self.board_label(self.plan.rows);
+        kinds
+            .iter()
+            .filter_map(|&open| {
+                let slot = SlotTour { open, rows: 1 }.slot(self.params.tours);
+                let unbalanced = if open { larger > smaller + 1 } else { larger != smaller };
+                if colouring == Colouring::Changes && unbalanced {
+                    let obstruction = Obstruction::Unbalanced { larger, smaller };
+                    return Some((slot, describe(&self.mover(), &label, open, obstruction, colouring)));
+                }
+                let why = graph::reasons::why_none(&adjacency, &names, open)?;
+                Some((
+                    slot,
+                    format!("{} {label}: no {} tour: {why}", self.mover(), kind_name(SlotTour { open, rows: 1 })),
+                ))
+            })
+            .collect()
+    }
+}
