@@ -290,8 +290,8 @@ fn boards_with_squares_removed_count_as_brute_force_does() {
                 assert_eq!(counted.len(), 1);
                 // Brute force on the board's own graph, built here from the board's moves.
                 let (width, rows, transposed) = if w > h { (h, w, true) } else { (w, h, false) };
-                let (names, adjacency) =
-                    holed_graph(&Geometry::new(width, rows, MoveSet::knight()), transposed, &removed);
+                let board = holed_graph(&Geometry::new(width, rows, MoveSet::knight()), transposed, &removed);
+                let (names, adjacency) = (board.names, board.adjacency);
                 let edges: Vec<(usize, usize)> = adjacency
                     .iter()
                     .enumerate()

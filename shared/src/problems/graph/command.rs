@@ -19,7 +19,6 @@ use crate::engine::problem::{
 };
 use crate::error::{Error, Result};
 use crate::problems::tours::command::KindArgs;
-use crate::problems::tours::frontier::MAX_WINDOW;
 use crate::problems::tours::transfer::{self, SlotTour, TourKind};
 
 /// Any graph, as the registry names it.
@@ -84,9 +83,7 @@ impl GraphParams {
             Some((vertices, how)) => VertexOrder::measured(&adjacency, vertices, how, tours),
             None => order::choose(&adjacency, tours),
         };
-        if !order.fits() {
-            return Err(too_wide(&source, &order));
-        }
+        order.check_fits(&format!("graph {source}"))?;
         Ok(GraphParams {
             source,
             vertices: (0..graph.vertices()).map(|v| graph.name(v).to_string()).collect(),
@@ -129,31 +126,12 @@ impl GraphTask {
         Ok(GraphTask { params, adjacency, order })
     }
 
-    /// The kinds counted: closed (false) and open (true) in slot order.
-    fn kinds(&self) -> &'static [bool] {
-        match self.params.tours {
-            TourKind::Closed => &[false],
-            TourKind::Open => &[true],
-            TourKind::Both => &[false, true],
-        }
-    }
-
     /// The count as printed: doubled once per direction (but the one-vertex path).
     fn shown(&self, tour: SlotTour, count: &str) -> Result<String> {
         if !self.params.directed || (tour.open && self.params.vertices.len() == 1) {
             return Ok(count.to_string());
         }
-        let undirected: rug::Integer =
-            count.parse().map_err(|_| Error::Bug(format!("a count that is not a number: {count:?}")))?;
-        Ok((undirected * 2u32).to_string())
-    }
-
-    fn kind_name(open: bool) -> &'static str {
-        if open {
-            "open"
-        } else {
-            "closed"
-        }
+        transfer::once_per_direction(count)
     }
 }
 
@@ -224,26 +202,6 @@ fn read_source(path: &str) -> Result<(String, String)> {
     Ok((path.to_string(), text))
 }
 
-/// Why no order fits: its window, its frontier and key, and the limits.
-fn too_wide(source: &str, order: &VertexOrder) -> Error {
-    let why = if order.window > MAX_WINDOW {
-        format!("puts two neighbours {} places apart, and the frontier holds at most {MAX_WINDOW}", order.window)
-    } else {
-        format!(
-            "keeps up to {} vertices on the frontier, whose states need up to {} bits, more than the 128-bit key holds",
-            order.width, order.key_bits
-        )
-    };
-    Error::InvalidInput {
-        input: format!("graph {source}"),
-        reason: format!(
-            "the narrowest vertex order found ({}) {why}; the graph is too wide for leaper (give an order with \
-             --order FILE if you know a narrower one)",
-            order.how
-        ),
-    }
-}
-
 impl Task for GraphTask {
     fn kind(&self) -> JobKind {
         JobKind::Sweep
@@ -283,7 +241,7 @@ impl Task for GraphTask {
 
     fn slot_label(&self, slot: usize) -> Result<String> {
         let tour = SlotTour::of(slot, self.params.tours);
-        Ok(format!("{} {}", self.params.source, Self::kind_name(tour.open)))
+        Ok(format!("{} {}", self.params.source, tour.kind_name()))
     }
 
     fn check_bfile(&self) -> Result<()> {
@@ -313,7 +271,9 @@ impl Task for GraphTask {
     }
 
     fn reasons(&self) -> Vec<(usize, String)> {
-        self.kinds()
+        self.params
+            .tours
+            .opens()
             .iter()
             .filter_map(|&open| {
                 let why = why_none(&self.adjacency, &self.params.vertices, open)?;
@@ -339,7 +299,7 @@ impl Task for GraphTask {
                 graph: &self.params.source,
                 vertices: self.params.vertices.len(),
                 edges: self.params.edges.len(),
-                tours: Self::kind_name(tour.open),
+                tours: tour.kind_name(),
                 directed: self.params.directed,
                 count: self.shown(tour, count)?,
                 verified: printing.verified,

@@ -73,6 +73,32 @@ impl VertexOrder {
         self.window <= MAX_WINDOW && self.key_bits <= u128::BITS
     }
 
+    /// Refuses an order the transfer matrix cannot count in (see [`fits`](Self::fits)), naming
+    /// what does not fit, its window or its key, and the limit; `subject` names the graph
+    /// (`graph g.txt`, `knight 8x8 without a1`).
+    pub fn check_fits(&self, subject: &str) -> Result<()> {
+        if self.fits() {
+            return Ok(());
+        }
+        let why = if self.window > MAX_WINDOW {
+            format!("puts two neighbours {} places apart, and the frontier holds at most {MAX_WINDOW}", self.window)
+        } else {
+            format!(
+                "keeps up to {} vertices on the frontier, whose states need up to {} bits, more than the 128-bit \
+                 key holds",
+                self.width, self.key_bits
+            )
+        };
+        Err(Error::InvalidInput {
+            input: subject.to_string(),
+            reason: format!(
+                "the vertex order ({}) {why}; the graph is too wide for leaper in it (give an order with --order \
+                 FILE if you know a narrower one)",
+                self.how
+            ),
+        })
+    }
+
     /// The graph's neighbours on positions: per position, the positions of its neighbours.
     pub fn edges(&self, adjacency: &[Vec<usize>]) -> Vec<Vec<usize>> {
         in_order(adjacency, &self.vertices)

@@ -181,9 +181,7 @@ impl CountTask {
         if !self.params.directed || (tour.open && one_square) {
             return Ok(count.to_string());
         }
-        let undirected: rug::Integer =
-            count.parse().map_err(|_| Error::Bug(format!("a count that is not a number: {count:?}")))?;
-        Ok((undirected * 2u32).to_string())
+        transfer::once_per_direction(count)
     }
 
     /// The mover as reasons name it: the piece, or `(1,0)+(1,1) leaper` for a move set.
@@ -200,11 +198,7 @@ impl CountTask {
     /// Per reported slot, why its count is 0 when the board's graph says so before counting.
     fn reasons_by_slot(&self) -> Vec<(usize, String)> {
         let (moves, plan, tours) = (&self.moves, &self.plan, self.params.tours);
-        let kinds: &[bool] = match tours {
-            TourKind::Closed => &[false],
-            TourKind::Open => &[true],
-            TourKind::Both => &[false, true],
-        };
+        let kinds = tours.opens();
         if !self.params.removed.is_empty() {
             return self.holed_reasons(kinds);
         }
@@ -423,7 +417,7 @@ impl Task for CountTask {
         }
         let counted = self.counted(slot);
         Ok(match tours {
-            TourKind::Both => format!("{} {}", self.board_label(counted.rows), kind_name(counted)),
+            TourKind::Both => format!("{} {}", self.board_label(counted.rows), counted.kind_name()),
             _ => self.board_label(counted.rows),
         })
     }
@@ -482,7 +476,7 @@ impl Task for CountTask {
                 problem: self.problem(),
                 board: self.plan.label(counted.rows),
                 removed: &tour.removed,
-                tours: kind_name(counted),
+                tours: counted.kind_name(),
                 directed: tour.directed,
                 count: self.shown(counted, count)?,
                 verified: printing.verified,
@@ -502,15 +496,6 @@ impl Task for CountTask {
             }
         }
         Ok(())
-    }
-}
-
-/// `closed` or `open`, as results name the tours of a slot.
-pub(super) fn kind_name(tour: SlotTour) -> &'static str {
-    if tour.open {
-        "open"
-    } else {
-        "closed"
     }
 }
 

@@ -3,38 +3,27 @@
 //! its graph say so before counting.
 
 use super::board::Geometry;
-use super::command::{kind_name, CountTask};
-use super::holes::{colours, holed_graph};
+use super::command::CountTask;
+use super::holes::{holed_graph, HoledBoard};
 use super::obstruction::{describe, Colouring, Obstruction};
 use super::transfer::{self, SlotTour};
 use crate::engine::problem::Job;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::problems::graph;
 
 /// A count of tours of a board with squares removed: its job and its reasons.
 impl CountTask {
-    /// The board's graph without the squares removed: the squares' names and neighbours.
-    fn holed(&self) -> (Vec<String>, Vec<Vec<usize>>) {
+    /// The board without the squares removed, as a graph.
+    fn holed(&self) -> HoledBoard {
         let geometry = Geometry::new(self.plan.width, self.plan.rows, self.moves.clone());
         holed_graph(&geometry, self.plan.transposed, &self.params.removed)
     }
 
     /// The count of a board with squares removed: its graph, in the narrowest order found.
     pub(super) fn holed_job(&self) -> Result<Job> {
-        let (_, adjacency) = self.holed();
+        let adjacency = self.holed().adjacency;
         let order = graph::order::choose(&adjacency, self.params.tours);
-        if !order.fits() {
-            return Err(Error::InvalidRequest(format!(
-                "{} {}: the board left is too wide for the frontier in every order tried ({}: window {}, \
-                 frontier {} squares, keys of {} bits)",
-                self.mover(),
-                self.board_label(self.plan.rows),
-                order.how,
-                order.window,
-                order.width,
-                order.key_bits
-            )));
-        }
+        order.check_fits(&format!("{} {}", self.mover(), self.board_label(self.plan.rows)))?;
         let name = format!("{} {}", self.problem(), self.board_label(self.plan.rows));
         Ok(Job::Sweep(transfer::graph_tours(name, &order.edges(&adjacency), self.params.tours)?))
     }
@@ -42,9 +31,8 @@ impl CountTask {
     /// Why a board with squares removed has no tour of a kind: its colours, or what any graph
     /// shows ([`graph::reasons`]).
     pub(super) fn holed_reasons(&self, kinds: &[bool]) -> Vec<(usize, String)> {
-        let (names, adjacency) = self.holed();
+        let HoledBoard { names, adjacency, colours: (smaller, larger) } = self.holed();
         let colouring = Colouring::of(&self.moves);
-        let (smaller, larger) = colours(&names);
         let label = self.board_label(self.plan.rows);
         kinds
             .iter()
@@ -58,7 +46,7 @@ impl CountTask {
                 let why = graph::reasons::why_none(&adjacency, &names, open)?;
                 Some((
                     slot,
-                    format!("{} {label}: no {} tour: {why}", self.mover(), kind_name(SlotTour { open, rows: 1 })),
+                    format!("{} {label}: no {} tour: {why}", self.mover(), SlotTour { open, rows: 1 }.kind_name()),
                 ))
             })
             .collect()

@@ -112,12 +112,20 @@ fn finish(squares: BTreeSet<(usize, usize)>, board: BoardSize) -> Result<Vec<Str
     Ok(squares.into_iter().map(|(rank, file)| square_name(file, rank)).collect())
 }
 
-/// The graph of `geometry`'s board without the squares `removed` (names on the board as the
-/// user wrote it, `transposed` when the geometry's rows are its files): the names of the
-/// squares left, in the geometry's row-major order, and their neighbours among them.
-pub fn holed_graph(geometry: &Geometry, transposed: bool, removed: &[String]) -> (Vec<String>, Vec<Vec<usize>>) {
+/// A board without some squares, as a graph: the squares left, in the geometry's row-major
+/// order, by name; their neighbours among them; and how many of them are of each colour.
+pub struct HoledBoard {
+    pub names: Vec<String>,
+    pub adjacency: Vec<Vec<usize>>,
+    /// Squares of each colour left (a1's colour and the other), the smaller first.
+    pub colours: (usize, usize),
+}
+
+/// The board of `geometry` without the squares `removed` (names on the board as the user
+/// wrote it, `transposed` when the geometry's rows are its files).
+pub fn holed_graph(geometry: &Geometry, transposed: bool, removed: &[String]) -> HoledBoard {
     // Cell (col, row) of the geometry is the user's (file, rank) = (col, row), or (row, col)
-    // transposed.
+    // transposed; either way its colour is the parity of col + row.
     let name = |cell: usize| {
         let (col, row) = (cell % geometry.width, cell / geometry.width);
         if transposed {
@@ -126,29 +134,21 @@ pub fn holed_graph(geometry: &Geometry, transposed: bool, removed: &[String]) ->
             square_name(col, row)
         }
     };
-    let kept: Vec<usize> = (0..geometry.cells()).filter(|&c| !removed.contains(&name(c))).collect();
+    let names_of_all: Vec<String> = (0..geometry.cells()).map(name).collect();
+    let kept: Vec<usize> = (0..geometry.cells()).filter(|&c| !removed.contains(&names_of_all[c])).collect();
     let mut index = vec![usize::MAX; geometry.cells()];
     for (i, &c) in kept.iter().enumerate() {
         index[c] = i;
     }
     let adjacency =
         kept.iter().map(|&c| geometry.neighbours(c).map(|v| index[v]).filter(|&v| v != usize::MAX).collect()).collect();
-    (kept.iter().map(|&c| name(c)).collect(), adjacency)
-}
-
-/// The squares of each colour among `names` (a1 dark), smaller first.
-pub fn colours(names: &[String]) -> (usize, usize) {
-    let dark = names
-        .iter()
-        .filter(|name| {
-            let split = name.find(|c: char| c.is_ascii_digit()).unwrap_or(name.len());
-            let file = name[..split].bytes().fold(0usize, |f, b| f * 26 + (b - b'a' + 1) as usize) - 1;
-            let rank: usize = name[split..].parse().unwrap_or(1) - 1;
-            (file + rank).is_multiple_of(2)
-        })
-        .count();
-    let light = names.len() - dark;
-    (dark.min(light), dark.max(light))
+    let dark = kept.iter().filter(|&&c| (c % geometry.width + c / geometry.width).is_multiple_of(2)).count();
+    let light = kept.len() - dark;
+    HoledBoard {
+        names: kept.iter().map(|&c| names_of_all[c].clone()).collect(),
+        adjacency,
+        colours: (dark.min(light), dark.max(light)),
+    }
 }
 
 #[cfg(test)]
@@ -183,13 +183,13 @@ mod tests {
     #[test]
     fn the_holed_graph_keeps_the_other_squares_and_their_moves() {
         let geometry = Geometry::new(8, 8, MoveSet::knight());
-        let (names, adjacency) = holed_graph(&geometry, false, &["a1".into(), "h8".into()]);
-        assert_eq!(names.len(), 62);
-        assert_eq!(adjacency.iter().map(Vec::len).sum::<usize>(), 2 * (168 - 4));
-        assert_eq!(colours(&names), (30, 32));
+        let board = holed_graph(&geometry, false, &["a1".into(), "h8".into()]);
+        assert_eq!(board.names.len(), 62);
+        assert_eq!(board.adjacency.iter().map(Vec::len).sum::<usize>(), 2 * (168 - 4));
+        assert_eq!(board.colours, (30, 32));
         // Transposed: the geometry's row 0 is file a.
         let geometry = Geometry::new(3, 4, MoveSet::knight());
-        let (names, _) = holed_graph(&geometry, true, &["b1".into()]);
+        let names = holed_graph(&geometry, true, &["b1".into()]).names;
         assert_eq!(&names[..3], ["a1", "a2", "a3"]);
         assert!(!names.contains(&"b1".to_string()) && names.len() == 11);
     }

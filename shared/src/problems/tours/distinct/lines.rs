@@ -9,7 +9,6 @@ use crate::engine::problem::{write_json_line, write_line};
 use crate::engine::{OutputFormat, Printing, Task};
 use crate::error::{Error, Result};
 use crate::problems::tours::board::Geometry;
-use crate::problems::tours::command::kind_name;
 use crate::problems::tours::symmetry::Symmetry;
 use crate::problems::tours::transfer::{SlotTour, TourKind};
 use crate::problems::tours::CountTask;
@@ -97,7 +96,7 @@ impl CountTask {
                     let line = ClassLine {
                         problem: self.problem(),
                         board,
-                        tours: kind_name(SlotTour { open, rows }),
+                        tours: SlotTour { open, rows }.kind_name(),
                         distinct: true,
                         count: &classes.classes,
                         total: &classes.tours,

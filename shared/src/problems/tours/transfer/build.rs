@@ -45,15 +45,10 @@ pub fn graph_tours(name: String, edges: &[Vec<usize>], kind: TourKind) -> Result
     } else {
         dense_worst_case_bits(&live_positions(edges, reach), kind.max_free())
     };
-    let order = RowOrder::row_major(edges.len());
     if bits <= u64::BITS {
-        let mut matrix = TransferMatrix::<u64>::with_edges(walked, 1, kind, reach, edges, false, order)?;
-        matrix.set_move_masks(MoveMasks::from_edges(edges));
-        Ok(Box::new(matrix))
+        Ok(Box::new(TransferMatrix::<u64>::of_graph(walked, kind, reach, edges)?))
     } else {
-        let mut matrix = TransferMatrix::<u128>::with_edges(walked, 1, kind, reach, edges, false, order)?;
-        matrix.set_move_masks(MoveMasks::from_edges(edges));
-        Ok(Box::new(matrix))
+        Ok(Box::new(TransferMatrix::<u128>::of_graph(walked, kind, reach, edges)?))
     }
 }
 
@@ -193,6 +188,15 @@ impl<K: StateKey> TransferMatrix<K> {
         let edges = order.edges(&geometry);
         let mut matrix = Self::with_edges(Walked::Board(geometry), min_rows, kind, reach, &edges, true, order)?;
         matrix.set_move_masks(MoveMasks::from_edges(&edges));
+        Ok(matrix)
+    }
+
+    /// A graph's vertices as one row, in the order of `edges` ([`graph_tours`]), with the check
+    /// of the cells left where its edges allow it.
+    fn of_graph(walked: Walked, kind: TourKind, reach: usize, edges: &[Vec<usize>]) -> Result<Self> {
+        let order = RowOrder::row_major(edges.len());
+        let mut matrix = Self::with_edges(walked, 1, kind, reach, edges, false, order)?;
+        matrix.set_move_masks(MoveMasks::from_edges(edges));
         Ok(matrix)
     }
 

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{Error, Result};
+
 /// Which tours a sweep counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -49,6 +51,23 @@ impl TourKind {
             TourKind::Both => "both",
         }
     }
+
+    /// The kinds of tour counted, in slot order: closed (`false`), open (`true`).
+    pub fn opens(self) -> &'static [bool] {
+        match self {
+            TourKind::Closed => &[false],
+            TourKind::Open => &[true],
+            TourKind::Both => &[false, true],
+        }
+    }
+}
+
+/// An undirected count (decimal) counted once per direction: twice it. The caller leaves out
+/// the one tour with one direction (a single cell's open tour).
+pub fn once_per_direction(count: &str) -> Result<String> {
+    let undirected: rug::Integer =
+        count.parse().map_err(|_| Error::Bug(format!("a count that is not a number: {count:?}")))?;
+    Ok((undirected * 2u32).to_string())
 }
 
 /// A tour counted in a slot: which kind, and the board's length.
@@ -65,6 +84,15 @@ impl SlotTour {
         match kind {
             TourKind::Both => 2 * self.rows + usize::from(self.open),
             _ => self.rows,
+        }
+    }
+
+    /// `closed` or `open`, as results name the tours of a slot.
+    pub fn kind_name(self) -> &'static str {
+        if self.open {
+            "open"
+        } else {
+            "closed"
         }
     }
 

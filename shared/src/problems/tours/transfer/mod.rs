@@ -63,6 +63,6 @@ mod transition;
 mod walked;
 
 pub use build::{closed_tours, graph_tours, plain_key_bits, tours, TransferMatrix};
-pub use kinds::{SlotTour, TourKind};
+pub use kinds::{once_per_direction, SlotTour, TourKind};
 pub(super) use step::{join, Joined};
 pub use walked::Walked;
