@@ -30,7 +30,7 @@ impl<K: StateKey> TransferMatrix<K> {
             // A FULL first cell takes no edge: the key moves on without being decoded (a fifth
             // of the states of the 7 x 8 sweep). Mirror points decode it, for the mirror image.
             let (full, ends) = self.codec.kinds(key, cell);
-            if self.survives(cell, full, full | ends, self.codec.ends_used(key), 0) {
+            if self.survives(cell, full, full | ends, self.codec.ends_used(key), 0, None) {
                 emit(self.codec.moved_past_full(key, cell));
             }
             return;
@@ -105,7 +105,7 @@ impl<K: StateKey> TransferMatrix<K> {
         newly_full: u64,
         emit: &mut impl FnMut(K),
     ) {
-        if !self.survives(cell, next.full, next.used, next.ends_used, newly_full) {
+        if !self.survives(cell, next.full, next.used, next.ends_used, newly_full, Some(&next.mate)) {
             return;
         }
         if self.mirrors_after(cell) {
