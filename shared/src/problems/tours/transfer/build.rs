@@ -172,6 +172,9 @@ pub struct TransferMatrix<K> {
     /// Tests: the neighbourhood test runs after `residual_from` too.
     #[cfg(test)]
     pub(super) neighbours_everywhere: bool,
+    /// Tests: states with a FULL first cell are checked again as they are expanded.
+    #[cfg(test)]
+    pub(super) recheck_full_first: bool,
 }
 
 impl<K: StateKey> TransferMatrix<K> {
@@ -283,6 +286,8 @@ impl<K: StateKey> TransferMatrix<K> {
             residual_from: usize::MAX,
             #[cfg(test)]
             neighbours_everywhere: false,
+            #[cfg(test)]
+            recheck_full_first: false,
             width,
             cells: walked.cells(),
             walked,

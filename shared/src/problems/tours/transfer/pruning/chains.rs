@@ -213,7 +213,9 @@ mod tests {
         }
         assert_eq!(kept.chain(3), Some((6, 7, 2)));
         // Ends past the window's 31 positions, or chains of 16 cells or more, are not kept.
-        assert!(!ForcedChains::NONE.push(3, 40, 2));
-        assert!(!ForcedChains::NONE.push(3, 4, 16));
+        let mut none = ForcedChains::NONE;
+        assert!(!none.push(3, 40, 2));
+        assert!(!none.push(3, 4, 16));
+        assert_eq!(none, ForcedChains::NONE);
     }
 }

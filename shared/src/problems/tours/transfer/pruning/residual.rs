@@ -131,16 +131,9 @@ impl MoveMasks {
     }
 
     /// Whether the cells `base..end` may all get their edges with `spare_ends` tour ends still to
-    /// place: [`degrees_chains`](Self::degrees_chains) when none is, else
-    /// [`ends_allow`](Self::ends_allow).
-    #[cfg(test)]
-    pub fn cells_left_allow(&self, base: usize, end: usize, full: u64, ends: u64, spare_ends: u32) -> bool {
-        self.cells_left_chains(base, end, full, ends, spare_ends).is_some()
-    }
-
-    /// [`cells_left_allow`](Self::cells_left_allow), with the chains of forced edges where it
-    /// allows (none where tour ends are still to place: no edge is forced then); `None` where
-    /// it does not.
+    /// place: [`degrees_chains`](Self::degrees_chains) when none is, with the chains of forced
+    /// edges, else [`ends_allow`](Self::ends_allow), with none (no edge is forced then); `None`
+    /// where they may not.
     pub fn cells_left_chains(
         &self,
         base: usize,
