@@ -126,28 +126,39 @@ impl ForcedChains {
 
     /// Whether the chains, with the paths of a state whose mates are `mate` (bit `q` of the
     /// region is position `q + first` of `mate`), close a cycle that leaves a lacking cell out.
+    /// Asked of every branch whose verdict has chains: the chains are unpacked once, and each
+    /// path end has one mate and at most one chain, so from a chain's end the mates and the
+    /// chains lead back to where they started (a cycle) or stop, within as many turns as
+    /// there are chains.
     #[inline]
     pub fn close_a_short_cycle(self, mate: &[u8], first: usize) -> bool {
         if self.0 & ((1 << 56) - 1) == 0 {
             return false;
         }
         let lacking = self.0 >> 56 & 127;
-        let chains = || (0..CHAINS).map_while(|i| self.chain(i));
-        // Each path end has one mate and at most one chain: from a chain's end, the mates and
-        // the chains lead back to where they started (a cycle) or stop.
-        chains().any(|(from, mut to, mut cells)| {
-            for _ in 0..CHAINS {
-                let Some(mate) = mate.get(to + first).and_then(|&m| (m as usize).checked_sub(first)) else {
-                    return false;
-                };
-                if mate == from {
-                    return lacking > cells;
+        // Chain `i`'s ends as positions of `mate`, and its cells.
+        let (mut a, mut b, mut cells) =
+            ([usize::MAX; CHAINS as usize], [usize::MAX; CHAINS as usize], [0; CHAINS as usize]);
+        let mut count = 0;
+        while let Some((from, to, held)) = (count < CHAINS as usize).then(|| self.chain(count as u64)).flatten() {
+            (a[count], b[count], cells[count]) = (from + first, to + first, held);
+            count += 1;
+        }
+        let mate_of = |p: usize| mate.get(p).map_or(usize::MAX, |&m| m as usize);
+        (0..count).any(|start| {
+            let (from, mut to, mut held) = (a[start], b[start], cells[start]);
+            for _ in 0..count {
+                let m = mate_of(to);
+                if m == from {
+                    return lacking > held;
                 }
-                let Some((a, b, more)) = chains().find(|&(a, b, _)| a == mate || b == mate) else {
-                    return false;
-                };
-                to = if a == mate { b } else { a };
-                cells += more;
+                match (0..count).find(|&j| a[j] == m || b[j] == m) {
+                    Some(j) => {
+                        to = if a[j] == m { b[j] } else { a[j] };
+                        held += cells[j];
+                    }
+                    None => return false,
+                }
             }
             false
         })
