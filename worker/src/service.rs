@@ -162,16 +162,8 @@ impl WorkerService {
     /// lease's problem, checked against the lease's shard plan.
     fn leased_problem(&self, lease: &ShardLease) -> Result<Arc<dyn SubtreeProblem>, Status> {
         refuse_format(lease.format_version)?;
-        match self.data.owner().map_err(to_status)? {
-            Some(owner) if owner != lease.job_id => {
-                return Err(Status::permission_denied(format!(
-                    "this worker runs job {owner}, not job {}",
-                    lease.job_id
-                )))
-            }
-            Some(_) => {}
-            None => self.data.claim(&lease.job_id).map_err(to_status)?,
-        }
+        // One atomic claim: leases of one job arrive on many threads at once.
+        self.data.claim(&lease.job_id).map_err(to_status)?;
         let mut cached = self.problem.lock().expect("problem lock");
         let (problem, fingerprint) = match cached.as_ref() {
             Some((name, params, problem, fingerprint)) if *name == lease.problem && *params == lease.params => {

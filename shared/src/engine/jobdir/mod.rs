@@ -288,6 +288,10 @@ pub struct DataDir {
     dir: PathBuf,
     _lock: DirLock,
     worker_id: String,
+    /// Held across a claim's read and write: a worker's requests run on many threads, and two
+    /// leases that reach a fresh worker at once must not both find it free and both write
+    /// `job-id` through the same temporary file (the second rename then finds none).
+    claiming: std::sync::Mutex<()>,
 }
 
 impl DataDir {
@@ -321,7 +325,7 @@ impl DataDir {
                 id
             }
         };
-        Ok(DataDir { dir: dir.to_path_buf(), _lock: lock, worker_id })
+        Ok(DataDir { dir: dir.to_path_buf(), _lock: lock, worker_id, claiming: Default::default() })
     }
 
     pub fn path(&self) -> &Path {
@@ -340,7 +344,10 @@ impl DataDir {
     }
 
     /// Records that the directory belongs to `job_id`; refuses when another job owns it.
+    /// Atomic within the worker (the directory lock keeps other processes out) and idempotent:
+    /// any number of concurrent claims by one job succeed, and write `job-id` once.
     pub fn claim(&self, job_id: &str) -> Result<()> {
+        let _claiming = self.claiming.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match self.owner()? {
             Some(owner) if owner == job_id => Ok(()),
             Some(owner) => Err(Error::Refused {
@@ -418,6 +425,17 @@ mod tests {
         let error = data.claim("job-b").unwrap_err();
         assert!(!error.is_retryable() && error.to_string().contains("belongs to job job-a"), "{error}");
         let id = data.worker_id().to_string();
+        data.release().unwrap();
+        // Many claims of one job at once, as a worker's threads make them: all succeed, and one
+        // other job's claim among them is refused.
+        std::thread::scope(|scope| {
+            let claims: Vec<_> = (0..16).map(|_| scope.spawn(|| data.claim("job-c"))).collect();
+            for claim in claims {
+                claim.join().unwrap().unwrap();
+            }
+        });
+        assert_eq!(data.owner().unwrap().as_deref(), Some("job-c"));
+        assert!(data.claim("job-d").unwrap_err().to_string().contains("belongs to job job-c"));
         data.release().unwrap();
         assert_eq!(data.owner().unwrap(), None);
         let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();

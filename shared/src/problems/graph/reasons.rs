@@ -26,7 +26,12 @@ pub fn why_none(adjacency: &[Vec<usize>], names: &[String], open: bool) -> Optio
         return None;
     }
     if !open && n < 3 {
-        return Some(format!("a Hamiltonian cycle needs 3 vertices or more, and the graph has {n}"));
+        // The names say what was read: a file of one token is one vertex of that name.
+        let vertices: Vec<usize> = (0..n).collect();
+        return Some(format!(
+            "a Hamiltonian cycle needs 3 vertices or more, and the graph has {n}{}",
+            if n == 0 { String::new() } else { format!(" ({})", named(&vertices)) }
+        ));
     }
     let least = if open { 1 } else { 2 };
     let short: Vec<usize> = (0..n).filter(|&v| adjacency[v].len() < least).collect();
