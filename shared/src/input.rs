@@ -90,7 +90,7 @@ impl Source {
     }
 
     /// Its size, where it is a regular file.
-    fn regular_size(&self) -> Option<u64> {
+    pub fn regular_size(&self) -> Option<u64> {
         match self {
             Source::Stdin => None,
             Source::File(path) => std::fs::metadata(path).ok().filter(|meta| meta.is_file()).map(|meta| meta.len()),
