@@ -488,6 +488,26 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 55: `leaper resume --job-dir /tmp` searched /tmp and blamed someone else's symbolic
+/// link. A directory without a spec holds no leaper job, said first, as `leaper status` says it;
+/// nothing in it is touched.
+#[test]
+fn a_directory_that_is_no_job_is_named_so_before_anything_in_it_is_read() {
+    let dir = scratch("not-a-job");
+    fs::create_dir_all(dir.join("someone/else")).unwrap();
+    std::os::unix::fs::symlink("/nowhere", dir.join("someone/else/link")).unwrap();
+    fs::write(dir.join("notes.txt"), "theirs").unwrap();
+    let expected = format!("error: {}: holds no leaper job (job.toml is missing)\n", dir.display());
+    for command in ["resume", "status"] {
+        let output = leaper(&[command, "--job-dir", dir.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        assert_eq!(text(&output.stderr), expected, "{command}");
+    }
+    assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "theirs");
+    assert!(fs::symlink_metadata(dir.join("someone/else/link")).is_ok() && !dir.join("lock").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `job.toml` exactly as leaper 0.1.0 wrote it for `knight 6x8 --sweep --buckets 7 --format json`
 /// and for `quarto --lines rows,cols` (format 1: no job kind, no registry names).
 const RELEASE_0_1_SWEEP: &str = "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.
