@@ -425,8 +425,7 @@ fn a_generation_past_the_tours_leaper_writes_or_the_free_disk_is_refused_up_fron
          by one (11.9 PiB as --to compact lines); ask for fewer\n"
     );
     // 10^9 tours as connection lists (over 300 bytes each on 8x8): more than this disk has free.
-    let free =
-        nix::sys::statvfs::statvfs(&dir).map(|s| s.blocks_available() as u64 * s.fragment_size() as u64).unwrap();
+    let free = nix::sys::statvfs::statvfs(&dir).map(|s| s.blocks_available() * s.fragment_size()).unwrap();
     if free < 300_000_000_000 {
         let output = within_a_minute(&[
             "tours",

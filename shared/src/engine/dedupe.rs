@@ -501,7 +501,7 @@ mod tests {
         fs::write(dead.join("side-tours.rec"), b"a1 b3\n").unwrap();
         fs::write(stranger.join("notes.txt"), b"mine").unwrap();
         std::os::unix::fs::symlink(&stranger, root.join("distinct.txt.dedupe-4294967293")).unwrap();
-        assert_eq!(remove_stale_scratch(&base), [dead.clone()]);
+        assert_eq!(remove_stale_scratch(&base), std::slice::from_ref(&dead));
         assert!(!dead.exists());
         // Its own files are gone, the stranger's stay, and so does its directory.
         assert!(!stranger.join("bucket-0000.rec").exists() && stranger.join("notes.txt").exists());
