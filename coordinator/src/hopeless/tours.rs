@@ -9,8 +9,8 @@
 //!                                  file system has less free
 //! tours enumerate 8x8              its count's layers pass 1.5 M states: too many to list
 //! tours generate 3x3               no tour, open or closed (the graph is disconnected)
-//! tours generate 8x8 --count 10^14 more than the 10^9 tours leaper writes (13.4 PB as lines)
 //! tours generate 4x4               no reason known before counting, but 0 open tours counted
+//! tours generate 8x8 --count 10^14 more than the 10^9 tours leaper writes (11.9 PiB as lines)
 //! ```
 //!
 //! Why a count whose layers pass [`MOST_STATES`] means too many tours: `tours enumerate` takes

@@ -87,18 +87,18 @@ pub fn dedupe(
     let mut partitioner = Partitioner::create(&options.scratch, shape, buckets)?;
     // Input that cannot be read twice is kept for the second reading, in the scratch directory.
     let rereadable = paths.iter().all(|path| Source::new(path).rereadable());
-    let mut spool = match options.out.is_some() && !rereadable {
-        true => match Spool::create(partitioner.side_file("tours")) {
-            Ok(spool) => Some(spool),
+    let mut spool = None;
+    if options.out.is_some() && !rereadable {
+        match Spool::create(partitioner.side_file("tours")) {
+            Ok(created) => spool = Some(created),
             Err(error) => {
                 partitioner.abandon();
                 return Err(error);
             }
-        },
-        false => None,
-    };
+        }
+    }
     let board = &options.read.board;
-    let compute = |tour: &super::tour::Tour| canon.canonical(tour);
+    let compute = |tour: &Tour| canon.canonical(tour);
     let read = read_tours(paths, &options.read, &compute, &mut |ordinal, tour, canonical| {
         if let Some(spool) = &mut spool {
             spool.add(board, tour)?;
