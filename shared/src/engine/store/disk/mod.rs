@@ -64,9 +64,9 @@ type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
 /// Released from the 2 MiB boundary before the section to the one after it: a fault maps
 /// more than the page it asks for (the kernel maps pages around it, and a whole folio of the
 /// page cache, up to 2 MiB), so reading one small section mapped its neighbours' pages again
-/// after they were released, and most of a layer of small sections stayed resident (the 7 x 10
-/// sweep at 64 MiB: 11 MiB of its 12 MiB layer; docs/PERFORMANCE.md, "The memory limit held:
-/// arrays of their own").
+/// after they were released (the 7 x 10 sweep at 64 MiB in 64 buckets: file pages resident at
+/// most 16.6 MiB, the program's code among them, and 12.5 MiB with the windows;
+/// docs/PERFORMANCE.md, "The memory limit held: arrays of their own").
 fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
     #[cfg(unix)]
     // SAFETY: the mapping is of a file nobody writes while it is mapped (see `map_file`), so a
