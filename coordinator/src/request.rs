@@ -124,7 +124,9 @@ pub struct SweepArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moduli_per_pass: Option<u32>,
 
-    /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
+    /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB, and the peak
+    /// resident size stays within the budget, 10% and a floor of 32 MiB (the program, its
+    /// threads, pages of the layer files being read; measured on 1 to 8 threads); in memory it
     /// is 80% of the machine's RAM, and a count that needs more starts again out of core, with
     /// the same budget, in a job directory of its own (removed once it is done).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Out of core")]
