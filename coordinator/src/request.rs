@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
+use leaper_core::engine::jobdir::manifest::Counted;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::sweep::{plan_moduli, CountRoute, SweepOptions, SweepProgress};
@@ -110,6 +111,12 @@ pub struct SweepArgs {
     #[serde(default = "Counts::recorded_before_exact")]
     pub counts: Counts,
 
+    /// Count even where every count asked for is proved 0 before counting (the reasons are
+    /// printed, and nothing is counted otherwise): to check the reasons themselves.
+    #[arg(long, help_heading = "Counting")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub count_anyway: bool,
+
     /// Hash buckets per layer.
     #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000), help_heading = "Out of core")]
     pub buckets: u32,
@@ -191,6 +198,15 @@ impl SweepArgs {
     /// How the b-file numbers its rows (`--offset`, `--stride`).
     pub fn indexing(&self) -> Indexing {
         Indexing { offset: self.offset, stride: self.stride }
+    }
+
+    /// How these options carry the counts, as a finished job's manifest records it.
+    pub fn counted(&self) -> Counted {
+        let counts = match self.counts.to_possible_value() {
+            Some(value) => value.get_name().to_string(),
+            None => format!("{:?}", self.counts),
+        };
+        Counted { verified: self.verify, counts }
     }
 }
 
@@ -495,6 +511,7 @@ mod tests {
                 offset: Some(1),
                 verify: true,
                 counts: Counts::Exact,
+                count_anyway: false,
                 buckets: 7,
                 moduli_per_pass: Some(1),
                 mem_limit: None,

@@ -561,6 +561,26 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 55: `leaper resume --job-dir /tmp` searched /tmp and blamed someone else's symbolic
+/// link. A directory without a spec holds no leaper job, said first, as `leaper status` says it;
+/// nothing in it is touched.
+#[test]
+fn a_directory_that_is_no_job_is_named_so_before_anything_in_it_is_read() {
+    let dir = scratch("not-a-job");
+    fs::create_dir_all(dir.join("someone/else")).unwrap();
+    std::os::unix::fs::symlink("/nowhere", dir.join("someone/else/link")).unwrap();
+    fs::write(dir.join("notes.txt"), "theirs").unwrap();
+    let expected = format!("error: {}: holds no leaper job (job.toml is missing)\n", dir.display());
+    for command in ["resume", "status"] {
+        let output = leaper(&[command, "--job-dir", dir.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        assert_eq!(text(&output.stderr), expected, "{command}");
+    }
+    assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "theirs");
+    assert!(fs::symlink_metadata(dir.join("someone/else/link")).is_ok() && !dir.join("lock").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `job.toml` exactly as leaper 0.1.0 wrote it for `knight 6x8 --sweep --buckets 7 --format json`
 /// and for `quarto --lines rows,cols` (format 1: no job kind, no registry names).
 const RELEASE_0_1_SWEEP: &str = "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.
@@ -619,4 +639,133 @@ fn a_job_directory_of_the_previous_release_is_refused_by_its_format_and_left_alo
         assert!(snapshot(&dir) == before, "{name}: a refused command changed the job directory");
         fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// Issue 55: a finished job's job.toml rewritten by hand to format 2 (which has no checksum),
+/// with `verify = true` or `counts = "residues"`, its copy overwritten too, made `leaper resume`
+/// print `"verified": true` for counts never verified. The manifest records the spec's format
+/// and how the counts were carried: both edits are refused, as they are on an unfinished job,
+/// and the directory is left as it was. Sweeps and subtree jobs alike.
+#[test]
+fn a_finished_job_s_spec_is_protected_as_a_running_one_s() {
+    let forged = |dir: &Path, edit: &dyn Fn(String) -> String| {
+        let spec = fs::read_to_string(dir.join("job.toml")).unwrap();
+        let older: String = spec
+            .lines()
+            .filter(|line| !line.starts_with("crc32 = "))
+            .map(|line| if line == "format = 3" { "format = 2\n".to_string() } else { format!("{line}\n") })
+            .collect();
+        let forged = edit(older);
+        fs::write(dir.join("job.toml"), &forged).unwrap();
+        fs::write(dir.join("job.copy.toml"), &forged).unwrap();
+    };
+    type Edit = fn(String) -> String;
+    let sweep_edits: [(&str, Edit); 3] = [
+        ("verify", |spec| spec.replacen("verify = false", "verify = true", 1)),
+        ("residues", |spec| spec.replacen("counts = \"exact\"", "counts = \"residues\"", 1)),
+        ("format alone", |spec| spec),
+    ];
+    for (name, edit) in sweep_edits {
+        let dir = scratch(&format!("finished-spec-{name}"));
+        let job = dir.to_str().unwrap();
+        let output = leaper(&["knight", "6x6", "--job-dir", job, "--format", "json"], None);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        assert_eq!(
+            text(&output.stdout),
+            r#"{"problem":"knight","board":"6x6","tours":"closed","count":"9862"}"#.to_string() + "\n"
+        );
+        forged(&dir, &edit);
+        let before = snapshot(&dir);
+        let output = leaper(&["resume", "--job-dir", job, "--format", "json"], None);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert_eq!(text(&output.stdout), "", "{name}: printed a count");
+        assert!(stderr.contains("is of job format 2, but the job was started with format 3"), "{name}: {stderr}");
+        assert!(snapshot(&dir) == before, "{name}: a refused resume changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+    // A subtree job's ledger records the format too.
+    let dir = scratch("finished-spec-subtree");
+    let job = dir.to_str().unwrap();
+    let output = leaper(&["quarter", "8", "--by-start", "--job-dir", job], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    forged(&dir, &|spec| spec);
+    let output = leaper(&["resume", "--job-dir", job], None);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("started with job format 3, but its job.toml is now of format 2"), "{stderr}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The seeded campaign of issue 55 on a finished job's spec: random hand edits of job.toml
+/// (values changed, with the checksum kept, dropped, or forged; the format lowered; the copy
+/// overwritten or not). A resume either refuses, changing nothing, or prints the job's count
+/// exactly as it was counted: never a flag or a count the job did not earn.
+#[test]
+fn a_seeded_campaign_of_hand_edits_to_a_finished_job_s_spec() {
+    use leaper_core::engine::jobdir::JobSpec;
+    let dir = scratch("finished-spec-campaign");
+    let job = dir.to_str().unwrap();
+    let output = leaper(&["knight", "6x6", "--job-dir", job, "--format", "json"], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let counted = text(&output.stdout);
+    assert_eq!(counted, "{\"problem\":\"knight\",\"board\":\"6x6\",\"tours\":\"closed\",\"count\":\"9862\"}\n");
+    let original = (fs::read(dir.join("job.toml")).unwrap(), fs::read(dir.join("job.copy.toml")).unwrap());
+    let mut state = 55_u64;
+    let mut random = move |bound: usize| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) % bound as u64) as usize
+    };
+    // (section, key, another value): what a hand might change.
+    let values: [(&str, &str, toml::Value); 7] = [
+        ("sweep", "verify", toml::Value::Boolean(true)),
+        ("sweep", "counts", toml::Value::String("residues".into())),
+        ("sweep", "buckets", toml::Value::Integer(7)),
+        ("sweep", "mem_limit", toml::Value::Integer(1 << 26)),
+        ("params", "board", toml::Value::String("6x8".into())),
+        ("params", "tours", toml::Value::String("open".into())),
+        ("run", "format", toml::Value::String("text".into())),
+    ];
+    let (mut refused, mut printed) = (0, 0);
+    for round in 0..20 {
+        fs::write(dir.join("job.toml"), &original.0).unwrap();
+        fs::write(dir.join("job.copy.toml"), &original.1).unwrap();
+        let mut spec = JobSpec::load(&dir).unwrap();
+        let (section, key, value) = &values[random(values.len())];
+        spec.body.get_mut(*section).and_then(|t| t.as_table_mut()).unwrap().insert(key.to_string(), value.clone());
+        let lowered = random(2) == 0;
+        if lowered {
+            spec.header.format = 2;
+        }
+        // Written by leaper's own code (a valid checksum), then maybe spoiled by hand.
+        spec.write(&dir).unwrap();
+        let mut written = fs::read_to_string(dir.join("job.toml")).unwrap();
+        match random(3) {
+            0 => {}
+            1 => written = written.lines().filter(|l| !l.starts_with("crc32")).map(|l| format!("{l}\n")).collect(),
+            _ => written = written.replacen("crc32 = ", "crc32 = 1", 1),
+        }
+        fs::write(dir.join("job.toml"), &written).unwrap();
+        if random(2) == 0 {
+            fs::write(dir.join("job.copy.toml"), &written).unwrap();
+        }
+        let before = snapshot(&dir);
+        let output = leaper(&["resume", "--job-dir", job], None);
+        let what = format!("round {round}: [{section}] {key} = {value}, format {}", if lowered { 2 } else { 3 });
+        if output.status.success() {
+            printed += 1;
+            let stdout = text(&output.stdout);
+            let same = stdout == counted || stdout == "9862\n";
+            assert!(same, "{what}: printed {stdout}");
+            assert!(!text(&output.stderr).contains("verified"), "{what}: {}", text(&output.stderr));
+            assert!(!lowered, "{what}: a lowered format was accepted");
+        } else {
+            refused += 1;
+            assert_eq!(output.status.code(), Some(1), "{what}: {}", text(&output.stderr));
+            assert!(output.stdout.is_empty(), "{what}");
+            assert!(snapshot(&dir) == before, "{what}: a refused resume changed the job directory");
+        }
+    }
+    assert!(refused > 0 && printed > 0, "refused {refused}, printed {printed}");
+    fs::remove_dir_all(&dir).unwrap();
 }

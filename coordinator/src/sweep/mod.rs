@@ -65,7 +65,7 @@ pub fn run(
         }
         Layers::OutOfCore(checkpoints) => {
             checkpoints.check_keys(job.key_format(), &job.key_layout())?;
-            if let Some(counts) = checkpoints.manifest().and_then(|m| m.result.clone()) {
+            if let Some(counts) = checkpoints.finished(&args.counted())? {
                 tracing::info!(job = %checkpoints.job().id(), "the job had finished; printing its counts");
                 return Ok(counts);
             }
@@ -98,7 +98,7 @@ pub fn run(
                 }
                 counted?
             };
-            checkpoints.finish(&decimal(&report))?;
+            checkpoints.finish(&decimal(&report), args.counted())?;
             (report, watch)
         }
     };

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use crate::engine::jobdir::durable::{refuse_strangers, Foreign};
-use crate::engine::jobdir::manifest::{LayerRecord, WorkerLayer, MANIFEST_FORMAT};
+use crate::engine::jobdir::manifest::{Counted, LayerRecord, WorkerLayer, MANIFEST_FORMAT};
 use crate::engine::jobdir::{remove_unnamed, unix_now, JobDir, JobFile, Manifest};
 use crate::engine::key::RecordLayout;
 use crate::engine::store::{disk_store, StateStore};
@@ -77,6 +77,20 @@ impl SweepCheckpoints {
                         manifest.job,
                         job.file(JobFile::Spec).display(),
                         job.id()
+                    ),
+                });
+            }
+        }
+        if let Some(recorded) = manifest.as_ref().and_then(|m| m.spec_format) {
+            let format = job.spec().header.format;
+            if format < recorded {
+                return Err(Error::File {
+                    path: job.file(JobFile::Spec),
+                    message: format!(
+                        "is of job format {format}, but the job was started with format {recorded} (its manifest \
+                         records it): leaper never writes a job's spec in an older format, so it was rewritten by \
+                         hand; restore the job.toml the job started with, or start the job again in a new \
+                         directory; nothing was changed"
                     ),
                 });
             }
@@ -241,16 +255,42 @@ impl SweepCheckpoints {
         Ok(())
     }
 
-    /// Records the exact counts and deletes what is left of the layers.
-    pub fn finish(&mut self, counts: &[(usize, String)]) -> Result<()> {
+    /// Records the exact counts, and how they were carried, and deletes what is left of the
+    /// layers.
+    pub fn finish(&mut self, counts: &[(usize, String)], counted: Counted) -> Result<()> {
         let progress = self.start();
         let mut manifest = self.manifest_for(&progress, None);
         manifest.result = Some(counts.to_vec());
+        manifest.counted = Some(counted);
         self.commit_manifest(manifest)?;
         // The counts are committed: a stranger added meanwhile stays, and does not fail the job.
         let named = [JobFile::Manifest.path(), JobFile::ManifestCopy.path()].into_iter().collect();
         remove_unnamed(self.job.path(), &named, &ALWAYS_KEPT, Foreign::Leave)?;
         Ok(())
+    }
+
+    /// The counts of a job that had finished, once its request is checked against how they were
+    /// counted: a `job.toml` that now asks for other counts (`--counts`, `--verify`) is refused,
+    /// as it is while the job runs, so that what is printed of them (verified or not) is what the
+    /// manifest recorded. `None` for a job still to count.
+    pub fn finished(&self, asked: &Counted) -> Result<Option<Vec<(usize, String)>>> {
+        let Some(manifest) = &self.manifest else { return Ok(None) };
+        let Some(counts) = manifest.result.clone() else { return Ok(None) };
+        // A manifest of before this was recorded: the spec's checksum is all there is.
+        let Some(counted) = &manifest.counted else { return Ok(Some(counts)) };
+        if counted != asked {
+            let said = |c: &Counted| format!("counts = {:?}, verify = {}", c.counts, c.verified);
+            return Err(Error::File {
+                path: self.job.file(JobFile::Spec),
+                message: format!(
+                    "asks for {}, but the job's counts were counted with {} (its manifest records it): was \
+                     job.toml edited? restore it; nothing was changed",
+                    said(asked),
+                    said(counted)
+                ),
+            });
+        }
+        Ok(Some(counts))
     }
 
     /// Commits `progress` of a cluster job with each worker's part of the layer.
@@ -280,6 +320,8 @@ impl SweepCheckpoints {
             workers: Vec::new(),
             committed_unix: unix_now(),
             result: None,
+            counted: None,
+            spec_format: Some(self.job.spec().header.format),
             crc32: 0,
         }
     }
@@ -321,7 +363,7 @@ impl StoreHost for SweepCheckpoints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::jobdir::{JobKind, JobSpec, SpecHeader};
+    use crate::engine::jobdir::{JobKind, JobSpec, SpecHeader, SPEC_FORMAT};
 
     /// Reopens the job in `dir` as a resume does and checks its keys.
     fn resume_with(dir: &std::path::Path, key_format: u32, key_layout: &str) -> Result<SweepCheckpoints> {
@@ -374,9 +416,56 @@ mod tests {
         assert!(error.contains("counted as \"keys A\"") && error.contains("records no key format"), "{error}");
         assert!(error.contains("was job.toml edited?"), "{error}");
         let mut checkpoints = resume_with(&dir, 2, "keys A").unwrap();
-        checkpoints.finish(&[]).unwrap();
+        checkpoints.finish(&[], Counted { verified: false, counts: "exact".into() }).unwrap();
         drop(checkpoints);
         assert_eq!(Manifest::load(&dir).unwrap().unwrap().key_format, Some(2));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 55: a finished job's `job.toml` rewritten to format 2 (no checksum) with
+    /// `verify = true` printed `"verified": true` for counts never verified. The manifest now
+    /// records the spec's format and how the counts were carried, and both are held against the
+    /// spec on resume, finished or not.
+    #[test]
+    fn a_finished_job_is_held_to_its_spec_format_and_to_how_it_counted() {
+        let dir = std::env::temp_dir().join(format!("leaper-checkpoints-finished-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let spec = JobSpec {
+            header: SpecHeader::new(JobKind::Sweep, "tours", "knight-6x6", "knight 6x6"),
+            body: Default::default(),
+        };
+        let exact = Counted { verified: false, counts: "exact".into() };
+        let mut checkpoints = SweepCheckpoints::new(JobDir::create(&dir, spec.clone()).unwrap(), 4, 1 << 20);
+        checkpoints.check_keys(2, "keys").unwrap();
+        checkpoints.plan(1, 36).unwrap();
+        checkpoints.finish(&[(6, "9862".into())], exact.clone()).unwrap();
+        drop(checkpoints);
+        let manifest = Manifest::load(&dir).unwrap().unwrap();
+        assert_eq!((manifest.spec_format, manifest.counted.as_ref()), (Some(SPEC_FORMAT), Some(&exact)));
+
+        // Asked as it counted: the counts, and how they were carried.
+        let finished = resume_with(&dir, 2, "keys").unwrap().finished(&exact).unwrap();
+        assert_eq!(finished, Some(vec![(6, "9862".to_string())]));
+        // Asked otherwise: refused, naming both.
+        for asked in
+            [Counted { verified: true, counts: "exact".into() }, Counted { verified: false, counts: "residues".into() }]
+        {
+            let error = resume_with(&dir, 2, "keys").unwrap().finished(&asked).unwrap_err().to_string();
+            assert!(error.contains("was job.toml edited?"), "{error}");
+            assert!(error.contains("counted with counts = \"exact\", verify = false"), "{error}");
+        }
+
+        // The spec rewritten in format 2 (no checksum), its copy too: refused before anything.
+        let mut older = spec.clone();
+        older.header.format = 2;
+        older.write(&dir).unwrap();
+        let error = resume_with(&dir, 2, "keys").err().unwrap().to_string();
+        assert!(error.contains("is of job format 2, but the job was started with format 3"), "{error}");
+        // A job started in format 2 (an older release) resumes as it always did.
+        let mut manifest = Manifest::load(&dir).unwrap().unwrap();
+        manifest.spec_format = Some(2);
+        manifest.commit(&dir).unwrap();
+        assert!(resume_with(&dir, 2, "keys").unwrap().finished(&exact).unwrap().is_some());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
