@@ -176,23 +176,27 @@ fn a_resume_in_other_lanes_is_refused_by_name_and_jobs_of_before_the_128_bit_lan
         fs::remove_dir_all(&dir).unwrap();
     }
 
-    // Between passes too: the exact 64-bit pass saturated and ended, the residue pass not begun.
-    let dir = scratch("lanes-forged-between-passes");
-    let mut args = board.to_vec();
-    args.extend(["--counts", "exact64", "--job-dir", dir.to_str().unwrap()]);
-    assert!(!leaper(&args, Some("crash@manifest:182")).status.success());
-    assert_eq!(status(&dir)["passes"], 2);
-    forge_spec(&dir, "sweep", "counts", "exact128");
-    let before = snapshot(&dir);
-    let stderr = text(&resume(&dir, None).stderr);
-    assert!(
-        stderr.contains(
-            "the counts of its last pass are exact 64-bit counts, but its job.toml now asks for exact 128-bit"
-        ),
-        "{stderr}"
-    );
-    assert_eq!(snapshot(&dir), before, "the refusal changed the job directory");
-    fs::remove_dir_all(&dir).unwrap();
+    // Between passes too (the exact 64-bit pass saturated and ended, the residue pass not
+    // begun: 180 step commits, the pass commit), and a step into the residue pass, whose
+    // manifest names its residues alone: the ended pass's words give it away.
+    for (fault, refusal) in [
+        ("crash@manifest:181", "the counts of its last pass are exact 64-bit counts, but its job.toml now asks for exact 128-bit"),
+        ("crash@manifest:182", "the counts of the job's passes that ended hold 1 words a slot, but its job.toml now asks for exact 128-bit counts (2 words)"),
+    ] {
+        let dir = scratch("lanes-forged-between-passes");
+        let mut args = board.to_vec();
+        args.extend(["--counts", "exact64", "--job-dir", dir.to_str().unwrap()]);
+        assert!(!leaper(&args, Some(fault)).status.success());
+        assert_eq!(status(&dir)["passes"], 2);
+        forge_spec(&dir, "sweep", "counts", "exact128");
+        let before = snapshot(&dir);
+        let output = resume(&dir, None);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{fault}: {stderr}");
+        assert!(stderr.contains(refusal), "{fault}: {stderr}");
+        assert_eq!(snapshot(&dir), before, "{fault}: the refusal changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     // A job.toml of a release before the 128-bit lane says `exact`: the exact 64-bit pass
     // without --verify, the residue passes with it, as that release counted; it resumes so.
