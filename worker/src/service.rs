@@ -131,7 +131,8 @@ impl WorkerService {
         }
         claim_for(data, &request.job_id)?;
 
-        let moduli = Moduli::from_values(request.moduli.clone());
+        // Lanes this worker does not know (a marker out of place) are refused, never added as residues.
+        let moduli = Moduli::from_values(request.moduli.clone()).map_err(to_status)?;
         let layout = sweep.layout(moduli.len());
         let buckets = request.buckets as usize;
         let data_dir = data.path();
