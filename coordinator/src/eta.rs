@@ -230,13 +230,17 @@ impl EtaModel {
     fn first_pass(&self) -> Option<Vec<u64>> {
         let (steps, hint) = (self.shape.steps, &self.shape.hint);
         let row = hint.row.max(1);
-        let mut known: Vec<u64> = self.profile[..self.next_cell.min(self.profile.len())].to_vec();
-        known.extend(self.next_states.filter(|_| known.len() < steps));
+        let measured = self.next_cell.min(self.profile.len());
+        let next = self.next_states.filter(|_| measured < steps);
+        let known_len = measured + usize::from(next.is_some());
+        if known_len < steps && known_len < MEASURED_ROWS * row {
+            // Checked before the profile is copied: every step of a long first row asks.
+            return None;
+        }
+        let mut known: Vec<u64> = self.profile[..measured].to_vec();
+        known.extend(next);
         if known.len() >= steps {
             return Some(known);
-        }
-        if known.len() < MEASURED_ROWS * row {
-            return None;
         }
         let rows = steps.div_ceil(row);
         let first_cut = rows.saturating_sub(hint.tail.len());
@@ -303,9 +307,10 @@ impl EtaModel {
 
     /// The estimate of the time left, as the steps so far tell it.
     pub fn estimate(&self) -> Eta {
-        let (Some(states), Some(cost)) = (self.remaining_states(), self.cost()) else {
-            return Eta::Estimating;
-        };
+        // The states first: while they are unknown (a graph's one long row, always), the cost's
+        // fit over every timed step is not worth making.
+        let Some(states) = self.remaining_states() else { return Eta::Estimating };
+        let Some(cost) = self.cost() else { return Eta::Estimating };
         let seconds: f64 = states.iter().map(|&s| cost.seconds(s)).sum();
         Eta::Left(Duration::from_secs_f64(seconds.clamp(0.0, 1e12)))
     }
