@@ -290,7 +290,12 @@ impl SweepHost for LocalSteps<'_> {
     fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome> {
         let job = self.job;
         let store = self.store();
-        let buckets: Vec<usize> = (0..store.buckets()).collect();
+        // Only the buckets that hold states, where the store knows: a layer of a few states
+        // (a graph's long thin stretches) would otherwise cost a task per bucket, hundreds of
+        // them, at every step.
+        let buckets = store
+            .filled_buckets()
+            .unwrap_or_else(|| (0..store.buckets()).filter(|&bucket| store.bucket_states(bucket) != Some(0)).collect());
         let mut outcome = job.expand_layer(step, moduli, store, &buckets)?;
         outcome.layer = store.finish_step()?;
         Ok(outcome)

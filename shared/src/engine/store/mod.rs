@@ -174,6 +174,13 @@ pub trait StateStore: Send + Sync {
         None
     }
 
+    /// The buckets of the current layer that hold states, ascending, where the store keeps
+    /// a list (`None`: ask [`bucket_states`](Self::bucket_states) of each). A step reads only
+    /// these: a layer of a few states costs a few buckets, not every one.
+    fn filled_buckets(&self) -> Option<Vec<usize>> {
+        None
+    }
+
     /// The files holding the current layer, for a checkpoint; `None` if the store keeps nothing
     /// that outlives the process.
     fn durable_layer(&self) -> Option<DurableLayer> {
