@@ -28,7 +28,7 @@
 
 use std::time::Duration;
 
-use leaper_core::engine::sweep::SweepProgress;
+use leaper_core::engine::sweep::{SweepProgress, STEP_TIMINGS_KEPT};
 use leaper_core::engine::{ProfileHint, SweepJob};
 
 use crate::plan::model;
@@ -139,9 +139,9 @@ impl EtaModel {
             next_states: None,
             timed: Vec::new(),
         };
-        if start.pass > 0 {
+        if start.pass > 0 && !model.profile.is_empty() {
             // The first pass is over: later passes end where it ended.
-            model.shape.steps = model.shape.steps.min(model.profile.len().max(1));
+            model.shape.steps = model.shape.steps.min(model.profile.len());
             model.next_states = model.profile.get(start.next_cell).copied();
         } else if start.next_cell == 0 {
             model.next_states = Some(1);
@@ -192,12 +192,15 @@ impl EtaModel {
             self.profile.push(states_in);
         }
         self.timed.push((states_in, seconds));
+        // As many as a checkpoint keeps: `leaper status` and a resumed run learn from the same.
+        let timed = self.timed.len();
+        self.timed.drain(..timed.saturating_sub(STEP_TIMINGS_KEPT));
         let pass_over = states_out == 0 || cell + 1 >= self.shape.steps;
         (self.pass, self.next_cell) = if pass_over { (pass + 1, 0) } else { (pass, cell + 1) };
         self.next_states = Some(if pass_over { self.profile.first().copied().unwrap_or(1) } else { states_out });
         if pass_over && pass == 0 {
             // The first pass ended early (the layer emptied): later passes end there too.
-            self.shape.steps = self.profile.len();
+            self.shape.steps = cell + 1;
         }
     }
 
@@ -215,7 +218,11 @@ impl EtaModel {
                 states.extend_from_slice(&first);
             }
         } else {
-            // Every pass reads the same layers (other moduli, the same keys).
+            // Every pass reads the same layers (other moduli, the same keys), as far as they are
+            // known: a checkpoint keeps no profile of a long first pass (`PROFILE_KEPT`).
+            if self.profile.len() < self.shape.steps {
+                return None;
+            }
             states.extend_from_slice(self.profile.get(self.next_cell..).unwrap_or(&[]));
             for _ in self.pass + 1..self.shape.passes {
                 states.extend_from_slice(&self.profile);

@@ -114,7 +114,8 @@ pub struct SweepReport {
     pub states_processed: u64,
     /// Seconds spent in steps, over every run of a resumed job.
     pub step_seconds: f64,
-    /// States read by each step of the first pass (the layer profile).
+    /// States read by each step of the first pass (the layer profile; none past
+    /// [`PROFILE_KEPT`] steps).
     pub profile: Vec<u64>,
 }
 
@@ -149,15 +150,27 @@ pub struct SweepProgress {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settled: Vec<(usize, String)>,
     /// States read by each step of the first pass so far: the layer profile an ETA models.
+    /// None past [`PROFILE_KEPT`] steps (nor from a checkpoint of an older build that kept
+    /// none): a checkpoint after every step must not grow with the sweep's length.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profile: Vec<u64>,
-    /// Each committed step's share of the wall clock in microseconds ([`StepReport::share`]),
-    /// every pass, oldest first: what the ETA learns from, so that `leaper status` and a resumed
-    /// display estimate as the running display did (checkpoints of older builds hold none, or
-    /// only their later steps).
+    /// The last committed steps' shares of the wall clock in microseconds
+    /// ([`StepReport::share`]), at most [`STEP_TIMINGS_KEPT`], oldest first: what the ETA learns
+    /// from, so that `leaper status` and a resumed display estimate as the running display did
+    /// (checkpoints of older builds hold none, or every step's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_timings: Vec<u64>,
 }
+
+/// The most steps of a first pass whose layers a checkpoint keeps ([`SweepProgress::profile`]):
+/// every sweep of a board leaper counts (a few hundred steps), not a graph of 100,000 vertices,
+/// whose every checkpoint would otherwise hold 100,000 numbers.
+pub const PROFILE_KEPT: usize = 4096;
+
+/// The most step timings a checkpoint keeps ([`SweepProgress::step_timings`]), the latest: the
+/// ETA weighs a step 0.9 times the one after it, so a step this far back weighs 2e-12 of the
+/// last.
+pub const STEP_TIMINGS_KEPT: usize = 256;
 
 /// Where the steps of a sweep run: in this process on a store ([`LocalSteps`]), or on a
 /// cluster. The driver ([`run_sweep`]) only sequences them and keeps the totals.
@@ -526,7 +539,12 @@ fn run_pass(
         progress.peak_bytes = progress.peak_bytes.max(layer.bytes);
         progress.step_micros += elapsed.as_micros() as u64;
         if progress.pass == 0 {
-            progress.profile.push(states_in);
+            // In step with the cells while it is kept; else none.
+            if progress.profile.len() == cell && cell < PROFILE_KEPT {
+                progress.profile.push(states_in);
+            } else {
+                progress.profile.clear();
+            }
         }
         let settled = match &settle {
             Some(settle) => settle.after(job, cell, layer.states == 0, progress)?,
@@ -536,6 +554,8 @@ fn run_pass(
         let share = share_started.elapsed();
         share_started = Instant::now();
         progress.step_timings.push(share.as_micros() as u64);
+        let timings = progress.step_timings.len();
+        progress.step_timings.drain(..timings.saturating_sub(STEP_TIMINGS_KEPT));
         host.commit(progress)?;
         host.observe(&StepReport {
             pass: progress.pass,
