@@ -185,7 +185,8 @@ pub trait SweepHost {
     /// Expands the current layer at `step` and merges the next one.
     fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome>;
 
-    /// Makes `progress` durable together with the current layer; older layers may go after.
+    /// Makes `progress` durable together with the current layer (a host that paces its
+    /// checkpoints may let a step within a pass go uncommitted); older layers may go after.
     fn commit(&mut self, progress: &SweepProgress) -> Result<()>;
 
     /// The pass is over and committed: its last layer may go; `last`, no pass follows.
@@ -250,10 +251,11 @@ pub trait StoreHost {
     fn store(&mut self, layout: RecordLayout, moduli: &Moduli, progress: &SweepProgress)
         -> Result<Box<dyn StateStore>>;
 
-    /// Makes `progress` durable together with the store's current layer. The store keeps the
-    /// previous layer until this returns.
-    fn commit(&mut self, _progress: &SweepProgress, _store: &dyn StateStore) -> Result<()> {
-        Ok(())
+    /// Makes `progress` durable together with the store's current layer, or lets this step go
+    /// uncommitted (a sweep of many small steps commits about once a second): says whether it
+    /// committed. The store keeps the layer the last commit named until a later one is.
+    fn commit(&mut self, _progress: &SweepProgress, _store: &mut dyn StateStore) -> Result<bool> {
+        Ok(true)
     }
 
     /// Sees every finished step.
@@ -316,8 +318,10 @@ impl SweepHost for LocalSteps<'_> {
 
     fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
         let store = self.store.as_deref_mut().expect("a pass has begun");
-        self.host.commit(progress, store)?;
-        store.release_older_layers()
+        if self.host.commit(progress, store)? {
+            store.release_older_layers()?;
+        }
+        Ok(())
     }
 
     fn end_pass(&mut self, _last: bool) -> Result<()> {

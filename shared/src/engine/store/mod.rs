@@ -193,6 +193,18 @@ pub trait StateStore: Send + Sync {
         Ok(())
     }
 
+    /// From now on checkpoints name only some layers (a sweep of many small steps commits at
+    /// most about once a second, `jobdir::checkpoints`): the store fsyncs a layer only when
+    /// [`make_durable`](Self::make_durable) asks, and removes a layer no checkpoint names once
+    /// the step after it has read it. A store that keeps nothing on disk ignores it.
+    fn pace_checkpoints(&mut self) {}
+
+    /// A checkpoint is about to name the current layer: its files must be durable first (a
+    /// store with paced checkpoints fsyncs them now; any other already has).
+    fn make_durable(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// The pass is over and committed: the current layer may go too.
     fn discard(&mut self) -> Result<()> {
         Ok(())
