@@ -109,7 +109,9 @@ struct Needs {
 fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Needs> {
     let (args, options) = request.sweep_options()?;
     let passes = plan_moduli(job, &options)?.passes;
-    let exact_first = passes.len() > 1 && passes[0].is_saturating();
+    // The exact pass, with residue passes to follow only if a count saturates (or none, where
+    // the bound needs more moduli than leaper carries).
+    let exact_first = passes[0].is_saturating();
     let runs = if exact_first { 1 } else { passes.len() };
     let bounds = Bounds::quick(2 * job.profile_hint().row);
     let in_memory = request.run.job_dir.is_none();

@@ -200,7 +200,9 @@ struct PassPlan {
 impl PassPlan {
     fn new(passes: &[Moduli]) -> PassPlan {
         let first = &passes[0];
-        let exact_first = passes.len() > 1 && first.is_saturating();
+        // Residue passes follow the exact pass only if a count saturates (none where the bound
+        // needs more moduli than leaper carries).
+        let exact_first = first.is_saturating();
         let residue_passes = passes.len() - usize::from(exact_first);
         PassPlan {
             lanes: first.len(),
@@ -213,6 +215,11 @@ impl PassPlan {
 
     /// The `passes` line: how many passes follow one another, and what the times below mean.
     fn line(&self) -> String {
+        if self.exact_first && self.residue_passes == 0 {
+            return "1 pass of exact 64-bit counts, whose times are below; a count that reaches 2^64 - 1 is refused \
+                    (its bound needs more moduli than leaper carries)"
+                .to_string();
+        }
         if self.exact_first {
             return format!(
                 "1 pass of exact 64-bit counts, whose times are below; then {} only if a count reaches \

@@ -52,24 +52,45 @@ pub struct SweepPlan {
     /// Every pass's lanes, in order.
     pub passes: Vec<Moduli>,
     exact_first: bool,
+    /// Why no residue passes follow the exact pass, where the bound needs more moduli than
+    /// leaper carries: a count that saturates cannot be counted, and the sweep says this.
+    beyond_residues: Option<String>,
 }
 
 impl SweepPlan {
     /// How many passes the sweep runs, as far as `progress` shows: the exact pass alone until
     /// one of its reported counts saturates, then every pass.
     pub fn passes_to_run(&self, job: &dyn SweepJob, progress: &SweepProgress) -> usize {
-        let saturated = |lanes: &Vec<Vec<u64>>| {
-            job.reported().any(|slot| lanes.get(slot).and_then(|lane| lane.first()) == Some(&SATURATING))
-        };
-        let exact_pass_saturated = if progress.pass == 0 {
-            progress.next_cell > 0 && saturated(&progress.totals)
-        } else {
-            saturated(&progress.finished)
-        };
-        if self.exact_first && !exact_pass_saturated {
+        if self.exact_first && !self.exact_pass_saturated(job, progress) {
             1
         } else {
             self.passes.len()
+        }
+    }
+
+    /// Whether one of the exact pass's reported counts reached `2^64 - 1`, as far as `progress`
+    /// shows.
+    fn exact_pass_saturated(&self, job: &dyn SweepJob, progress: &SweepProgress) -> bool {
+        let saturated = |lanes: &Vec<Vec<u64>>| {
+            job.reported().any(|slot| lanes.get(slot).and_then(|lane| lane.first()) == Some(&SATURATING))
+        };
+        if !self.exact_first {
+            false
+        } else if progress.pass == 0 {
+            progress.next_cell > 0 && saturated(&progress.totals)
+        } else {
+            saturated(&progress.finished)
+        }
+    }
+
+    /// Refuses a count that saturated in the exact pass where no residue pass can count it
+    /// ([`SweepPlan::beyond_residues`]).
+    fn check_saturation(&self, job: &dyn SweepJob, progress: &SweepProgress) -> Result<()> {
+        match &self.beyond_residues {
+            Some(why) if self.exact_pass_saturated(job, progress) => Err(Error::InvalidRequest(format!(
+                "a count reached 2^64 - 1 in the exact 64-bit pass, and cannot be counted again modulo primes: {why}"
+            ))),
+            _ => Ok(()),
         }
     }
 
@@ -340,15 +361,25 @@ impl SweepHost for LocalSteps<'_> {
 /// save work: the bound asks for more than one modulus and no spare modulus is to check the
 /// residues (`--verify` is the residue route's own check).
 pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPlan> {
-    let moduli = Moduli::covering(job.bound_bits(), options.spare_moduli)?;
+    let exact_may_hold = options.counts == CountRoute::ExactFirst && options.spare_moduli == 0;
+    let moduli = match Moduli::covering(job.bound_bits(), options.spare_moduli) {
+        // A bound beyond what residues carry may still be far above the count (a long thin
+        // graph's: a ladder of 100,000 vertices is bounded by 86,000 bits and has one cycle):
+        // the exact pass alone, refused only if a count saturates.
+        Err(Error::InvalidRequest(why)) if exact_may_hold => {
+            let passes = vec![Moduli::saturating()];
+            return Ok(SweepPlan { passes, exact_first: true, beyond_residues: Some(why) });
+        }
+        moduli => moduli?,
+    };
     let residue_passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
-    let exact_first = options.counts == CountRoute::ExactFirst && options.spare_moduli == 0 && moduli.len() > 1;
+    let exact_first = exact_may_hold && moduli.len() > 1;
     let passes = if exact_first {
         std::iter::once(Moduli::saturating()).chain(residue_passes).collect()
     } else {
         residue_passes
     };
-    Ok(SweepPlan { passes, exact_first })
+    Ok(SweepPlan { passes, exact_first, beyond_residues: None })
 }
 
 /// Runs the sweep of `job` in this process on the stores `host` supplies, starting from `start`
@@ -417,6 +448,7 @@ pub fn run_sweep(
         host.commit(&progress)?;
         host.end_pass(progress.pass >= to_run)?;
     }
+    plan.check_saturation(job, &progress)?;
 
     let moduli = plan.lanes(progress.pass);
     let counts = job
