@@ -365,8 +365,8 @@ pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPl
     let moduli = match Moduli::covering(job.bound_bits(), options.spare_moduli) {
         // A bound beyond what residues carry may still be far above the count (a long thin
         // graph's: a ladder of 100,000 vertices is bounded by 86,000 bits and has one cycle):
-        // the exact pass alone, refused only if a count saturates.
-        Err(Error::InvalidRequest(why)) if exact_may_hold => {
+        // the exact pass alone, refused only if a count saturates. A board's is refused now.
+        Err(Error::InvalidRequest(why)) if exact_may_hold && job.counts_may_be_far_below_bound() => {
             let passes = vec![Moduli::saturating()];
             return Ok(SweepPlan { passes, exact_first: true, beyond_residues: Some(why) });
         }

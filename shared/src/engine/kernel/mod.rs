@@ -60,6 +60,10 @@ impl<T: Transition> SweepJob for T {
         Transition::bound_bits(self)
     }
 
+    fn counts_may_be_far_below_bound(&self) -> bool {
+        Transition::counts_may_be_far_below_bound(self)
+    }
+
     fn position(&self, step: usize) -> StepPosition {
         Transition::position(self, step)
     }

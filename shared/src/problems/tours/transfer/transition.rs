@@ -57,6 +57,12 @@ impl<K: StateKey> Transition for TransferMatrix<K> {
         }
     }
 
+    /// A graph's bound counts its vertices of degree 3 and more as a board's cells, but a long
+    /// thin graph's cycles are few: a 2 x n ladder has one.
+    fn counts_may_be_far_below_bound(&self) -> bool {
+        matches!(self.walked, Walked::Graph { .. })
+    }
+
     fn start(&self) -> K {
         self.start_key()
     }
