@@ -26,9 +26,18 @@ use crate::eta::{Eta, EtaModel, Shape};
 use crate::numbers::{bytes, compact, counted, format_duration, grouped};
 use crate::results::ResultStream;
 
+/// How many times longer than its last look took the watch waits before it looks again at the
+/// ETA and the peak memory: the model reads every step's time and layer, and the peak is read
+/// from `/proc`, so a sweep of many quick steps (a graph's 100,000 vertices, steps of
+/// microseconds) would spend its time looking; this keeps the looks under a twentieth of the
+/// run. Where steps take longer than a look (every board), each step is looked at afresh.
+const LOOK_SPACING: u32 = 20;
+
 /// Watches a sweep's steps: display or log lines, ETA, results as they become final.
 pub struct SweepWatch<'r, 'a> {
     model: EtaModel,
+    /// The last look: the estimate and the peak memory, when and how long it took.
+    looked: Option<Look>,
     clock: Instant,
     display: Option<Display>,
     results: &'r mut ResultStream<'a>,
@@ -64,6 +73,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         let display = Display::new(label, total, "steps", (start.pass * job.steps() + start.next_cell) as u64);
         SweepWatch {
             model,
+            looked: None,
             clock: Instant::now(),
             display,
             results,
@@ -101,9 +111,8 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         let seconds = step.elapsed.as_secs_f64();
         (self.states, self.seconds) = (self.states + step.states_in, self.seconds + seconds);
         self.model.step(step.pass, step.step, step.states_in, step.layer.states, step.share.as_secs_f64());
-        let eta = self.model.estimate();
+        let Look { eta, rss, .. } = self.look();
         let rate = self.states as f64 / self.seconds.max(1e-9);
-        let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
         log_step(step, rate, eta, rss);
         if let Some(display) = &self.display {
             let position = (step.pass * self.steps + step.step + 1) as u64;
@@ -131,6 +140,23 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             );
         }
         self.results.settled(&step.settled);
+    }
+
+    /// The model's estimate and the peak memory, afresh unless the last look is too recent for
+    /// what it cost ([`LOOK_SPACING`]); then the last, its estimate counted down.
+    fn look(&mut self) -> Look {
+        if let Some(last) = self.looked {
+            let since = last.at.elapsed();
+            if since < last.took * LOOK_SPACING {
+                return Look { eta: last.eta.after(since), ..last };
+            }
+        }
+        let at = Instant::now();
+        let eta = self.model.estimate();
+        let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
+        let look = Look { eta, rss, at, took: at.elapsed() };
+        self.looked = Some(look);
+        look
     }
 
     /// The summary line of a finished sweep; in JSON logs, with its figures as fields.
@@ -163,6 +189,15 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             "{summary}"
         );
     }
+}
+
+/// What the watch last saw of the ETA and the peak memory, when, and what seeing took.
+#[derive(Clone, Copy)]
+struct Look {
+    eta: Eta,
+    rss: u64,
+    at: Instant,
+    took: Duration,
 }
 
 /// A step as a tracing line: human units in text, numbers as numbers in JSON.

@@ -1,11 +1,14 @@
 //! `leaper graph FILE` from the command line: the formats (edge list, graph6, sparse6, DIMACS,
 //! stdin), the kinds of count, the notes and reasons, the errors; a graph job killed out of
-//! core and resumed; and `--remove` on the leapers' boards.
+//! core and resumed; long thin graphs (a cycle and a ladder of 100,000 vertices) counted in
+//! seconds, in memory and out of core; and `--remove` on the leapers' boards.
 
 mod common;
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use common::{leaper, run, scratch, text};
 
@@ -39,6 +42,181 @@ fn grid_dimacs(w: usize, h: usize) -> String {
         text.push_str(&format!("e {} {}\n", u + 1, v + 1));
     }
     text
+}
+
+/// The cycle `C_n` as an edge list (the issue's file: `i (i+1) mod n` a line).
+fn cycle_edges(n: usize) -> Vec<(usize, usize)> {
+    (0..n).map(|i| (i, (i + 1) % n)).collect()
+}
+
+/// The ladder `P_2 x P_n` (the 2 x n grid), rung by rung: vertices `2i` and `2i+1` form rung
+/// `i`.
+fn ladder_edges(n: usize) -> Vec<(usize, usize)> {
+    let mut edges = Vec::new();
+    for i in 0..n {
+        edges.push((2 * i, 2 * i + 1));
+        if i + 1 < n {
+            edges.push((2 * i, 2 * i + 2));
+            edges.push((2 * i + 1, 2 * i + 3));
+        }
+    }
+    edges
+}
+
+/// `edges` as an edge-list file's text.
+fn edge_list(edges: &[(usize, usize)]) -> String {
+    edges.iter().map(|(u, v)| format!("{u} {v}\n")).collect()
+}
+
+/// The Hamiltonian cycles and (undirected) paths of a small graph on `0..n`, by brute force:
+/// every directed Hamiltonian path from every vertex; a cycle is a path from 0 whose end
+/// neighbours 0, counted once per direction.
+fn brute_force_cycles_and_paths(n: usize, edges: &[(usize, usize)]) -> (u64, u64) {
+    let mut adjacent = vec![0u32; n];
+    for &(u, v) in edges {
+        adjacent[u] |= 1 << v;
+        adjacent[v] |= 1 << u;
+    }
+    // (paths from `at` covering the rest, those of them ending next to vertex 0)
+    fn extend(adjacent: &[u32], at: usize, seen: u32, all: u32) -> (u64, u64) {
+        if seen == all {
+            return (1, u64::from(adjacent[at] & 1));
+        }
+        let (mut paths, mut closing) = (0, 0);
+        let mut next = adjacent[at] & !seen;
+        while next != 0 {
+            let v = next.trailing_zeros() as usize;
+            next &= next - 1;
+            let (p, c) = extend(adjacent, v, seen | 1 << v, all);
+            paths += p;
+            closing += c;
+        }
+        (paths, closing)
+    }
+    let all = (1u32 << n) - 1;
+    let directed_paths: u64 = (0..n).map(|start| extend(&adjacent, start, 1 << start, all).0).sum();
+    let cycles = if n >= 3 { extend(&adjacent, 0, 1, all).1 / 2 } else { 0 };
+    let paths = if n == 1 { 1 } else { directed_paths / 2 };
+    (cycles, paths)
+}
+
+/// Runs `leaper ARGS` (with `LEAPER_FAULT` set to `fault`), killing it if it runs longer than
+/// `limit`: its exit status, its stdout, and how long it took. Its stderr (a line a step) goes.
+fn leaper_within(args: &[&str], fault: Option<&str>, limit: Duration) -> (bool, String, Duration) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
+    command.args(args).env_remove("LEAPER_FAULT").stdout(Stdio::piped()).stderr(Stdio::null());
+    if let Some(fault) = fault {
+        command.env("LEAPER_FAULT", fault);
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().unwrap();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            return (status.success(), text(&output.stdout), started.elapsed());
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("leaper {args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Long thin graphs take time linear in their size (issue 55 item 5): the old build had not
+/// counted the cycle of 100,000 vertices after 150 s (it was at step 54,000, its steps slowing
+/// as they went); now each takes a few seconds, and a minute is far more than enough.
+const LINEAR: Duration = Duration::from_secs(60);
+
+#[test]
+fn long_thin_graphs_count_in_time_linear_in_their_size() {
+    let dir = scratch("graph", "thin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, edges: &[(usize, usize)]| -> String {
+        let path = dir.join(name);
+        std::fs::write(&path, edge_list(edges)).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // Small cycles and ladders, leaper against brute force, and the counts the large ones are
+    // checked against: a cycle C_n has 1 Hamiltonian cycle and n paths (one edge left out); a
+    // 2 x n ladder 1 cycle (its rim) and n^2 - n + 2 paths (OEIS A003682).
+    for n in 3..=9 {
+        let edges = cycle_edges(n);
+        let brute = brute_force_cycles_and_paths(n, &edges);
+        assert_eq!(brute, (1, n as u64), "C{n}");
+        let counted = run(&["graph", &write(&format!("c{n}.txt"), &edges), "--tours", "both"]);
+        assert_eq!(counted, format!("closed {}\nopen {}\n", brute.0, brute.1), "C{n}");
+    }
+    for n in 2..=7 {
+        let edges = ladder_edges(n);
+        let brute = brute_force_cycles_and_paths(2 * n, &edges);
+        assert_eq!(brute, (1, (n * n - n + 2) as u64), "2 x {n}");
+        let counted = run(&["graph", &write(&format!("ladder{n}.txt"), &edges), "--tours", "both"]);
+        assert_eq!(counted, format!("closed {}\nopen {}\n", brute.0, brute.1), "2 x {n}");
+    }
+    // The issue's cycle of 100,000 vertices, and a ladder of as many (its bound, 86,000 bits,
+    // needs more moduli than leaper carries: the exact 64-bit pass alone counts it).
+    let n = 100_000;
+    let cycle = write("c100000.txt", &cycle_edges(n));
+    let (ok, counted, took) = leaper_within(&["graph", &cycle, "--tours", "both"], None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {n}\n"));
+    eprintln!("the cycle of {n} vertices, closed and open: {took:?}");
+    let rungs = n / 2;
+    let ladder = write("ladder50000.txt", &ladder_edges(rungs));
+    let (ok, counted, took) = leaper_within(&["graph", &ladder, "--tours", "both"], None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {}\n", rungs * rungs - rungs + 2));
+    eprintln!("the 2 x {rungs} ladder, closed and open: {took:?}");
+    // Where such a bound is a count's true size (a 4 x 17,000 grid: 68,000 vertices, cycles
+    // growing about 2.7-fold a column), the exact pass saturates and the count is refused,
+    // saying why, not printed as its cap.
+    let grid = dir.join("grid4.dimacs");
+    std::fs::write(&grid, grid_dimacs(4, 17_000)).unwrap();
+    let output = leaper(&["graph", grid.to_str().unwrap()], None);
+    assert!(!output.status.success() && output.stdout.is_empty());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("a count reached 2^128 - 1 in the exact 128-bit pass"), "{stderr}");
+    assert!(stderr.contains("more than the 1024 moduli"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The step of the pass a job directory's manifest names.
+fn committed_step(job: &Path) -> (u64, u64) {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(job.join("manifest.json")).unwrap()).unwrap();
+    let progress = &manifest["progress"];
+    (progress["pass"].as_u64().unwrap_or(0), progress["next_cell"].as_u64().unwrap_or(0))
+}
+
+#[test]
+fn a_long_cycle_out_of_core_commits_about_once_a_second_and_resumes_from_there() {
+    let dir = scratch("graph", "thin-job");
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 100_000;
+    let cycle = dir.join("c100000.txt");
+    std::fs::write(&cycle, edge_list(&cycle_edges(n))).unwrap();
+    let cycle = cycle.to_str().unwrap();
+    let job = dir.join("job");
+    let args = ["graph", cycle, "--tours", "both", "--job-dir", job.to_str().unwrap()];
+    // Killed just after its first checkpoint within the pass (a second in, or at step 65,536
+    // whatever the clock says): the checkpoint names a step in the middle of the pass.
+    let (ok, _, _) = leaper_within(&args, Some("crash@release:1"), LINEAR);
+    assert!(!ok, "the fault did not stop the job");
+    let (pass, step) = committed_step(&job);
+    assert!(pass == 0 && step > 0 && step <= 1 << 16, "committed at pass {pass}, step {step}");
+    let (ok, counted, took) = leaper_within(&["resume", "--job-dir", job.to_str().unwrap()], None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {n}\n"));
+    eprintln!("the cycle of {n} vertices resumed from step {step} out of core: {took:?}");
+    // From the start, out of core, in one go.
+    std::fs::remove_dir_all(&job).unwrap();
+    let (ok, counted, took) = leaper_within(&args, None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {n}\n"));
+    eprintln!("the cycle of {n} vertices out of core: {took:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -109,7 +109,8 @@ struct Needs {
 fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Needs> {
     let (args, options) = request.sweep_options()?;
     let plan = plan_moduli(job, &options)?;
-    // The exact pass alone runs for certain; the residue passes only if it saturates.
+    // The exact pass alone runs for certain; the residue passes only if it saturates (none
+    // follow where the bound needs more moduli than leaper carries).
     let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
     let passes = plan.passes;
     let bounds = Bounds::quick(2 * job.profile_hint().row);

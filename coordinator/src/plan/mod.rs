@@ -204,6 +204,8 @@ struct PassPlan {
 impl PassPlan {
     fn new(plan: &SweepPlan) -> PassPlan {
         let first = &plan.passes[0];
+        // Residue passes follow the exact pass only if a count saturates (none where the bound
+        // needs more moduli than leaper carries).
         let exact = plan.exact_lane();
         let residue_passes = plan.passes.len() - usize::from(exact.is_some());
         PassPlan {
@@ -223,6 +225,14 @@ impl PassPlan {
     /// The `passes` line: how many passes follow one another, and what the times below mean.
     fn line(&self) -> String {
         if let Some(bits) = self.exact_bits {
+            if self.residue_passes == 0 {
+                return format!(
+                    "1 pass of {} ({} a state), whose times are below; a count that reaches 2^{bits} - 1 is \
+                     refused (its bound needs more moduli than leaper carries)",
+                    self.carried,
+                    counted(self.lanes, "word", "words"),
+                );
+            }
             return format!(
                 "1 pass of {} ({} a state), whose times are below; then {} only if a count reaches 2^{bits} - 1 \
                  (--counts residues skips the exact pass for counts known to pass it)",

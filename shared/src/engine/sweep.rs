@@ -98,29 +98,50 @@ pub struct SweepPlan {
     /// Every pass's lanes, in order.
     pub passes: Vec<Moduli>,
     exact: Option<ExactLane>,
+    /// Why no residue passes follow the exact pass, where the bound needs more moduli than
+    /// leaper carries: a count that saturates cannot be counted, and the sweep says this.
+    beyond_residues: Option<String>,
 }
 
 impl SweepPlan {
     /// How many passes the sweep runs, as far as `progress` shows: the exact pass alone until
     /// one of its reported counts saturates, then every pass.
     pub fn passes_to_run(&self, job: &dyn SweepJob, progress: &SweepProgress) -> usize {
-        let Some(lane) = self.exact else { return self.passes.len() };
+        if self.exact.is_some() && !self.exact_pass_saturated(job, progress) {
+            1
+        } else {
+            self.passes.len()
+        }
+    }
+
+    /// Whether one of the exact pass's reported counts reached its lane's cap, as far as
+    /// `progress` shows.
+    fn exact_pass_saturated(&self, job: &dyn SweepJob, progress: &SweepProgress) -> bool {
+        let Some(lane) = self.exact else { return false };
         let saturated = |lanes: &Vec<Vec<u64>>| {
             job.reported().any(|slot| {
-                lanes
-                    .get(slot)
-                    .is_some_and(|lane_values| lane_values.len() >= lane.words() && lane.is_saturated(lane_values))
+                lanes.get(slot).is_some_and(|values| values.len() >= lane.words() && lane.is_saturated(values))
             })
         };
-        let exact_pass_saturated = if progress.pass == 0 {
+        if progress.pass == 0 {
             progress.next_cell > 0 && saturated(&progress.totals)
         } else {
             saturated(&progress.finished)
-        };
-        if exact_pass_saturated {
-            self.passes.len()
-        } else {
-            1
+        }
+    }
+
+    /// Refuses a count that saturated in the exact pass where no residue pass can count it
+    /// ([`SweepPlan::beyond_residues`]).
+    fn check_saturation(&self, job: &dyn SweepJob, progress: &SweepProgress) -> Result<()> {
+        match &self.beyond_residues {
+            Some(why) if self.exact_pass_saturated(job, progress) => {
+                let bits = self.exact.map_or(64, ExactLane::bits);
+                Err(Error::InvalidRequest(format!(
+                    "a count reached 2^{bits} - 1 in the exact {bits}-bit pass, and cannot be counted again modulo \
+                     primes: {why}"
+                )))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -170,7 +191,8 @@ pub struct SweepReport {
     pub states_processed: u64,
     /// Seconds spent in steps, over every run of a resumed job.
     pub step_seconds: f64,
-    /// States read by each step of the first pass (the layer profile).
+    /// States read by each step of the first pass (the layer profile; none past
+    /// [`PROFILE_KEPT`] steps).
     pub profile: Vec<u64>,
 }
 
@@ -205,15 +227,27 @@ pub struct SweepProgress {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settled: Vec<(usize, String)>,
     /// States read by each step of the first pass so far: the layer profile an ETA models.
+    /// None past [`PROFILE_KEPT`] steps (nor from a checkpoint of an older build that kept
+    /// none): a checkpoint after every step must not grow with the sweep's length.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profile: Vec<u64>,
-    /// Each committed step's share of the wall clock in microseconds ([`StepReport::share`]),
-    /// every pass, oldest first: what the ETA learns from, so that `leaper status` and a resumed
-    /// display estimate as the running display did (checkpoints of older builds hold none, or
-    /// only their later steps).
+    /// The last committed steps' shares of the wall clock in microseconds
+    /// ([`StepReport::share`]), at most [`STEP_TIMINGS_KEPT`], oldest first: what the ETA learns
+    /// from, so that `leaper status` and a resumed display estimate as the running display did
+    /// (checkpoints of older builds hold none, or every step's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_timings: Vec<u64>,
 }
+
+/// The most steps of a first pass whose layers a checkpoint keeps ([`SweepProgress::profile`]):
+/// every sweep of a board leaper counts (a few hundred steps), not a graph of 100,000 vertices,
+/// whose every checkpoint would otherwise hold 100,000 numbers.
+pub const PROFILE_KEPT: usize = 4096;
+
+/// The most step timings a checkpoint keeps ([`SweepProgress::step_timings`]), the latest: the
+/// ETA weighs a step 0.9 times the one after it, so a step this far back weighs 2e-12 of the
+/// last.
+pub const STEP_TIMINGS_KEPT: usize = 256;
 
 /// Where the steps of a sweep run: in this process on a store ([`LocalSteps`]), or on a
 /// cluster. The driver ([`run_sweep`]) only sequences them and keeps the totals.
@@ -228,7 +262,8 @@ pub trait SweepHost {
     /// Expands the current layer at `step` and merges the next one.
     fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome>;
 
-    /// Makes `progress` durable together with the current layer; older layers may go after.
+    /// Makes `progress` durable together with the current layer (a host that paces its
+    /// checkpoints may let a step within a pass go uncommitted); older layers may go after.
     fn commit(&mut self, progress: &SweepProgress) -> Result<()>;
 
     /// The pass is over and committed: its last layer may go; `last`, no pass follows.
@@ -293,10 +328,11 @@ pub trait StoreHost {
     fn store(&mut self, layout: RecordLayout, moduli: &Moduli, progress: &SweepProgress)
         -> Result<Box<dyn StateStore>>;
 
-    /// Makes `progress` durable together with the store's current layer. The store keeps the
-    /// previous layer until this returns.
-    fn commit(&mut self, _progress: &SweepProgress, _store: &dyn StateStore) -> Result<()> {
-        Ok(())
+    /// Makes `progress` durable together with the store's current layer, or lets this step go
+    /// uncommitted (a sweep of many small steps commits about once a second): says whether it
+    /// committed. The store keeps the layer the last commit named until a later one is.
+    fn commit(&mut self, _progress: &SweepProgress, _store: &mut dyn StateStore) -> Result<bool> {
+        Ok(true)
     }
 
     /// Sees every finished step.
@@ -346,7 +382,12 @@ impl SweepHost for LocalSteps<'_> {
     fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome> {
         let job = self.job;
         let store = self.store();
-        let buckets: Vec<usize> = (0..store.buckets()).collect();
+        // Only the buckets that hold states, where the store knows: a layer of a few states
+        // (a graph's long thin stretches) would otherwise cost a task per bucket, hundreds of
+        // them, at every step.
+        let buckets = store
+            .filled_buckets()
+            .unwrap_or_else(|| (0..store.buckets()).filter(|&bucket| store.bucket_states(bucket) != Some(0)).collect());
         let mut outcome = job.expand_layer(step, moduli, store, &buckets)?;
         outcome.layer = store.finish_step()?;
         Ok(outcome)
@@ -354,8 +395,10 @@ impl SweepHost for LocalSteps<'_> {
 
     fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
         let store = self.store.as_deref_mut().expect("a pass has begun");
-        self.host.commit(progress, store)?;
-        store.release_older_layers()
+        if self.host.commit(progress, store)? {
+            store.release_older_layers()?;
+        }
+        Ok(())
     }
 
     fn end_pass(&mut self, _last: bool) -> Result<()> {
@@ -374,14 +417,26 @@ impl SweepHost for LocalSteps<'_> {
 /// ([`CountRoute::resolved`]), its pass first (with the spare moduli's residues beside the lane,
 /// `--verify`), then the residue passes, which run only if one of its counts saturates.
 pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPlan> {
-    let moduli = Moduli::covering(job.bound_bits(), options.spare_moduli)?;
-    let residue_passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
     let exact = options.counts.resolved(job.bound_bits()).exact_lane();
+    let moduli = match Moduli::covering(job.bound_bits(), options.spare_moduli) {
+        // A bound beyond what residues carry may still be far above the count (a long thin
+        // graph's: a ladder of 100,000 vertices is bounded by 86,000 bits and has one cycle):
+        // the exact pass alone, refused only if a count saturates. A board's is refused now.
+        Err(Error::InvalidRequest(why)) if job.counts_may_be_far_below_bound() => match exact {
+            Some(lane) => {
+                let passes = vec![Moduli::exact(lane, options.spare_moduli)?];
+                return Ok(SweepPlan { passes, exact, beyond_residues: Some(why) });
+            }
+            None => return Err(Error::InvalidRequest(why)),
+        },
+        moduli => moduli?,
+    };
+    let residue_passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
     let passes = match exact {
         Some(lane) => std::iter::once(Moduli::exact(lane, options.spare_moduli)?).chain(residue_passes).collect(),
         None => residue_passes,
     };
-    Ok(SweepPlan { passes, exact })
+    Ok(SweepPlan { passes, exact, beyond_residues: None })
 }
 
 /// Runs the sweep of `job` in this process on the stores `host` supplies, starting from `start`
@@ -454,6 +509,7 @@ pub fn run_sweep(
         host.commit(&progress)?;
         host.end_pass(progress.pass >= to_run)?;
     }
+    plan.check_saturation(job, &progress)?;
 
     let moduli = plan.lanes(progress.pass);
     let counts = job
@@ -586,7 +642,12 @@ fn run_pass(
         progress.peak_bytes = progress.peak_bytes.max(layer.bytes);
         progress.step_micros += elapsed.as_micros() as u64;
         if progress.pass == 0 {
-            progress.profile.push(states_in);
+            // In step with the cells while it is kept; else none.
+            if progress.profile.len() == cell && cell < PROFILE_KEPT {
+                progress.profile.push(states_in);
+            } else {
+                progress.profile.clear();
+            }
         }
         let settled = match &settle {
             Some(settle) => settle.after(job, cell, layer.states == 0, progress)?,
@@ -596,6 +657,8 @@ fn run_pass(
         let share = share_started.elapsed();
         share_started = Instant::now();
         progress.step_timings.push(share.as_micros() as u64);
+        let timings = progress.step_timings.len();
+        progress.step_timings.drain(..timings.saturating_sub(STEP_TIMINGS_KEPT));
         host.commit(progress)?;
         host.observe(&StepReport {
             pass: progress.pass,

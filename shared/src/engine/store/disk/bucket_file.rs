@@ -276,8 +276,9 @@ pub struct BucketFile<K: StateKey> {
 /// Maps `path` for reading.
 pub fn map_file(path: &Path) -> Result<Arc<Mmap>> {
     let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
-    // SAFETY: segment and bucket files are written and fsynced before their layer is read, and
-    // nothing writes them again while they are mapped.
+    // SAFETY: segment and bucket files are written and flushed before their layer is read (and
+    // fsynced before a checkpoint names it), and nothing writes them again while they are
+    // mapped.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| file_error(path, "memory-map", e))?;
     Ok(Arc::new(map))
 }
@@ -615,7 +616,7 @@ mod tests {
             writer.push(batch.key::<K>(i), batch.residues_of(i))?;
         }
         let section = writer.finish()?;
-        segment.finish()?;
+        segment.finish(true)?;
         Ok(section.info)
     }
 
@@ -753,7 +754,7 @@ mod tests {
                 writer.push(batch.key::<u64>(i), batch.residues_of(i)).unwrap();
             }
             sizes.push(writer.finish().unwrap().info.bytes);
-            segment.finish().unwrap();
+            segment.finish(true).unwrap();
             assert_eq!(read_all(&path, 3).unwrap(), batch, "format {format}");
         }
         // Small counts in LEB128, the second lane as 0s, the random one raw: smaller than u64;
@@ -832,7 +833,7 @@ mod tests {
             }
             sections.push(writer.finish().unwrap());
         }
-        segment.finish().unwrap();
+        segment.finish(true).unwrap();
         let map = map_file(&path).unwrap();
         for (section, batch) in sections.iter().zip(&batches) {
             assert_eq!(section.info.states, batch.len() as u64);

@@ -104,6 +104,43 @@ pub fn disk_store(
     )
 }
 
+/// The buckets of the next layer, `filled`, sorted and merged, each with its records, where
+/// they can be held in memory alone (every one came merged, none spilled, and together they
+/// take a bucket's share at most); else `filled` back, untouched, to be written.
+#[allow(clippy::type_complexity)]
+fn held_alone<'a, K: StateKey>(
+    mut filled: Vec<(usize, &'a mut Mutex<Pending<K>>)>,
+    layout: RecordLayout,
+    moduli: &Moduli,
+    share_words: usize,
+) -> std::result::Result<Vec<(usize, Vec<u64>)>, Vec<(usize, &'a mut Mutex<Pending<K>>)>> {
+    let mut words = 0;
+    for (_, slot) in &mut filled {
+        let pending = slot.get_mut().expect("pending lock");
+        if !pending.spill.is_empty() || !pending.table.is_empty() {
+            return Err(filled);
+        }
+        words += pending.appended.len();
+    }
+    if words > share_words {
+        return Err(filled);
+    }
+    Ok(filled
+        .into_iter()
+        .map(|(bucket, slot)| {
+            let appended = &mut slot.get_mut().expect("pending lock").appended;
+            sort_records::<K>(appended, layout);
+            fold_equal_keys::<K>(appended, layout, moduli);
+            // A copy of its size: the array, reserved for a bucket's whole share, stays for the
+            // next step (taken, it would be reserved afresh at every step: a large allocation
+            // and its page faults for a layer of a few states).
+            let records = appended.to_vec();
+            appended.clear();
+            (bucket, records)
+        })
+        .collect())
+}
+
 /// How a store splits its memory limit among the threads of the pool it runs on (see the
 /// comments below): refused, naming the figures, when the limit is too small for it.
 struct Sizing {
@@ -196,6 +233,21 @@ pub struct DiskStore<K: StateKey> {
     touched_words: AtomicUsize,
     /// The current layer's buckets still in memory, where they were written from their arrays.
     resident: Resident,
+    /// Checkpoints name only some layers ([`StateStore::pace_checkpoints`]): a layer is fsynced
+    /// when one is to name it, and a layer none names goes once read.
+    paced: bool,
+    /// With paced checkpoints: the layer the last checkpoint named (kept until a later one is
+    /// named), and whether the current layer's files are durable.
+    named: Option<u64>,
+    durable: bool,
+    /// With paced checkpoints, a small layer is held in memory alone (its buckets' copies in
+    /// `resident`), written only when a checkpoint is to name it: a step of a few states would
+    /// otherwise make a folder and a file and remove another's, which took milliseconds on a
+    /// busy disk. Whether the current layer is so held; per bucket its states (0: none, or on
+    /// disk), and the buckets that hold some.
+    held: bool,
+    unwritten_states: Vec<u64>,
+    unwritten: Vec<usize>,
 }
 
 /// The successors of one bucket of the next layer not yet on disk, and its spill runs.
@@ -249,6 +301,12 @@ impl<K: StateKey> DiskStore<K> {
             pending: (0..buckets).map(|_| Mutex::new(Pending::new(width, table_bytes))).collect(),
             touched_words: AtomicUsize::new(0),
             resident: Resident::new(buckets),
+            paced: false,
+            named: None,
+            durable: true,
+            held: false,
+            unwritten_states: vec![0; buckets],
+            unwritten: Vec::new(),
         })
     }
 
@@ -339,9 +397,14 @@ impl<K: StateKey> DiskStore<K> {
 
     /// Makes the next layer's folder.
     fn make_next_dir(&self) -> Result<PathBuf> {
-        let next_dir = self.layer_dir(self.layer + 1);
-        fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
-        Ok(next_dir)
+        self.make_layer_dir(self.layer + 1)
+    }
+
+    /// Makes the folder of `layer`.
+    fn make_layer_dir(&self, layer: u64) -> Result<PathBuf> {
+        let dir = self.layer_dir(layer);
+        fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
+        Ok(dir)
     }
 
     /// Removes a layer's folder: its segments, spills and runs (never a file leaper did not
@@ -379,12 +442,15 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn bucket_states(&self, bucket: usize) -> Option<u64> {
-        Some(self.current[bucket].as_ref().map_or(0, |file| file.info.states))
+        Some(self.current[bucket].as_ref().map_or(self.unwritten_states[bucket], |file| file.info.states))
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
         if self.resident.visit(bucket, self.layout(), bucket_file::BLOCK_STATES, visit)? {
             return Ok(());
+        }
+        if self.current[bucket].is_none() && self.unwritten_states[bucket] > 0 {
+            return Err(Error::Bug(format!("bucket {bucket} of a layer held in memory alone was read twice")));
         }
         match &self.current[bucket] {
             Some(file) => {
@@ -438,7 +504,8 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         drop(pending);
         let touched = self.touched_words.fetch_add(grown, Ordering::Relaxed) + grown;
         let held = self.resident.held_words();
-        if held > 0 && touched + held > self.share_words * self.pending.len() {
+        // A layer held in memory alone is small (a share at most) and has no other copy.
+        if held > 0 && touched + held > self.share_words * self.pending.len() && !self.held {
             // The next layer needs the room: the copies not yet read go, read from disk instead.
             self.resident.evict();
         }
@@ -449,25 +516,37 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         // Copies of the current layer that no expansion read (a worker reads only its own
         // buckets) go before the next layer is kept.
         self.resident.clear();
+        self.forget_held();
         *self.touched_words.get_mut() = 0;
-        let next_dir = self.make_next_dir()?;
+        let next_dir = self.layer_dir(self.layer + 1);
         let layout = self.layout();
         let width = self.moduli.len();
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
         let segments = Segments::new(&self.root, self.pass, self.layer + 1);
+        // In parallel over the buckets that hold states only: a layer of a few states would
+        // otherwise wake every thread for hundreds of empty buckets, step after step (a graph's
+        // thin stretches), and wait for each on a busy machine.
+        let mut filled: Vec<(usize, &mut Mutex<Pending<K>>)> = self
+            .pending
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(bucket, slot)| (!slot.get_mut().expect("pending lock").is_empty()).then_some((bucket, slot)))
+            .collect();
+        if self.paced {
+            match held_alone::<K>(filled, layout, moduli, self.share_words) {
+                Ok(buckets) => return self.hold_alone(buckets),
+                Err(to_write) => filled = to_write,
+            }
+        }
+        fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
         // The tables stay, emptied, for the next step: allocated once, not regrown every step
         // (regrowing would copy them). The arrays go (those written whole as the next step's
         // copies), their pages with them: the next step counts its arrays from nothing.
-        let merged: Result<Vec<WrittenBucket>> = self
-            .pending
-            .par_iter_mut()
-            .enumerate()
-            .map(|(bucket, slot)| -> Result<WrittenBucket> {
+        let merged: Result<Vec<(usize, WrittenBucket)>> = filled
+            .into_par_iter()
+            .map(|(bucket, slot)| -> Result<(usize, WrittenBucket)> {
                 let pending = slot.get_mut().expect("pending lock");
-                if pending.is_empty() {
-                    return Ok((None, 0, None));
-                }
                 let spill = std::mem::replace(&mut pending.spill, SpillRuns::new());
                 // Written straight from its array, the array is the section: kept as the next
                 // step's copy in memory.
@@ -499,7 +578,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                         None
                     }
                 };
-                written.map(|(file, spilled)| (file, spilled, copy))
+                written.map(|(file, spilled)| (bucket, (file, spilled, copy)))
             })
             .collect();
         let merged = merged.inspect_err(|_| {
@@ -512,25 +591,29 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                 pending.spill = SpillRuns::new();
             }
         })?;
-        let files = segments.finish()?;
+        // With paced checkpoints the fsyncs wait until a checkpoint is to name the layer.
+        let files = segments.finish(!self.paced)?;
         let mut maps = HashMap::new();
         for path in files {
             let map = map_file(&path)?;
             maps.insert(path, map);
         }
-        let spilled_bytes = merged.iter().map(|(_, spilled, _)| spilled).sum();
-        let (written, copies): (Vec<_>, Vec<_>) = merged.into_iter().map(|(file, _, copy)| (file, copy)).unzip();
-        sync_dir(&next_dir)?;
-        sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
-        crate::engine::fault::point("layer").map_err(|e| file_error(&next_dir, "write", e))?;
+        let spilled_bytes = merged.iter().map(|(_, (_, spilled, _))| spilled).sum();
+        let mut written: Vec<Option<LayerFile>> = vec![None; self.pending.len()];
+        let mut copies: Vec<(usize, Vec<u64>)> = Vec::new();
+        for (bucket, (file, _, copy)) in merged {
+            written[bucket] = file;
+            copies.extend(copy.map(|copy| (bucket, copy)));
+        }
+        if !self.paced {
+            self.sync_layer_dirs(self.layer + 1)?;
+        }
         self.current = written;
         self.maps = maps;
-        self.layer += 1;
+        self.next_is_current()?;
         // Only now, with the layer the current one: a step that failed keeps no copy of it.
-        for (bucket, copy) in copies.into_iter().enumerate() {
-            if let Some(copy) = copy {
-                self.resident.keep(bucket, copy);
-            }
+        for (bucket, copy) in copies {
+            self.resident.keep(bucket, copy);
         }
         Ok(self.summary(spilled_bytes))
     }
@@ -541,16 +624,47 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn release_older_layers(&mut self) -> Result<()> {
-        // Layers before `layer - 1` went at earlier steps, or were swept away on resume.
-        if self.layer > 0 {
+        if self.paced {
+            // The layers between the one named before and this one went as they were read.
+            if let Some(named) = self.named.filter(|&named| named != self.layer) {
+                self.remove_layer(named)?;
+            }
+            self.named = Some(self.layer);
+        } else if self.layer > 0 {
+            // Layers before `layer - 1` went at earlier steps, or were swept away on resume.
             self.remove_layer(self.layer - 1)?;
         }
         crate::engine::fault::point("release").map_err(|e| file_error(&self.root, "write", e))
     }
 
+    fn pace_checkpoints(&mut self) {
+        self.paced = true;
+        // A resumed store's layer is the one the last checkpoint named.
+        self.named = (self.layer > 0).then_some(self.layer);
+    }
+
+    fn make_durable(&mut self) -> Result<()> {
+        if self.durable {
+            return Ok(());
+        }
+        if self.held {
+            self.write_held()?;
+        }
+        for path in self.maps.keys() {
+            fs::File::open(path).and_then(|file| file.sync_all()).map_err(|e| file_error(path, "fsync", e))?;
+        }
+        self.sync_layer_dirs(self.layer)?;
+        self.durable = true;
+        Ok(())
+    }
+
     fn discard(&mut self) -> Result<()> {
         self.resident.clear();
+        self.forget_held();
         self.maps.clear();
+        if let Some(named) = self.named.filter(|&named| named != self.layer) {
+            self.remove_layer(named)?;
+        }
         self.remove_layer(self.layer)?;
         self.current.iter_mut().for_each(|file| *file = None);
         Ok(())
@@ -558,13 +672,94 @@ impl<K: StateKey> StateStore for DiskStore<K> {
 }
 
 impl<K: StateKey> DiskStore<K> {
+    /// Makes the folder of `layer` (its files fsynced), and its place in the pass's folder,
+    /// durable: the layer is then whole on disk, for a checkpoint to name.
+    fn sync_layer_dirs(&self, layer: u64) -> Result<()> {
+        let dir = self.layer_dir(layer);
+        sync_dir(&dir)?;
+        sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
+        crate::engine::fault::point("layer").map_err(|e| file_error(&dir, "write", e))
+    }
+
     fn summary(&self, spilled_bytes: u64) -> LayerSummary {
         let mut summary = LayerSummary { spilled_bytes, ..LayerSummary::default() };
         for file in self.current.iter().flatten() {
             summary.states += file.info.states;
             summary.bytes += file.info.bytes;
         }
+        // A layer held in memory alone: its records' bytes.
+        let record_bytes = self.layout().record_bytes() as u64;
+        for &bucket in &self.unwritten {
+            summary.states += self.unwritten_states[bucket];
+            summary.bytes += self.unwritten_states[bucket] * record_bytes;
+        }
         summary
+    }
+
+    /// Forgets that the current layer is held in memory alone (it goes).
+    fn forget_held(&mut self) {
+        self.held = false;
+        for bucket in std::mem::take(&mut self.unwritten) {
+            self.unwritten_states[bucket] = 0;
+        }
+    }
+
+    /// The next layer, written or held, is now the current one: with paced checkpoints, not yet
+    /// durable, and the layer before it, read and named by no checkpoint, goes.
+    fn next_is_current(&mut self) -> Result<()> {
+        self.layer += 1;
+        self.durable = !self.paced;
+        if self.paced && self.named != Some(self.layer - 1) {
+            self.remove_layer(self.layer - 1)?;
+        }
+        Ok(())
+    }
+
+    /// Makes `buckets` (each its records, sorted and merged) the current layer, held in memory
+    /// alone (see [`DiskStore::unwritten`]).
+    fn hold_alone(&mut self, buckets: Vec<(usize, Vec<u64>)>) -> Result<LayerSummary> {
+        let stride = self.layout().stride();
+        self.current.iter_mut().for_each(|file| *file = None);
+        self.maps.clear();
+        self.next_is_current()?;
+        self.held = true;
+        for (bucket, records) in buckets {
+            self.unwritten_states[bucket] = (records.len() / stride) as u64;
+            self.unwritten.push(bucket);
+            self.resident.keep(bucket, records);
+            // Its array stays for the next step, its pages still resident: still charged.
+            *self.touched_words.get_mut() += self.pending[bucket].get_mut().expect("pending lock").touched;
+        }
+        Ok(self.summary(0))
+    }
+
+    /// Writes the current layer, held in memory alone, to its segment files (not yet fsynced),
+    /// as `finish_step` would have; its copies stay for the next step's reads.
+    fn write_held(&mut self) -> Result<()> {
+        self.held = false;
+        self.make_layer_dir(self.layer)?;
+        let segments = Segments::new(&self.root, self.pass, self.layer);
+        let width = self.moduli.len();
+        for bucket in std::mem::take(&mut self.unwritten) {
+            self.unwritten_states[bucket] = 0;
+            let records = self.resident.records(bucket).ok_or_else(|| {
+                Error::Bug(format!("bucket {bucket} of a layer held in memory alone was read before it was written"))
+            })?;
+            let file = segments.with_writer(|out| {
+                let path = out.path().to_path_buf();
+                let mut writer = BucketWriter::<K>::begin(out, width)?;
+                writer.push_records(records)?;
+                let section = writer.finish()?;
+                crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
+                Ok(LayerFile { bucket, path, offset: section.offset, info: section.info })
+            })?;
+            self.current[bucket] = Some(file);
+        }
+        for path in segments.finish(false)? {
+            let map = map_file(&path)?;
+            self.maps.insert(path, map);
+        }
+        Ok(())
     }
 }
 

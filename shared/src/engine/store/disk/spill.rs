@@ -341,7 +341,7 @@ mod tests {
             let mut writer = BucketWriter::<u64>::begin(&mut segment, 1).unwrap();
             let spilled = runs.merge_into(&[3, 1, 7, 10], &mut table, &mut writer, &moduli, budget).unwrap();
             let section = writer.finish().unwrap();
-            segment.finish().unwrap();
+            segment.finish(true).unwrap();
             assert!(table.is_empty());
             let mut merged = Vec::new();
             BucketFile::<u64>::open(&out, 1)
