@@ -722,7 +722,7 @@ mod tests {
                     let mut writer = BucketWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
                     writer.push_records(&records_of::<u64>(&batch)).unwrap();
                     let bytes = writer.finish().unwrap().info.bytes;
-                    segment.finish().unwrap();
+                    segment.finish(true).unwrap();
                     assert_eq!(read_all(&path, 3).unwrap(), batch, "format {format}");
                     bytes
                 })
