@@ -9,15 +9,16 @@
 //!   3,988,114 states · 2.1M states/s · 24s elapsed · ETA 31s · 92 MiB on disk · 410 MiB memory
 //! ```
 //!
-//! An exact 64-bit pass that residue passes follow if a count outgrows it reads
-//! `pass 1/1 (2 if a count outgrows 64 bits)` (`knight 8x12 --sweep`).
+//! An exact pass that residue passes follow if a count outgrows its lane reads
+//! `pass 1/1 (2 if a count outgrows 64 bits)` (`knight 8x10 --sweep`; `128 bits` for the
+//! exact 128-bit lane of `knight 8x12 --sweep`).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use leaper_core::engine::search::local::ShardDone;
-use leaper_core::engine::sweep::{StepReport, SweepProgress, SweepReport};
+use leaper_core::engine::sweep::{StepReport, SweepPlan, SweepProgress, SweepReport};
 use leaper_core::engine::SweepJob;
 
 use crate::console;
@@ -37,8 +38,10 @@ pub struct SweepWatch<'r, 'a> {
     steps: usize,
     passes: usize,
     /// The passes the plan may need: more than `passes` while an exact pass runs alone and a
-    /// count may still outgrow 64 bits (then its residue passes follow).
+    /// count may still outgrow its lane (then its residue passes follow).
     passes_possible: usize,
+    /// Bits of the exact pass's lane, where the plan has one.
+    exact_bits: u32,
     /// States read and seconds spent in this run's steps, for the rate.
     states: u64,
     seconds: f64,
@@ -46,11 +49,11 @@ pub struct SweepWatch<'r, 'a> {
 }
 
 impl<'r, 'a> SweepWatch<'r, 'a> {
-    /// Watches `job`, `passes` passes of it (of the `passes_possible` its plan may need), from
-    /// `start` (a new sweep's default, or a checkpoint).
+    /// Watches `job`, `passes` passes of it (of those `plan` may need), from `start` (a new
+    /// sweep's default, or a checkpoint).
     pub fn new(
         job: &dyn SweepJob,
-        (passes, passes_possible): (usize, usize),
+        (passes, plan): (usize, &SweepPlan),
         start: &SweepProgress,
         label: &str,
         results: &'r mut ResultStream<'a>,
@@ -67,7 +70,8 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             earlier: start.settled.clone(),
             steps: job.steps(),
             passes,
-            passes_possible,
+            passes_possible: plan.passes.len(),
+            exact_bits: plan.exact_lane().map_or(64, |lane| lane.bits()),
             states: 0,
             seconds: 0.0,
             out_of_core,
@@ -107,7 +111,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             display.bar.set_position(done as u64);
             // An exact pass that may be followed by residue passes says so, not `pass 1/1`.
             let maybe_more = if step.passes < self.passes_possible {
-                format!(" ({} if a count outgrows 64 bits)", self.passes_possible)
+                format!(" ({} if a count outgrows {} bits)", self.passes_possible, self.exact_bits)
             } else {
                 String::new()
             };
@@ -154,6 +158,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             peak_layer_bytes = report.peak_bytes,
             states_processed = report.states_processed,
             moduli = report.moduli.len(),
+            lanes = %report.moduli,
             peak_rss_bytes = rss,
             "{summary}"
         );

@@ -155,7 +155,7 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     let dir = scratch("equal");
     let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
     let list = addresses(&workers);
-    let boards: [&[&str]; 12] = [
+    let boards: [&[&str]; 13] = [
         &["knight", "6x8", "--sweep", "--buckets", "31", "--format", "json"],
         // Open tours, and both kinds from one sweep.
         &["knight", "5x6", "--open", "--sweep", "--buckets", "7", "--format", "json"],
@@ -170,7 +170,9 @@ fn three_workers_count_what_the_embedded_mode_counts() {
         // Two passes of one modulus each, and a spare: the pass boundary runs on the cluster too.
         &["knight", "6x7", "--sweep", "--verify", "--moduli-per-pass", "1", "--buckets", "5"],
         // The exact 64-bit pass, whose counts pass 2^64 from 3x25: the residue pass follows it.
-        &["tours", "--moves", "1,0+1,1", "3x30", "--sweep", "--buckets", "7"],
+        &["tours", "--moves", "1,0+1,1", "3x30", "--sweep", "--buckets", "7", "--counts", "exact64"],
+        // The exact 128-bit pass, checked by a spare residue (the lanes of wire format 5).
+        &["knight", "6x14", "--sweep", "--buckets", "7", "--counts", "exact128", "--verify"],
         // Classes up to symmetry: the folds run in the board's sweep, their keys tagged.
         &["knight", "6x7", "--distinct", "--format", "json", "--buckets", "7"],
         &["knight", "5x5", "--open", "--distinct", "--buckets", "7"],

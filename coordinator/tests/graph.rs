@@ -259,7 +259,42 @@ fn boards_with_squares_removed() {
     assert!(!output.status.success() && text(&output.stderr).contains("not on the 8x8 board"));
     let output = leaper(&["knight", "8x8", "--remove", "a1", "--sweep"], None);
     assert!(!output.status.success() && text(&output.stderr).contains("cannot be used with"));
+    // The mask from stdin, as a graph is read.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["knight", "6x6", "--remove-mask", "-", "--open"])
+        .stdin(std::fs::File::open(&mask).unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), by_names);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 55: `--remove a1,a1` and `--remove ""` were read as `a1` and as no square at all (the
+/// whole board counted as a graph); both are slips, refused with what to give instead, before
+/// any job directory is made.
+#[test]
+fn a_square_named_twice_or_an_empty_name_is_refused() {
+    let dir = scratch("graph", "remove-slips");
+    let job = dir.join("job");
+    for (removed, says) in [
+        ("a1,a1", "error: --remove: square a1 is named twice; give each square once\n"),
+        ("b1,A1,a1", "error: --remove: square a1 is named twice; give each square once\n"),
+        ("", "error: --remove \"\": an empty square name; give the squares by name, each once, as in a1,h8\n"),
+        (
+            "a1,,b2",
+            "error: --remove \"a1,,b2\": an empty square name; give the squares by name, each once, as in a1,h8\n",
+        ),
+    ] {
+        let output = leaper(&["knight", "6x6", "--remove", removed, "--job-dir", job.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{removed:?}: {}", text(&output.stdout));
+        assert!(text(&output.stderr).ends_with(says), "{removed:?}: {}", text(&output.stderr));
+        assert!(output.stdout.is_empty() && !job.exists(), "{removed:?}");
+    }
+    let output = leaper(&["knight", "6x6", "--remove", "a1", "--remove", "a1"], None);
+    assert!(text(&output.stderr).contains("square a1 is named twice"), "{}", text(&output.stderr));
+    // Named once each, the squares are removed.
+    assert_eq!(holed("6x6", "a1"), holed("6x6", "A1 "));
 }
 
 /// The issue's example: minutes of counting (1.2e9 states) to confirm the reason's 0.

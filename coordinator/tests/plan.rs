@@ -284,8 +284,23 @@ fn the_plan_says_whether_the_count_fits_this_machine_and_how_many_passes_follow(
     assert!(line(&text, "plan      ").ends_with("64-bit keys, exact 64-bit counts, 1 pass"), "{text}");
     assert_eq!(
         line(&text, "passes    "),
-        "passes    1 pass of exact 64-bit counts, whose times are below; then 1 residue pass only if a count \
-         reaches 2^64 - 1 (--counts residues skips the exact pass for counts known to pass it)"
+        "passes    1 pass of exact 64-bit counts (1 word a state), whose times are below; then 1 residue pass only \
+         if a count reaches 2^64 - 1 (--counts residues skips the exact pass for counts known to pass it)"
+    );
+    // Where the bound says the counts may pass 2^64, 128 bits; with --verify, a spare residue.
+    let text = plan_text(&["knight", "7x12", "--probe-states", "1000", "--verify"]);
+    assert!(line(&text, "plan      ").ends_with("exact 128-bit counts and 1 spare residue, 1 pass"), "{text}");
+    assert!(
+        line(&text, "passes    ")
+            .starts_with("passes    1 pass of exact 128-bit counts and 1 spare residue (3 words a state)"),
+        "{text}"
+    );
+    assert!(line(&text, "passes    ").contains("then 1 residue pass only if a count reaches 2^128 - 1"), "{text}");
+    let plan = plan(&["knight", "7x12", "--probe-states", "1000", "--counts", "exact64"]);
+    assert_eq!(
+        (plan["counts"]["exact_bits"].as_u64(), plan["counts"]["lanes"].as_u64()),
+        (Some(64), Some(1)),
+        "{plan}"
     );
     let text =
         plan_text(&["knight", "6x12", "--probe-states", "1000", "--counts", "residues", "--moduli-per-pass", "1"]);

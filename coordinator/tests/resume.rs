@@ -113,26 +113,100 @@ fn a_job_of_several_passes_resumes_in_any_pass() {
 
 #[test]
 fn a_job_whose_exact_pass_saturates_resumes_in_either_pass() {
-    // King tours of 3 x n pass 2^64 at about n = 25: the exact 64-bit pass (180 steps) saturates
-    // and the residue pass follows it.
+    // King tours of 3 x n pass 2^64 at about n = 25 and 2^128 at about n = 49: the exact pass
+    // (180 steps), 64 or 128 bits wide, saturates and the residue pass follows it.
+    for (lanes, crashes) in [
+        ("exact64", [("crash@layer:30", 1), ("crash@layer:120", 2), ("crash@manifest:182", 2), ("crash@layer:250", 2)]),
+        (
+            "exact128",
+            [("crash@layer:120", 1), ("crash@layer:170", 2), ("crash@manifest:182", 2), ("crash@layer:250", 2)],
+        ),
+    ] {
+        let board = ["tours", "--moves", "1,0+1,1", "3x60", "--sweep", "--buckets", "7", "--counts", lanes];
+        let expected = text(&leaper(&board, None).stdout);
+        assert!(expected.ends_with("3x60 432250127596360169729677265572035855937427261342\n"), "{expected}");
+        // In the exact pass, before a count passed its cap (one pass known) and after; at its
+        // end (the first manifest, 180 step commits, the pass commit); in the residue pass.
+        for (fault, passes) in crashes {
+            let dir = scratch(&format!("{lanes}-{}", fault.replace(['@', ':'], "-")));
+            let mut args = board.to_vec();
+            args.extend(["--job-dir", dir.to_str().unwrap()]);
+            let crashed = leaper(&args, Some(fault));
+            assert!(!crashed.status.success(), "{lanes} {fault}");
+            assert!(expected.starts_with(&text(&crashed.stdout)), "{lanes} {fault}: {}", text(&crashed.stdout));
+            let stopped = status(&dir);
+            assert_eq!(stopped["passes"], passes, "{lanes} {fault}: {stopped}");
+            let output = resume(&dir, None);
+            assert_eq!(text(&output.stdout), expected, "{lanes} {fault}: {}", text(&output.stderr));
+            fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_resume_in_other_lanes_is_refused_by_name_and_jobs_of_before_the_128_bit_lane_resume_as_they_were() {
+    // King tours of 3 x 60: a bound of about 2^200, for which `exact` now takes 128 bits.
     let board = ["tours", "--moves", "1,0+1,1", "3x60", "--sweep", "--buckets", "7"];
     let expected = text(&leaper(&board, None).stdout);
-    assert!(expected.ends_with("3x60 432250127596360169729677265572035855937427261342\n"), "{expected}");
-    // In the exact pass, before a count passed 2^64 (one pass known) and after; at its end (the
-    // first manifest, 180 step commits, the pass commit); in the residue pass.
-    for (fault, passes) in
-        [("crash@layer:30", 1), ("crash@layer:120", 2), ("crash@manifest:182", 2), ("crash@layer:250", 2)]
-    {
-        let dir = scratch(&format!("exact-{}", fault.replace(['@', ':'], "-")));
+    let started = |name: &str, more: &[&str]| {
+        let dir = scratch(name);
         let mut args = board.to_vec();
+        args.extend(more);
         args.extend(["--job-dir", dir.to_str().unwrap()]);
-        let crashed = leaper(&args, Some(fault));
-        assert!(!crashed.status.success(), "{fault}");
-        assert!(expected.starts_with(&text(&crashed.stdout)), "{fault}: {}", text(&crashed.stdout));
-        let stopped = status(&dir);
-        assert_eq!(stopped["passes"], passes, "{fault}: {stopped}");
+        assert!(!leaper(&args, Some("crash@layer:40")).status.success(), "{name}");
+        dir
+    };
+    // What a new job records: the lane the bound chose.
+    let dir = started("lanes-recorded", &[]);
+    assert!(fs::read_to_string(dir.join("job.toml")).unwrap().contains("counts = \"exact128\""));
+    fs::remove_dir_all(&dir).unwrap();
+
+    // Layers of 64-bit counts, a job.toml sealed again asking for 128 (or residues): refused,
+    // both lanes named, nothing changed.
+    for (forged, asked) in [("exact128", "now asks for exact 128-bit counts"), ("residues", "now asks for 5 residues")]
+    {
+        let dir = started(&format!("lanes-forged-{forged}"), &["--counts", "exact64"]);
+        forge_spec(&dir, "sweep", "counts", forged);
+        let before = snapshot(&dir);
         let output = resume(&dir, None);
-        assert_eq!(text(&output.stdout), expected, "{fault}: {}", text(&output.stderr));
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{forged}: {stderr}");
+        assert!(stderr.contains("the job's layers hold exact 64-bit counts") && stderr.contains(asked), "{stderr}");
+        assert_eq!(snapshot(&dir), before, "{forged}: the refusal changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // Between passes too (the exact 64-bit pass saturated and ended, the residue pass not
+    // begun: 180 step commits, the pass commit), and a step into the residue pass, whose
+    // manifest names its residues alone: the ended pass's words give it away.
+    for (fault, refusal) in [
+        ("crash@manifest:181", "the counts of its last pass are exact 64-bit counts, but its job.toml now asks for exact 128-bit"),
+        ("crash@manifest:182", "the counts of the job's passes that ended hold 1 words a slot, but its job.toml now asks for exact 128-bit counts (2 words)"),
+    ] {
+        let dir = scratch("lanes-forged-between-passes");
+        let mut args = board.to_vec();
+        args.extend(["--counts", "exact64", "--job-dir", dir.to_str().unwrap()]);
+        assert!(!leaper(&args, Some(fault)).status.success());
+        assert_eq!(status(&dir)["passes"], 2);
+        forge_spec(&dir, "sweep", "counts", "exact128");
+        let before = snapshot(&dir);
+        let output = resume(&dir, None);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{fault}: {stderr}");
+        assert!(stderr.contains(refusal), "{fault}: {stderr}");
+        assert_eq!(snapshot(&dir), before, "{fault}: the refusal changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // A job.toml of a release before the 128-bit lane says `exact`: the exact 64-bit pass
+    // without --verify, the residue passes with it, as that release counted; it resumes so.
+    for (started_as, verify) in [("exact64", false), ("residues", true)] {
+        let more: &[&str] = if verify { &["--counts", started_as, "--verify"] } else { &["--counts", started_as] };
+        let dir = started(&format!("lanes-before-{started_as}"), more);
+        forge_spec(&dir, "sweep", "counts", "exact");
+        let output = resume(&dir, None);
+        assert!(output.status.success(), "{started_as}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), expected, "{started_as}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -354,7 +428,7 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         ("spec edited: board", |dir, _| edit_spec(dir, "board = \"6x8\"", "board = \"6x7\""), "damaged job spec"),
         (
             "spec edited: counts",
-            |dir, _| edit_spec(dir, "counts = \"exact\"", "counts = \"residues\""),
+            |dir, _| edit_spec(dir, "counts = \"residues\"", "counts = \"exact64\""),
             "damaged job spec",
         ),
         (
@@ -416,7 +490,10 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         let named = match name {
             _ if name.contains("skew") || name.contains("manifest") => "",
             _ if name.contains("keys") => "manifest.json",
-            _ if name.contains("spec forged: verify") => "the checkpoint",
+            // Both lanes named: the layers' and those the forged spec asks for.
+            _ if name.contains("spec forged: verify") => {
+                "the job's layers hold 1 residue ([0]), but its job.toml now asks for 2 residues"
+            }
             _ if name.contains("spec forged") => "manifest.json",
             _ if name.contains("spec") => "job.toml",
             _ => bucket.as_str(),
@@ -485,6 +562,26 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
 
     let output = resume(&scratch("nothing-here"), None);
     assert!(text(&output.stderr).contains("holds no leaper job"), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 55: `leaper resume --job-dir /tmp` searched /tmp and blamed someone else's symbolic
+/// link. A directory without a spec holds no leaper job, said first, as `leaper status` says it;
+/// nothing in it is touched.
+#[test]
+fn a_directory_that_is_no_job_is_named_so_before_anything_in_it_is_read() {
+    let dir = scratch("not-a-job");
+    fs::create_dir_all(dir.join("someone/else")).unwrap();
+    std::os::unix::fs::symlink("/nowhere", dir.join("someone/else/link")).unwrap();
+    fs::write(dir.join("notes.txt"), "theirs").unwrap();
+    let expected = format!("error: {}: holds no leaper job (job.toml is missing)\n", dir.display());
+    for command in ["resume", "status"] {
+        let output = leaper(&[command, "--job-dir", dir.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        assert_eq!(text(&output.stderr), expected, "{command}");
+    }
+    assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "theirs");
+    assert!(fs::symlink_metadata(dir.join("someone/else/link")).is_ok() && !dir.join("lock").exists());
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -10,13 +10,19 @@
 //! [`return_large_frees`] fixes the threshold, and [`resident_bytes`] lets the in-memory store
 //! check what is really resident.
 
-/// Makes allocations of 1 MiB and more their own mappings, returned to the OS when freed.
-/// Called once when a binary starts.
+/// The size from which an allocation is a mapping of its own ([`return_large_frees`]): its
+/// pages are taken as they are first touched and go back to the OS when it is freed. A smaller
+/// one comes from the allocator's heaps, whose freed pages stay with the process for the next
+/// allocations: a store that must give memory back sizes its large arrays at least this.
+pub const OWN_MAPPING_BYTES: usize = 1 << 20;
+
+/// Makes allocations of [`OWN_MAPPING_BYTES`] and more their own mappings, returned to the OS
+/// when freed. Called once when a binary starts.
 pub fn return_large_frees() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets an allocator parameter; no allocation is in flight.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, OWN_MAPPING_BYTES as libc::c_int);
         // Below the threshold, up to 8 MiB freed at the top of a heap stays with it: the
         // out-of-core store frees and takes again a few hundred KiB a bucket (blocks, their
         // encodings), and trimming each time made the kernel unmap, flush the other cores'

@@ -36,7 +36,7 @@ pub enum Lanes {
 impl Lanes {
     /// The lanes of a pass of moduli `moduli`.
     pub fn of(moduli: &Moduli) -> Lanes {
-        if moduli.is_saturating() {
+        if moduli.exact_lane().is_some() {
             Lanes::Exact64
         } else {
             Lanes::Residues(moduli.len())

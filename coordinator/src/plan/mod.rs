@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser};
-use leaper_core::engine::sweep::plan_moduli;
+use leaper_core::engine::sweep::{plan_moduli, SweepPlan};
 use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
@@ -130,7 +130,7 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let bounds = Bounds::plan(2 * job.profile_hint().row, args.probe_states);
     let (probe, profile, rates) = estimate(job.as_ref(), first, bounds, request.run.threads, Some(&scratch))?;
     let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
-    let counts = PassPlan::new(&passes.passes);
+    let counts = PassPlan::new(&passes);
     let machine = Machine::new(&profile, &rates, sweep_args.mem_limit, mem, counts.runs);
     let name = request.task.command_line();
     let disk = DiskFigure::new(job.as_ref(), first, &probe);
@@ -201,11 +201,15 @@ pub fn predict(job: &dyn SweepJob, probe: &Probe) -> Profile {
 struct PassPlan {
     /// Lanes (64-bit words) of counts per state in the first pass.
     lanes: usize,
-    /// Residues per state (0: the exact 64-bit pass).
+    /// Residues per state in the first pass (the exact pass: its spare residues alone).
     moduli: usize,
-    /// Whether an exact 64-bit pass comes first (residue passes follow only if a count reaches
-    /// 2^64 - 1).
+    /// Whether an exact pass comes first (residue passes follow only if a count reaches its cap).
     exact_first: bool,
+    /// The exact pass's lane, in bits (64 or 128), where there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exact_bits: Option<u32>,
+    /// What the first pass carries, in words: `exact 128-bit counts and 1 spare residue`.
+    carried: String,
     /// Residue passes: after the exact pass if it saturates, or all the passes.
     residue_passes: usize,
     /// Passes that run for certain: the exact pass alone, or every residue pass.
@@ -213,25 +217,32 @@ struct PassPlan {
 }
 
 impl PassPlan {
-    fn new(passes: &[Moduli]) -> PassPlan {
-        let first = &passes[0];
-        let exact_first = passes.len() > 1 && first.is_saturating();
-        let residue_passes = passes.len() - usize::from(exact_first);
+    fn new(plan: &SweepPlan) -> PassPlan {
+        let first = &plan.passes[0];
+        let exact = plan.exact_lane();
+        let residue_passes = plan.passes.len() - usize::from(exact.is_some());
         PassPlan {
             lanes: first.len(),
-            moduli: if exact_first { 0 } else { first.len() },
-            exact_first,
+            moduli: first.residues(),
+            exact_first: exact.is_some(),
+            exact_bits: exact.map(|lane| lane.bits()),
+            carried: match exact {
+                Some(_) => first.to_string(),
+                None => counted(first.len(), "residue", "residues"),
+            },
             residue_passes,
-            runs: if exact_first { 1 } else { residue_passes },
+            runs: if exact.is_some() { 1 } else { residue_passes },
         }
     }
 
     /// The `passes` line: how many passes follow one another, and what the times below mean.
     fn line(&self) -> String {
-        if self.exact_first {
+        if let Some(bits) = self.exact_bits {
             return format!(
-                "1 pass of exact 64-bit counts, whose times are below; then {} only if a count reaches \
-                 2^64 - 1 (--counts residues skips the exact pass for counts known to pass it)",
+                "1 pass of {} ({} a state), whose times are below; then {} only if a count reaches 2^{bits} - 1 \
+                 (--counts residues skips the exact pass for counts known to pass it)",
+                self.carried,
+                counted(self.lanes, "word", "words"),
                 counted(self.residue_passes, "residue pass", "residue passes")
             );
         }
@@ -451,13 +462,9 @@ impl PlanReport {
     fn print(&self, out: &mut dyn Write) -> Result<()> {
         let counts = &self.counts;
         let carried = if counts.exact_first {
-            "exact 64-bit counts, 1 pass".to_string()
+            format!("{}, 1 pass", counts.carried)
         } else {
-            format!(
-                "{} a state, {}",
-                counted(counts.moduli, "residue", "residues"),
-                counted(counts.residue_passes, "pass", "passes")
-            )
+            format!("{} a state, {}", counts.carried, counted(counts.residue_passes, "pass", "passes"))
         };
         writeln!(out, "plan      {}: {} steps, {}-bit keys, {carried}", self.job, self.steps, self.key_bits)?;
         writeln!(out, "passes    {}", counts.line())?;

@@ -158,26 +158,68 @@ impl SweepCheckpoints {
         Ok(())
     }
 
-    /// Checks that a pass resumed from the committed layer counts modulo the moduli its records
-    /// hold residues of (a `job.toml` edited to other `--counts` or `--verify` would add the
-    /// residues of one modulus to those of another), and records them for the manifests to
-    /// come. Called as each pass begins, before its layer is read.
+    /// Checks, before a resume reads anything, that the sweep's plan (`passes`, every pass's
+    /// lanes) counts in the lanes the manifest records: those of the pass under way when it
+    /// stopped within a pass, those of the pass that ended when it stopped between two (a
+    /// manifest records the lanes of the pass it was committed in). Refused by name
+    /// ([`SweepCheckpoints::check_moduli`]'s message), nothing changed.
+    pub fn check_lanes(&self, passes: &[Moduli], progress: &SweepProgress) -> Result<()> {
+        let Some(manifest) = self.manifest.as_ref().filter(|m| !m.moduli.is_empty()) else { return Ok(()) };
+        // Within a later pass the manifest names that pass's lanes alone; the passes that ended
+        // show in the words their counts hold a slot.
+        let before = &passes[..progress.pass.min(passes.len())];
+        let (held, asked) =
+            (progress.finished.first().map_or(0, Vec::len), before.iter().map(Moduli::len).sum::<usize>());
+        if progress.next_cell > 0 && held != asked {
+            let lanes: Vec<String> = before.iter().map(Moduli::to_string).collect();
+            return Err(Error::File {
+                path: self.job.file(JobFile::Manifest),
+                message: format!(
+                    "the counts of the job's passes that ended hold {held} words a slot, but its job.toml now asks for \
+                     {} ({asked} words): was job.toml edited? restore it, or resume with the leaper release that \
+                     started the job; nothing was changed",
+                    lanes.join(", then ")
+                ),
+            });
+        }
+        let pass = match progress.next_cell {
+            0 => progress.pass.checked_sub(1),
+            _ => Some(progress.pass),
+        };
+        match pass.and_then(|pass| passes.get(pass)) {
+            Some(lanes) if manifest.moduli != lanes.values() => {
+                Err(self.other_lanes(&manifest.moduli, lanes, progress.next_cell == 0))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The refusal of lanes `asked` for the layers (`ended`: the counts of the pass that ended)
+    /// of the lanes `held` records.
+    fn other_lanes(&self, held: &[u64], asked: &Moduli, ended: bool) -> Error {
+        let what = if ended { "the counts of its last pass are" } else { "layers hold" };
+        let held =
+            Moduli::from_values(held.to_vec()).map_or_else(|_| format!("the values {held:?}"), |held| held.to_string());
+        Error::File {
+            path: self.job.file(JobFile::Manifest),
+            message: format!(
+                "the job's {what} {held}, but its job.toml now asks for {asked}: was job.toml edited? restore it, \
+                 or resume with the leaper release that started the job; nothing was changed"
+            ),
+        }
+    }
+
+    /// Checks that a pass resumed from the committed layer counts in the lanes its records hold
+    /// (an exact lane of the same width, residues modulo the same moduli): a `job.toml` edited
+    /// to other `--counts` or `--verify` would add the residues of one modulus to those of
+    /// another, or read the words of a 64-bit lane as a 128-bit one. It is refused, naming both
+    /// lanes. Records them for the manifests to come. Called as each pass begins, before its
+    /// layer is read.
     pub fn check_moduli(&mut self, moduli: &Moduli, progress: &SweepProgress) -> Result<()> {
         let resumed = self.manifest.as_ref().filter(|m| progress.next_cell > 0 && !m.moduli.is_empty());
         if let Some(manifest) = resumed {
             if manifest.moduli != moduli.values() {
-                return Err(Error::File {
-                    path: self.job.file(JobFile::Manifest),
-                    message: format!(
-                        "the job's layers hold residues modulo {} moduli ({:?}), but its job.toml now asks for {} \
-                         ({:?}): was job.toml edited? restore it, or resume with the leaper release that started \
-                         the job; nothing was changed",
-                        manifest.moduli.len(),
-                        manifest.moduli,
-                        moduli.len(),
-                        moduli.values()
-                    ),
-                });
+                return Err(self.other_lanes(&manifest.moduli, moduli, false));
             }
         }
         self.moduli = moduli.values().to_vec();

@@ -56,9 +56,10 @@ pub struct Manifest {
     /// manifest keeps its checksum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_format: Option<u32>,
-    /// The moduli of the pass the layer belongs to (its records' residues): a job whose
-    /// `job.toml` now asks for other counts (`--counts`, `--verify`) is refused. Empty in
-    /// manifests written before it was recorded.
+    /// The lanes of the pass the layer belongs to (what its records' count words mean, one value
+    /// a word: `engine::arith`, "Lanes as words"): a job whose `job.toml` now asks for other
+    /// counts (`--counts`, `--verify`) is refused. Empty in manifests written before it was
+    /// recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moduli: Vec<u64>,
     /// Where the sweep stands and what it has counted.

@@ -234,11 +234,16 @@ impl JobDir {
         Ok(job)
     }
 
-    /// Opens the job in `dir` to continue it, locked for this process.
+    /// Opens the job in `dir` to continue it, locked for this process. A directory without a
+    /// spec is refused as holding no job before anything else in it is looked at.
     pub fn open(dir: &Path) -> Result<JobDir> {
+        let interrupted = || dir.join(JobFile::Lock.path()).exists() && matches!(interrupted_start(dir), Ok(Some(_)));
+        if !interrupted() {
+            spec::check_holds_a_job(dir)?;
+        }
         refuse_links(dir)?;
         let spec = match JobSpec::load(dir) {
-            Err(_) if dir.join(JobFile::Lock.path()).exists() && interrupted_start(dir)?.is_some() => {
+            Err(_) if interrupted() => {
                 return Err(Error::File {
                     path: dir.to_path_buf(),
                     message: "holds no leaper job, only what a start interrupted before its spec was written left \
@@ -411,6 +416,22 @@ mod tests {
         assert_eq!(running_pid(&dir), None);
         let reopened = JobDir::open(&dir).unwrap();
         assert_eq!(reopened.spec(), &spec);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_without_a_spec_holds_no_job_whatever_else_it_holds() {
+        // As /tmp: someone else's files, folders and links, and no job.toml.
+        let dir = scratch("not-a-job");
+        fs::create_dir_all(dir.join("theirs")).unwrap();
+        std::os::unix::fs::symlink("/nowhere", dir.join("theirs/link")).unwrap();
+        fs::write(dir.join("notes.txt"), "mine").unwrap();
+        let error = JobDir::open(&dir).err().unwrap().to_string();
+        assert_eq!(error, format!("{}: holds no leaper job (job.toml is missing)", dir.display()));
+        // A spec that is a link is a job directory's link, and named as such.
+        std::os::unix::fs::symlink("/nowhere", dir.join("job.toml")).unwrap();
+        let error = JobDir::open(&dir).err().unwrap().to_string();
+        assert!(error.contains("is a symbolic link in a job or data directory"), "{error}");
         fs::remove_dir_all(&dir).unwrap();
     }
 

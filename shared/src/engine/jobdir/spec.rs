@@ -104,6 +104,22 @@ impl SpecHeader {
     }
 }
 
+/// What a directory without a spec is told (`leaper status`, `leaper resume`).
+fn no_job_message() -> String {
+    format!("holds no leaper job ({SPEC_FILE} is missing)")
+}
+
+/// Refuses `dir` when it holds neither `job.toml` nor its copy (as a file or anything else of that
+/// name): no leaper job. Nothing else in it is looked at, so that a directory that is not a job
+/// (`/tmp`) is named as such rather than searched.
+pub fn check_holds_a_job(dir: &Path) -> Result<()> {
+    let present = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+    if present(SPEC_FILE) || present(SPEC_COPY_FILE) {
+        return Ok(());
+    }
+    Err(Error::File { path: dir.to_path_buf(), message: no_job_message() })
+}
+
 impl JobSpec {
     /// Reads `DIR/job.toml` and checks it: its format, its checksum, and that its copy (if
     /// intact) says the same. A spec that fails is refused by name, with the way back.
@@ -133,7 +149,7 @@ impl JobSpec {
                         "{SPEC_FILE} is missing; its copy {SPEC_COPY_FILE} is intact: copy it to {SPEC_FILE} to \
                          continue the job; nothing was changed"
                     ),
-                    _ => format!("holds no leaper job ({SPEC_FILE} is missing)"),
+                    _ => no_job_message(),
                 },
             }),
             Err(Error::File { path, message }) if message.starts_with(DAMAGED) => {

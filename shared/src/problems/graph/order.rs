@@ -24,7 +24,10 @@
 //! by the sum over steps of `3^live` (the states a step may hold grow about so), then by the
 //! key's width and the window.
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
+use crate::input::{cut, quote};
 use crate::problems::tours::frontier::{dense_worst_case_bits, live_positions, MAX_WINDOW};
 use crate::problems::tours::order::reach;
 use crate::problems::tours::transfer::TourKind;
@@ -155,15 +158,15 @@ pub fn given(vertex_names: &[String], names: &str, source: &str) -> Result<Vec<u
     for token in names.lines().map(|line| line.split('#').next().unwrap_or("")).flat_map(str::split_whitespace) {
         let &v = index
             .get(token)
-            .ok_or_else(|| Error::InvalidRequest(format!("{source}: the graph has no vertex {token:?}")))?;
+            .ok_or_else(|| Error::InvalidRequest(format!("{source}: the graph has no vertex {}", quote(token))))?;
         if std::mem::replace(&mut seen[v], true) {
-            return Err(Error::InvalidRequest(format!("{source}: vertex {token:?} is listed twice")));
+            return Err(Error::InvalidRequest(format!("{source}: vertex {} is listed twice", quote(token))));
         }
         vertices.push(v);
     }
     let missing: Vec<&str> = (0..vertex_names.len()).filter(|&v| !seen[v]).map(|v| vertex_names[v].as_str()).collect();
     if !missing.is_empty() {
-        let shown: Vec<&str> = missing.iter().take(5).copied().collect();
+        let shown: Vec<Cow<str>> = missing.iter().take(5).map(|name| cut(name)).collect();
         return Err(Error::InvalidRequest(format!(
             "{source}: the order leaves out {} vertices ({}{}); it must list every vertex once",
             missing.len(),
@@ -295,5 +298,16 @@ mod tests {
         assert_eq!(error("a b c d"), "o.txt: the graph has no vertex \"d\"");
         assert_eq!(error("a b a"), "o.txt: vertex \"a\" is listed twice");
         assert_eq!(error("a"), "o.txt: the order leaves out 2 vertices (b, c); it must list every vertex once");
+        // Long names are cut to 80 characters, wherever a message shows them.
+        let long = "v".repeat(10_000);
+        let expected = format!("o.txt: the graph has no vertex \"{}\"… (10000 bytes)", "v".repeat(80));
+        assert_eq!(error(&format!("a b c {long}")), expected);
+        let names = vec![long.clone(), "b".to_string()];
+        let error = given(&names, "b", "o.txt").unwrap_err().to_string();
+        let expected = format!(
+            "o.txt: the order leaves out 1 vertices ({}… (10000 bytes)); it must list every vertex once",
+            "v".repeat(80)
+        );
+        assert_eq!(error, expected);
     }
 }

@@ -66,7 +66,7 @@ struct TourArgs {
     remove: Vec<String>,
 
     /// Remove the squares a picture of the board marks: one line per rank, the last rank first,
-    /// x for a square removed and . for one kept.
+    /// x for a square removed and . for one kept (`-`: stdin).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["sweep", "distinct", "remove"])]
     remove_mask: Option<String>,
 }
@@ -330,11 +330,7 @@ impl Problem for Tours {
             other => return Err(Error::Bug(format!("the tours have no command {other:?}"))),
         };
         let removed = match &args.remove_mask {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| Error::File { path: path.into(), message: e.to_string() })?;
-                holes::mask(&text, path, args.board)?
-            }
+            Some(path) => holes::read_mask(path, args.board)?,
             None => holes::squares(&args.remove, args.board)?,
         };
         let params = TourParams {

@@ -7,7 +7,10 @@
 //! appended to their bucket's array as they are; any others go to the bucket's table, which
 //! adds up equal keys. A bucket whose array and table together outgrow its share of the budget
 //! (the shares are three quarters of it) sorts what it holds and writes it out as a spill run
-//! (see [`spill`]). The arrays and tables keep their allocations from step to step.
+//! (see [`spill`]). The tables keep their allocations from step to step; each array is a
+//! mapping of its own, counted by the pages it has touched and freed (or kept as the next
+//! step's copy) when its bucket is written, so that what the accounts free leaves the process
+//! (docs/PERFORMANCE.md, "The memory limit held: arrays of their own").
 //! In `finish_step` each bucket sorts its array ([`records`]) and writes it, merged with its
 //! table and with its runs where it spilled, as one sorted, compressed, checksummed section of
 //! a segment file ([`segment`]: one file per writing thread); the segments are fsynced before
@@ -57,12 +60,23 @@ type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
 /// mapped for the whole step (on a large sweep, gigabytes beside the store's own:
 /// docs/PERFORMANCE.md, "Mapped pages released once read"). A page shared with a neighbouring
 /// section is read again from the cache.
+///
+/// Released from the 2 MiB boundary before the section to the one after it: a fault maps
+/// more than the page it asks for (the kernel maps pages around it, and a whole folio of the
+/// page cache, up to 2 MiB), so reading one small section mapped its neighbours' pages again
+/// after they were released (the 7 x 10 sweep at 64 MiB in 64 buckets: file pages resident at
+/// most 16.6 MiB, the program's code among them, and 12.5 MiB with the windows;
+/// docs/PERFORMANCE.md, "The memory limit held: arrays of their own").
 fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
     #[cfg(unix)]
     // SAFETY: the mapping is of a file nobody writes while it is mapped (see `map_file`), so a
-    // page dropped reads back the same bytes wherever a slice still points into it.
+    // page dropped reads back the same bytes wherever a slice still points into it (another
+    // thread reading a section in the same window reads it again from the cache).
     unsafe {
-        let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset as usize, bytes as usize);
+        const WINDOW: u64 = 2 << 20;
+        let start = offset / WINDOW * WINDOW;
+        let end = (offset + bytes).next_multiple_of(WINDOW).min(map.len() as u64);
+        let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start as usize, (end - start) as usize);
     }
     #[cfg(not(unix))]
     let _ = (map, offset, bytes);
@@ -178,8 +192,8 @@ pub struct DiskStore<K: StateKey> {
     maps: HashMap<PathBuf, Arc<Mmap>>,
     /// The next layer's successors on their way to the segment files.
     pending: Vec<Mutex<Pending<K>>>,
-    /// Words appended to the next layer's arrays this step, over every bucket.
-    appended_words: AtomicUsize,
+    /// Words of the next layer's arrays whose pages are resident, over every bucket.
+    touched_words: AtomicUsize,
     /// The current layer's buckets still in memory, where they were written from their arrays.
     resident: Resident,
 }
@@ -188,6 +202,11 @@ pub struct DiskStore<K: StateKey> {
 struct Pending<K: StateKey> {
     /// Successors merged before they came, as they came (whole records).
     appended: Vec<u64>,
+    /// Words of `appended` whose pages are resident: the most it has held since it was
+    /// allocated (a spill empties it, but its pages stay, for the records to come). Counting
+    /// its length instead let the copies of the current layer stay beside arrays emptied by
+    /// spills: a sweep held twice its shares.
+    touched: usize,
     /// Every other successor, equal keys added.
     table: AggregationTable<K>,
     spill: SpillRuns<K>,
@@ -195,7 +214,8 @@ struct Pending<K: StateKey> {
 
 impl<K: StateKey> Pending<K> {
     fn new(width: usize, table_bytes: usize) -> Self {
-        Pending { appended: Vec::new(), table: AggregationTable::bounded(width, table_bytes), spill: SpillRuns::new() }
+        let table = AggregationTable::bounded(width, table_bytes);
+        Pending { appended: Vec::new(), touched: 0, table, spill: SpillRuns::new() }
     }
 
     fn is_empty(&self) -> bool {
@@ -227,7 +247,7 @@ impl<K: StateKey> DiskStore<K> {
             current: vec![None; buckets],
             maps: HashMap::new(),
             pending: (0..buckets).map(|_| Mutex::new(Pending::new(width, table_bytes))).collect(),
-            appended_words: AtomicUsize::new(0),
+            touched_words: AtomicUsize::new(0),
             resident: Resident::new(buckets),
         })
     }
@@ -279,7 +299,9 @@ impl<K: StateKey> DiskStore<K> {
         }
         layer.files.par_iter().try_for_each(|file| -> Result<()> {
             let map = maps[&file.path].clone();
-            let found = BucketFile::<K>::section(map, &file.path, file.offset, file.info.bytes, width)?.info();
+            let found = BucketFile::<K>::section(map.clone(), &file.path, file.offset, file.info.bytes, width)?.info();
+            // Checked, its pages leave: a resumed layer would otherwise be resident whole.
+            release_pages(&map, file.offset, file.info.bytes);
             if found != file.info {
                 return Err(Error::File {
                     path: file.path.clone(),
@@ -336,12 +358,8 @@ impl<K: StateKey> DiskStore<K> {
         let layout = self.layout();
         sort_records::<K>(&mut pending.appended, layout);
         fold_equal_keys::<K>(&mut pending.appended, layout, &self.moduli);
-        let Pending { appended, table, spill } = pending;
+        let Pending { appended, table, spill, .. } = pending;
         spill.append(appended, table, &self.moduli, || self.spill_path(bucket))?;
-        let spilled = appended.len();
-        let _ = self
-            .appended_words
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |words| Some(words.saturating_sub(spilled)));
         appended.clear();
         Ok(())
     }
@@ -407,15 +425,20 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         }
         if pending.appended.capacity() == 0 {
             // Once, for the whole share (its pages taken only as it fills): an array that
-            // doubled would copy itself.
+            // doubled would copy itself. At least the allocator's threshold for a mapping of its
+            // own, whose pages leave the process when it is freed: a smaller one came from the
+            // allocator's heaps, where freed pages stay, and the heaps grew step by step to
+            // twice the shares (the 7 x 10 sweep at 256 MiB: 473 MiB resident).
             let room = self.share_words.saturating_sub(pending.table.bytes() / 8).max(records.len());
-            pending.appended.reserve_exact(room);
+            pending.appended.reserve_exact(room.max(crate::heap::OWN_MAPPING_BYTES / 8));
         }
         pending.appended.extend_from_slice(records);
+        let grown = pending.appended.len().saturating_sub(pending.touched);
+        pending.touched += grown;
         drop(pending);
-        let appended = self.appended_words.fetch_add(records.len(), Ordering::Relaxed) + records.len();
+        let touched = self.touched_words.fetch_add(grown, Ordering::Relaxed) + grown;
         let held = self.resident.held_words();
-        if held > 0 && appended + held > self.share_words * self.pending.len() {
+        if held > 0 && touched + held > self.share_words * self.pending.len() {
             // The next layer needs the room: the copies not yet read go, read from disk instead.
             self.resident.evict();
         }
@@ -426,15 +449,16 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         // Copies of the current layer that no expansion read (a worker reads only its own
         // buckets) go before the next layer is kept.
         self.resident.clear();
-        *self.appended_words.get_mut() = 0;
+        *self.touched_words.get_mut() = 0;
         let next_dir = self.make_next_dir()?;
         let layout = self.layout();
         let width = self.moduli.len();
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
         let segments = Segments::new(&self.root, self.pass, self.layer + 1);
-        // The tables, and the arrays not kept as copies, stay, emptied, for the next step:
-        // allocated once, not regrown every step (regrowing would copy them).
+        // The tables stay, emptied, for the next step: allocated once, not regrown every step
+        // (regrowing would copy them). The arrays go (those written whole as the next step's
+        // copies), their pages with them: the next step counts its arrays from nothing.
         let merged: Result<Vec<WrittenBucket>> = self
             .pending
             .par_iter_mut()
@@ -467,10 +491,11 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                     crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
                     Ok((Some(LayerFile { bucket, path, offset: section.offset, info: section.info }), spilled))
                 });
+                pending.touched = 0;
                 let copy = match written {
                     Ok(_) if whole => Some(std::mem::take(appended)),
                     _ => {
-                        appended.clear();
+                        *appended = Vec::new();
                         None
                     }
                 };
@@ -482,7 +507,8 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             for slot in &mut self.pending {
                 let pending = slot.get_mut().expect("pending lock");
                 pending.table.clear();
-                pending.appended.clear();
+                pending.appended = Vec::new();
+                pending.touched = 0;
                 pending.spill = SpillRuns::new();
             }
         })?;

@@ -26,7 +26,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use graph::{Graph, MAX_VERTICES};
+pub use graph::{Graph, MAX_GRAPH_BYTES, MAX_VERTICES};
 
 use graph::Builder;
 
