@@ -13,13 +13,17 @@
 //! M states. At the 3.29e9 states of the table's run (or more) a state takes 3.37 bytes; at
 //! 1.6e8 states, half way in logarithms (`ln(1.6e8 / 8e6) / ln(3.29e9 / 8e6)` = 0.50), 3.45.
 //!
-//! Lanes the table has no figure for take the nearest it has: residue lanes between one (the
-//! exact lane's figure: a lane of residues stores the count itself while it stays below the
-//! modulus, as the exact lane does) and four, linearly in the number of lanes, and beyond four
-//! the same slope. The two figures come from two boards: at the same layer the lanes after the
-//! first cost next to nothing while counts stay below the moduli (row 4 of both runs: 2.71 and
-//! 2.67 bytes a state), and the 9 x 10 peak's larger counts make part of the difference. A run
-//! that measures a layout at its peak belongs here, in [`MEASURED`].
+//! Lanes the table has no figure for take the nearest it has. An exact lane's spare residues and
+//! high word cost next to nothing while counts stay below 2^64 (the high word is 0, a residue
+//! equals the low word, and the store keeps the words after the first as differences from it:
+//! 0.0015 bytes a state for both at the 9 x 6 peak, [`EXACT_128_VERIFIED`]), so an exact layout
+//! takes the nearest exact run's figure (the same lane first). Residue lanes take the nearest
+//! residue run's and 0.41 bytes a state for each word more or fewer: the slope of the line
+//! through one exact 64-bit lane (2.14) and four residue lanes (3.37), 1 and 4 words. That line
+//! joins two boards: at the same layer the lanes after the first cost next to nothing while
+//! counts stay small (row 4 of both runs: 2.71 and 2.67 bytes a state), and the 9 x 10 peak's
+//! larger counts make the slope. A run that measures a layout at its peak belongs here, in
+//! [`MEASURED`].
 
 use leaper_core::engine::Moduli;
 use serde::Serialize;
@@ -27,8 +31,9 @@ use serde::Serialize;
 /// How a pass carries its counts, as far as their bytes on disk go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Lanes {
-    /// One 64-bit lane of exact counts, saturating at 2^64 - 1.
-    Exact64,
+    /// An exact lane of `bits` bits (64 or 128, saturating at `2^bits - 1`), then `spare`
+    /// residues that check it (`--verify`).
+    Exact { bits: u32, spare: usize },
     /// This many lanes of residues.
     Residues(usize),
 }
@@ -36,17 +41,37 @@ pub enum Lanes {
 impl Lanes {
     /// The lanes of a pass of moduli `moduli`.
     pub fn of(moduli: &Moduli) -> Lanes {
-        if moduli.exact_lane().is_some() {
-            Lanes::Exact64
-        } else {
-            Lanes::Residues(moduli.len())
+        match moduli.exact_lane() {
+            Some(lane) => Lanes::Exact { bits: lane.bits(), spare: moduli.residues() },
+            None => Lanes::Residues(moduli.len()),
+        }
+    }
+
+    /// 64-bit words a state's counts take in memory.
+    pub fn words(self) -> usize {
+        match self {
+            Lanes::Exact { bits, spare } => bits.div_ceil(64) as usize + spare,
+            Lanes::Residues(n) => n,
+        }
+    }
+
+    /// Whether `self` and `other` store their first lane alike (the same exact lane, or
+    /// residues).
+    fn same_kind(self, other: Lanes) -> bool {
+        match (self, other) {
+            (Lanes::Exact { bits: a, .. }, Lanes::Exact { bits: b, .. }) => a == b,
+            (Lanes::Residues(_), Lanes::Residues(_)) => true,
+            _ => false,
         }
     }
 
     /// How the lanes read in a plan (`4 residue lanes`).
     pub fn name(self) -> String {
+        let residues =
+            |n: usize, what: &str| if n == 1 { format!("1 {what} residue") } else { format!("{n} {what} residues") };
         match self {
-            Lanes::Exact64 => "one exact 64-bit lane".to_string(),
+            Lanes::Exact { bits, spare: 0 } => format!("one exact {bits}-bit lane"),
+            Lanes::Exact { bits, spare } => format!("one exact {bits}-bit lane and {}", residues(spare, "spare")),
             Lanes::Residues(1) => "1 residue lane".to_string(),
             Lanes::Residues(n) => format!("{n} residue lanes"),
         }
@@ -65,10 +90,11 @@ pub struct Measured {
     pub run: &'static str,
 }
 
-/// The runs that measured bytes a state at their peak, one per lane layout.
-pub const MEASURED: [Measured; 2] = [
+/// The runs that measured bytes a state at their peak, one per lane layout. The first is the
+/// figure layouts with nothing of their kind here start from (module docs).
+pub const MEASURED: [Measured; 3] = [
     Measured {
-        lanes: Lanes::Exact64,
+        lanes: Lanes::Exact { bits: 64, spare: 0 },
         bytes_per_state: 2.14,
         states: 1.863e9,
         run: "knight 9x8 --sweep, the dress rehearsal of 2026-11-28 (docs/FLAGSHIP.md)",
@@ -79,31 +105,55 @@ pub const MEASURED: [Measured; 2] = [
         states: 3.288e9,
         run: "knight 9x10 --counts residues --verify, the run of 2026-11-28 (docs/FLAGSHIP.md)",
     },
+    EXACT_128_VERIFIED,
 ];
 
-/// The figure at a large run's peak for `lanes`: the table's, or, for residue lanes it has no
-/// run of, the line through one lane (the exact lane's figure) and the residue lanes it has
-/// (module docs).
+/// One exact 128-bit lane and one spare residue (`knight 9x12 --sweep --verify`), measured on
+/// the peak layer of `leaper --log-format json knight 9x6 --sweep --job-dir D --mem-limit 1GiB`
+/// (step 29, 47,088,182 states): 128,555,465 bytes with `--counts exact128 --verify`,
+/// 128,485,849 with `--counts exact64`, 2.73 bytes a state either way: the high word and the
+/// spare residue added 0.0015 bytes a state, for counts below 2^64 store a high word of 0 and a
+/// residue equal to the low word. So its figure at a large peak is 9 x 8's exact 64-bit lane's
+/// and that 0.0015.
+const EXACT_128_VERIFIED: Measured = Measured {
+    lanes: Lanes::Exact { bits: 128, spare: 1 },
+    bytes_per_state: 2.14 + 0.0015,
+    states: 1.863e9,
+    run: "knight 9x8 --sweep (docs/FLAGSHIP.md) and 0.0015 for the high word and spare residue (knight 9x6 --sweep)",
+};
+
+/// Bytes a state a lane of residues beyond the first adds: the slope of the line through one
+/// exact 64-bit lane and four residue lanes (module docs), 0.41.
+fn per_word() -> f64 {
+    (MEASURED[1].bytes_per_state - MEASURED[0].bytes_per_state) / (MEASURED[1].lanes.words() - 1) as f64
+}
+
+/// The figure at a large run's peak for `lanes`: the table's, or, for a layout it has no run
+/// of, as the module docs say: exact lanes the nearest exact run's (the same lane first), residue
+/// lanes the nearest residue run's and [`per_word`] for each word more or fewer.
 pub fn at_peak(lanes: Lanes) -> Measured {
     if let Some(measured) = MEASURED.iter().find(|m| m.lanes == lanes) {
         return *measured;
     }
-    let exact = MEASURED[0];
-    let Lanes::Residues(n) = lanes else { return exact };
-    let (k, residues) = MEASURED
-        .iter()
-        .find_map(|m| match m.lanes {
-            Lanes::Residues(k) if k > 1 => Some((k, *m)),
-            _ => None,
-        })
-        .unwrap_or((1, exact));
-    let slope = (residues.bytes_per_state - exact.bytes_per_state) / (k - 1).max(1) as f64;
-    let fraction = (n as f64 - 1.0) / (k - 1).max(1) as f64;
-    Measured {
-        lanes,
-        bytes_per_state: exact.bytes_per_state + slope * (n as f64 - 1.0),
-        states: exact.states + (residues.states - exact.states) * fraction.clamp(0.0, 1.0),
-        run: "between the runs of one exact lane and of 4 residue lanes (coordinator/src/plan/bytes.rs)",
+    let nearest = |kind: &dyn Fn(Lanes) -> bool| {
+        MEASURED.iter().filter(|m| kind(m.lanes)).min_by_key(|m| m.lanes.words().abs_diff(lanes.words())).copied()
+    };
+    let exact = |other: Lanes| matches!(other, Lanes::Exact { .. });
+    match lanes {
+        Lanes::Exact { .. } => {
+            let run = nearest(&|other| other.same_kind(lanes)).or_else(|| nearest(&exact)).unwrap_or(MEASURED[0]);
+            Measured { lanes, run: "the nearest run of an exact lane (coordinator/src/plan/bytes.rs)", ..run }
+        }
+        Lanes::Residues(_) => {
+            let run = nearest(&|other| other.same_kind(lanes)).unwrap_or(MEASURED[0]);
+            let more = lanes.words() as f64 - run.lanes.words() as f64;
+            Measured {
+                lanes,
+                bytes_per_state: run.bytes_per_state + per_word() * more,
+                run: "a run of other lanes, 0.41 bytes a state a word more or fewer (coordinator/src/plan/bytes.rs)",
+                ..run
+            }
+        }
     }
 }
 
@@ -125,6 +175,9 @@ pub fn bytes_per_state(lanes: Lanes, states: f64, probe: Option<(f64, f64)>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use leaper_core::engine::arith::ExactLane;
+
+    const EXACT_64: Lanes = Lanes::Exact { bits: 64, spare: 0 };
 
     #[test]
     fn the_worked_example_of_the_module_docs() {
@@ -136,19 +189,35 @@ mod tests {
         assert!((bytes_per_state(lanes, 1.6e8, Some((8e6, 3.53))) - 3.45).abs() < 0.005);
         // At the probe's own layers, the probe's figure; without a probe on disk, the table's.
         assert_eq!(bytes_per_state(lanes, 8e6, Some((8e6, 3.53))), 3.53);
-        assert_eq!(bytes_per_state(Lanes::Exact64, 1e3, None), 2.14);
+        assert_eq!(bytes_per_state(EXACT_64, 1e3, None), 2.14);
     }
 
     #[test]
     fn lanes_without_a_run_lie_on_the_line_through_those_with_one() {
-        assert_eq!(at_peak(Lanes::Exact64).bytes_per_state, 2.14);
+        assert_eq!(at_peak(EXACT_64).bytes_per_state, 2.14);
         assert_eq!(at_peak(Lanes::Residues(4)).bytes_per_state, 3.37);
         let per_lane = (3.37 - 2.14) / 3.0;
+        assert!((per_word() - per_lane).abs() < 1e-12);
         for n in [1, 2, 3, 5] {
             let figure = at_peak(Lanes::Residues(n)).bytes_per_state;
             assert!((figure - (2.14 + per_lane * (n - 1) as f64)).abs() < 1e-12, "{n}: {figure}");
         }
-        assert_eq!(Lanes::of(&Moduli::saturating()), Lanes::Exact64);
+        // An exact lane it has no run of: the nearest exact run's figure, the same lane first.
+        assert_eq!(at_peak(Lanes::Exact { bits: 64, spare: 1 }).bytes_per_state, 2.14);
+        let bare_128 = at_peak(Lanes::Exact { bits: 128, spare: 0 });
+        assert_eq!(bare_128.bytes_per_state, EXACT_128_VERIFIED.bytes_per_state);
+        assert_eq!(bare_128.lanes, Lanes::Exact { bits: 128, spare: 0 });
         assert_eq!(Lanes::Residues(4).name(), "4 residue lanes");
+    }
+
+    #[test]
+    fn each_lane_layout_is_read_from_its_moduli() {
+        assert_eq!(Lanes::of(&Moduli::saturating()), EXACT_64);
+        let verified_128 = Moduli::exact(ExactLane::Bits128, 1).unwrap();
+        assert_eq!(Lanes::of(&verified_128), Lanes::Exact { bits: 128, spare: 1 });
+        assert_eq!(Lanes::of(&verified_128).words(), verified_128.len());
+        assert_eq!(Lanes::of(&Moduli::first(4).unwrap()), Lanes::Residues(4));
+        assert_eq!(at_peak(Lanes::of(&verified_128)), EXACT_128_VERIFIED);
+        assert_eq!(Lanes::of(&verified_128).name(), "one exact 128-bit lane and 1 spare residue");
     }
 }
