@@ -10,8 +10,8 @@
 //!
 //! ```text
 //! knight 7x10 --sweep after 28 of its 63 steps (rows 1-4: 241, 57,096, 1,018,658, 9,776,580)
-//!   profile    row 5 grows by (9,776,580 / 1,018,658)^0.4 = 2.47, row 6 by 2.47^0.15, then no
-//!              more; rows 6 to 10 cut by the board's end            ─► the layers of steps 29-63
+//!   profile    row 5 grows by (9,776,580 / 1,018,658)^(2.5/7) = 2.24, row 6 by 2.24^0.15, then
+//!              no more; rows 6 to 10 cut by the board's end         ─► the layers of steps 29-63
 //!   cost       a step: a fixed share (what the small steps took) + the rest, ~ states^power
 //!              fitted to the larger steps
 //!   time left  each predicted layer priced by the cost, summed
@@ -233,7 +233,7 @@ impl EtaModel {
 
     /// The first pass's profile: what is measured, the next step's layer where known, the rest
     /// as the layer model predicts it. The model measures growth on the profile the board's end
-    /// has not cut yet: a measured layer of a cut row is divided by the row's multiplier first.
+    /// has not cut yet: a measured layer of a cut row is divided by its cell's multiplier first.
     fn first_pass(&self) -> Option<Vec<u64>> {
         let (steps, hint) = (self.shape.steps, &self.shape.hint);
         let row = hint.row.max(1);
@@ -249,14 +249,12 @@ impl EtaModel {
         if known.len() >= steps {
             return Some(known);
         }
-        let rows = steps.div_ceil(row);
-        let first_cut = rows.saturating_sub(hint.tail.len());
-        let multiplier = |cell: usize| (cell / row).checked_sub(first_cut).and_then(|j| hint.tail.get(j)).copied();
+        let end = model::BoardEnd::new(&hint.tail, row, steps);
         let uncut: Vec<u64> = known
             .iter()
             .enumerate()
-            .map(|(cell, &s)| match multiplier(cell) {
-                Some(m) if m > 0.0 => (s as f64 / m).round() as u64,
+            .map(|(cell, &s)| match end.multiplier(cell) {
+                m if m > 0.0 => (s as f64 / m).round() as u64,
                 _ => s,
             })
             .collect();

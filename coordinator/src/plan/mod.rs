@@ -18,6 +18,7 @@
 //! as it would be started (`knight 9x10 --open --counts residues`), so the plan prices the same
 //! moduli, passes and key width the job would get.
 
+pub mod bytes;
 pub mod estimate;
 pub mod model;
 pub mod probe;
@@ -132,7 +133,9 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let counts = PassPlan::new(&passes);
     let machine = Machine::new(&profile, &rates, sweep_args.mem_limit, mem, counts.runs);
     let name = request.task.command_line();
-    let plan = PlanReport::new(job.as_ref(), name, &probe, profile, rates, args, mem, counts, machine);
+    let disk = DiskFigure::new(job.as_ref(), first, &probe);
+    let (notes, report) = (request.task.plan_notes(), Report { counts, machine, disk });
+    let plan = PlanReport::new(job.as_ref(), name, &probe, profile, rates, args, mem, report, notes);
     let mut out = std::io::stdout().lock();
     match request.run.format {
         OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&plan)?)?,
@@ -143,7 +146,7 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
 
 /// Probes `job`'s pass of lanes `first` within `bounds` (on `threads`, out of core in a scratch
 /// directory under `scratch`, or in memory without one) and prices the whole pass: the probe,
-/// the predicted profile, the rates (bytes a state are the store's: in memory, RAM's).
+/// the predicted profile, the rates.
 pub fn estimate(
     job: &dyn SweepJob,
     first: &Moduli,
@@ -154,12 +157,24 @@ pub fn estimate(
     let probe = crate::machine::with_threads(threads, || probe::probe(job, first, bounds, scratch))??;
     let profile = predict(job, &probe);
     let rates = Rates {
-        disk_bytes_per_state: probe.bytes_per_state(),
+        disk_bytes_per_state: disk_bytes_per_state(job, first, &probe, &profile),
         record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
         states_per_second: probe.rate(RATE_FLOOR),
         handed_per_read: probe.handed_per_read(),
     };
     Ok((probe, profile, rates))
+}
+
+/// Bytes a state on disk at the heaviest step of `profile`: what the probe measured, where it
+/// ran the whole sweep out of core; else the figure of a large run of the same lanes, reached
+/// from the probe's own as layers grow ([`bytes::bytes_per_state`]).
+fn disk_bytes_per_state(job: &dyn SweepJob, first: &Moduli, probe: &Probe, profile: &Profile) -> f64 {
+    if probe.on_disk && probe.finished(job.steps()) {
+        return probe.bytes_per_state();
+    }
+    let (_, read, left) = profile.heaviest_step();
+    let measured = probe.on_disk.then(|| (probe.largest_states as f64, probe.bytes_per_state()));
+    bytes::bytes_per_state(bytes::Lanes::of(first), read.max(left) as f64, measured)
 }
 
 /// The probe's layers, then the rest of the pass as the layer model predicts it (a probe cut
@@ -297,6 +312,55 @@ impl Machine {
     }
 }
 
+/// Where the plan's bytes a state on disk come from.
+#[derive(Clone, Debug, Serialize)]
+struct DiskFigure {
+    /// Bytes a state of the probe's largest layer took (0 in memory).
+    probe_bytes_per_state: f64,
+    /// The lanes a state carries, as they read (`4 residue lanes`).
+    lanes: String,
+    /// The run whose figure at its peak the plan takes for these lanes (none: the probe ran
+    /// the whole sweep, its own figure is exact).
+    measured_by: Option<&'static str>,
+    /// That run's bytes a state at its peak.
+    measured_bytes_per_state: Option<f64>,
+}
+
+impl DiskFigure {
+    fn new(job: &dyn SweepJob, first: &Moduli, probe: &Probe) -> DiskFigure {
+        let lanes = bytes::Lanes::of(first);
+        let exact = probe.on_disk && probe.finished(job.steps());
+        let peak = (!exact).then(|| bytes::at_peak(lanes));
+        DiskFigure {
+            probe_bytes_per_state: if probe.on_disk { probe.bytes_per_state() } else { 0.0 },
+            lanes: lanes.name(),
+            measured_by: peak.map(|peak| peak.run),
+            measured_bytes_per_state: peak.map(|peak| peak.bytes_per_state),
+        }
+    }
+
+    /// The `disk` line, for `bytes_per_state` a state at the heaviest step.
+    fn line(&self, bytes_per_state: f64) -> String {
+        match (self.measured_by, self.measured_bytes_per_state) {
+            (Some(run), Some(measured)) => format!(
+                "{bytes_per_state:.2} bytes a state at the heaviest step, {} ({measured:.2} at the peak of {run}; \
+                 {:.2} at the probe's largest layer); a step holds the layer it reads and the larger of the layer \
+                 it writes and its spill",
+                self.lanes, self.probe_bytes_per_state
+            ),
+            _ => format!("{bytes_per_state:.2} bytes a state, {}, as the probe measured them", self.lanes),
+        }
+    }
+}
+
+/// What a plan says besides its profile and costs: how the counts are carried, this machine's
+/// verdict, where its bytes a state come from.
+struct Report {
+    counts: PassPlan,
+    machine: Machine,
+    disk: DiskFigure,
+}
+
 /// Everything a plan says, in the order it says it.
 #[derive(Clone, Debug, Serialize)]
 struct PlanReport {
@@ -333,6 +397,10 @@ struct PlanReport {
     fits: Option<bool>,
     /// The fewest workers with `disk_per_worker` each that hold it.
     workers_needed: Option<usize>,
+    /// Where `disk_bytes_per_state` comes from.
+    disk: DiskFigure,
+    /// What the same counts cost another way, as the problem says ([`leaper_core::engine::Task::plan_notes`]).
+    notes: Vec<String>,
 }
 
 impl PlanReport {
@@ -345,9 +413,10 @@ impl PlanReport {
         rates: Rates,
         args: &PlanArgs,
         mem: u64,
-        counts: PassPlan,
-        machine: Machine,
+        report: Report,
+        notes: Vec<String>,
     ) -> PlanReport {
+        let Report { counts, machine, disk } = report;
         let workers = args.workers as usize;
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
         counts_priced.sort_unstable();
@@ -395,6 +464,8 @@ impl PlanReport {
                 .disk_per_worker
                 .and_then(|disk| workers_needed(&profile, &rates, disk, mem, MOST_WORKERS)),
             profile: profile.states,
+            disk,
+            notes,
         }
     }
 
@@ -413,7 +484,7 @@ impl PlanReport {
             "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {} states/s on {}",
             self.probe_steps,
             self.probe_seconds,
-            self.disk_bytes_per_state,
+            self.disk.probe_bytes_per_state,
             grouped(self.states_per_second.round() as u64),
             counted(self.threads, "thread", "threads")
         )?;
@@ -430,6 +501,10 @@ impl PlanReport {
         writeln!(out, "machine   {}", self.machine.line(self.in_memory_bytes))?;
         let rows: Vec<String> = self.row_peaks.iter().map(|&s| approx(s as f64)).collect();
         writeln!(out, "rows      largest layer of each row: {}", rows.join("  "))?;
+        writeln!(out, "disk      {}", self.disk.line(self.disk_bytes_per_state))?;
+        for note in &self.notes {
+            writeln!(out, "note      {note}")?;
+        }
         writeln!(
             out,
             "out of core, --mem-limit {} per worker (suggested --buckets {}):",
