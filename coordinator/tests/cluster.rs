@@ -192,8 +192,8 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     assert!(embedded(boards[1]).contains(r#""board":"5x6","tours":"open","count":"18784""#));
     assert_eq!(embedded(boards[2]), "closed 8\nopen 18784\n");
     assert!(embedded(boards[3]).contains(r#""total":"7695805""#));
-    assert!(embedded(boards[10]).contains(r#""count":"267183","total":"1067638""#));
-    assert!(embedded(boards[11]).starts_with("112 (of 864 tours"));
+    assert!(embedded(boards[11]).contains(r#""count":"267183","total":"1067638""#));
+    assert!(embedded(boards[12]).starts_with("112 (of 864 tours"));
     let king = embedded(boards[9]);
     assert!(king.contains("\n3x25 14214930709900240312\n3x26 92585818933286506262\n"), "{king}");
     drop(workers);
