@@ -178,10 +178,17 @@ fn a_resume_in_other_lanes_is_refused_by_name_and_jobs_of_before_the_128_bit_lan
 
     // Between passes too (the exact 64-bit pass saturated and ended, the residue pass not
     // begun: 180 step commits, the pass commit), and a step into the residue pass, whose
-    // manifest names its residues alone: the ended pass's words give it away.
+    // manifest names its residues alone: the ended pass's words give it away (the sweep's check
+    // of the checkpoint against its plan).
     for (fault, refusal) in [
-        ("crash@manifest:181", "the counts of its last pass are exact 64-bit counts, but its job.toml now asks for exact 128-bit"),
-        ("crash@manifest:182", "the counts of the job's passes that ended hold 1 words a slot, but its job.toml now asks for exact 128-bit counts (2 words)"),
+        (
+            "crash@manifest:181",
+            "the counts of its last pass are exact 64-bit counts, but its job.toml now asks for exact 128-bit",
+        ),
+        (
+            "crash@manifest:182",
+            "1 words of counts a slot from the passes before) does not fit this sweep (2 passes: exact 128-bit counts",
+        ),
     ] {
         let dir = scratch("lanes-forged-between-passes");
         let mut args = board.to_vec();

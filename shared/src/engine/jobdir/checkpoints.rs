@@ -216,23 +216,8 @@ impl SweepCheckpoints {
     /// ([`SweepCheckpoints::check_moduli`]'s message), nothing changed.
     pub fn check_lanes(&self, passes: &[Moduli], progress: &SweepProgress) -> Result<()> {
         let Some(manifest) = self.manifest.as_ref().filter(|m| !m.moduli.is_empty()) else { return Ok(()) };
-        // Within a later pass the manifest names that pass's lanes alone; the passes that ended
-        // show in the words their counts hold a slot.
-        let before = &passes[..progress.pass.min(passes.len())];
-        let (held, asked) =
-            (progress.finished.first().map_or(0, Vec::len), before.iter().map(Moduli::len).sum::<usize>());
-        if progress.next_cell > 0 && held != asked {
-            let lanes: Vec<String> = before.iter().map(Moduli::to_string).collect();
-            return Err(Error::File {
-                path: self.job.file(JobFile::Manifest),
-                message: format!(
-                    "the counts of the job's passes that ended hold {held} words a slot, but its job.toml now asks for \
-                     {} ({asked} words): was job.toml edited? restore it, or resume with the leaper release that \
-                     started the job; nothing was changed",
-                    lanes.join(", then ")
-                ),
-            });
-        }
+        // Within a later pass the manifest names that pass's lanes alone; the words the ended
+        // passes' counts hold are `run_sweep`'s check of the checkpoint against the plan.
         let pass = match progress.next_cell {
             0 => progress.pass.checked_sub(1),
             _ => Some(progress.pass),
