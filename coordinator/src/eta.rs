@@ -10,8 +10,8 @@
 //!
 //! ```text
 //! knight 7x10 --sweep after 28 of its 63 steps (rows 1-4: 241, 57,096, 1,018,658, 9,776,580)
-//!   profile    row 5 grows by (9,776,580 / 1,018,658)^0.4 = 2.47, row 6 by 2.47^0.15, then no
-//!              more; rows 6 to 10 cut by the board's end            ─► the layers of steps 29-63
+//!   profile    row 5 grows by (9,776,580 / 1,018,658)^(2.5/7) = 2.24, row 6 by 2.24^0.15, then
+//!              no more; rows 6 to 10 cut by the board's end         ─► the layers of steps 29-63
 //!   cost       a step: a fixed share (what the small steps took) + the rest, ~ states^power
 //!              fitted to the larger steps
 //!   time left  each predicted layer priced by the cost, summed
@@ -28,7 +28,7 @@
 
 use std::time::Duration;
 
-use leaper_core::engine::sweep::SweepProgress;
+use leaper_core::engine::sweep::{SweepProgress, STEP_TIMINGS_KEPT};
 use leaper_core::engine::{ProfileHint, SweepJob};
 
 use crate::plan::model;
@@ -139,9 +139,9 @@ impl EtaModel {
             next_states: None,
             timed: Vec::new(),
         };
-        if start.pass > 0 {
+        if start.pass > 0 && !model.profile.is_empty() {
             // The first pass is over: later passes end where it ended.
-            model.shape.steps = model.shape.steps.min(model.profile.len().max(1));
+            model.shape.steps = model.shape.steps.min(model.profile.len());
             model.next_states = model.profile.get(start.next_cell).copied();
         } else if start.next_cell == 0 {
             model.next_states = Some(1);
@@ -192,12 +192,15 @@ impl EtaModel {
             self.profile.push(states_in);
         }
         self.timed.push((states_in, seconds));
+        // As many as a checkpoint keeps: `leaper status` and a resumed run learn from the same.
+        let timed = self.timed.len();
+        self.timed.drain(..timed.saturating_sub(STEP_TIMINGS_KEPT));
         let pass_over = states_out == 0 || cell + 1 >= self.shape.steps;
         (self.pass, self.next_cell) = if pass_over { (pass + 1, 0) } else { (pass, cell + 1) };
         self.next_states = Some(if pass_over { self.profile.first().copied().unwrap_or(1) } else { states_out });
         if pass_over && pass == 0 {
             // The first pass ended early (the layer emptied): later passes end there too.
-            self.shape.steps = self.profile.len();
+            self.shape.steps = cell + 1;
         }
     }
 
@@ -215,7 +218,11 @@ impl EtaModel {
                 states.extend_from_slice(&first);
             }
         } else {
-            // Every pass reads the same layers (other moduli, the same keys).
+            // Every pass reads the same layers (other moduli, the same keys), as far as they are
+            // known: a checkpoint keeps no profile of a long first pass (`PROFILE_KEPT`).
+            if self.profile.len() < self.shape.steps {
+                return None;
+            }
             states.extend_from_slice(self.profile.get(self.next_cell..).unwrap_or(&[]));
             for _ in self.pass + 1..self.shape.passes {
                 states.extend_from_slice(&self.profile);
@@ -226,26 +233,28 @@ impl EtaModel {
 
     /// The first pass's profile: what is measured, the next step's layer where known, the rest
     /// as the layer model predicts it. The model measures growth on the profile the board's end
-    /// has not cut yet: a measured layer of a cut row is divided by the row's multiplier first.
+    /// has not cut yet: a measured layer of a cut row is divided by its cell's multiplier first.
     fn first_pass(&self) -> Option<Vec<u64>> {
         let (steps, hint) = (self.shape.steps, &self.shape.hint);
         let row = hint.row.max(1);
-        let mut known: Vec<u64> = self.profile[..self.next_cell.min(self.profile.len())].to_vec();
-        known.extend(self.next_states.filter(|_| known.len() < steps));
+        let measured = self.next_cell.min(self.profile.len());
+        let next = self.next_states.filter(|_| measured < steps);
+        let known_len = measured + usize::from(next.is_some());
+        if known_len < steps && known_len < MEASURED_ROWS * row {
+            // Checked before the profile is copied: every step of a long first row asks.
+            return None;
+        }
+        let mut known: Vec<u64> = self.profile[..measured].to_vec();
+        known.extend(next);
         if known.len() >= steps {
             return Some(known);
         }
-        if known.len() < MEASURED_ROWS * row {
-            return None;
-        }
-        let rows = steps.div_ceil(row);
-        let first_cut = rows.saturating_sub(hint.tail.len());
-        let multiplier = |cell: usize| (cell / row).checked_sub(first_cut).and_then(|j| hint.tail.get(j)).copied();
+        let end = model::BoardEnd::new(&hint.tail, row, steps);
         let uncut: Vec<u64> = known
             .iter()
             .enumerate()
-            .map(|(cell, &s)| match multiplier(cell) {
-                Some(m) if m > 0.0 => (s as f64 / m).round() as u64,
+            .map(|(cell, &s)| match end.multiplier(cell) {
+                m if m > 0.0 => (s as f64 / m).round() as u64,
                 _ => s,
             })
             .collect();
@@ -303,9 +312,10 @@ impl EtaModel {
 
     /// The estimate of the time left, as the steps so far tell it.
     pub fn estimate(&self) -> Eta {
-        let (Some(states), Some(cost)) = (self.remaining_states(), self.cost()) else {
-            return Eta::Estimating;
-        };
+        // The states first: while they are unknown (a graph's one long row, always), the cost's
+        // fit over every timed step is not worth making.
+        let Some(states) = self.remaining_states() else { return Eta::Estimating };
+        let Some(cost) = self.cost() else { return Eta::Estimating };
         let seconds: f64 = states.iter().map(|&s| cost.seconds(s)).sum();
         Eta::Left(Duration::from_secs_f64(seconds.clamp(0.0, 1e12)))
     }

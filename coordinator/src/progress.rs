@@ -9,15 +9,16 @@
 //!   3,988,114 states · 2.1M states/s · 24s elapsed · ETA 31s · 92 MiB on disk · 410 MiB memory
 //! ```
 //!
-//! An exact 64-bit pass that residue passes follow if a count outgrows it reads
-//! `pass 1/1 (2 if a count outgrows 64 bits)` (`knight 8x12 --sweep`).
+//! An exact pass that residue passes follow if a count outgrows its lane reads
+//! `pass 1/1 (2 if a count outgrows 64 bits)` (`knight 8x10 --sweep`; `128 bits` for the
+//! exact 128-bit lane of `knight 8x12 --sweep`).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use leaper_core::engine::search::local::ShardDone;
-use leaper_core::engine::sweep::{StepReport, SweepProgress, SweepReport};
+use leaper_core::engine::sweep::{StepReport, SweepPlan, SweepProgress, SweepReport};
 use leaper_core::engine::SweepJob;
 
 use crate::console;
@@ -25,9 +26,18 @@ use crate::eta::{Eta, EtaModel, Shape};
 use crate::numbers::{bytes, compact, counted, format_duration, grouped};
 use crate::results::ResultStream;
 
+/// How many times longer than its last look took the watch waits before it looks again at the
+/// ETA and the peak memory: the model reads every step's time and layer, and the peak is read
+/// from `/proc`, so a sweep of many quick steps (a graph's 100,000 vertices, steps of
+/// microseconds) would spend its time looking; this keeps the looks under a twentieth of the
+/// run. Where steps take longer than a look (every board), each step is looked at afresh.
+const LOOK_SPACING: u32 = 20;
+
 /// Watches a sweep's steps: display or log lines, ETA, results as they become final.
 pub struct SweepWatch<'r, 'a> {
     model: EtaModel,
+    /// The last look: the estimate and the peak memory, when and how long it took.
+    looked: Option<Look>,
     clock: Instant,
     display: Option<Display>,
     results: &'r mut ResultStream<'a>,
@@ -37,8 +47,10 @@ pub struct SweepWatch<'r, 'a> {
     steps: usize,
     passes: usize,
     /// The passes the plan may need: more than `passes` while an exact pass runs alone and a
-    /// count may still outgrow 64 bits (then its residue passes follow).
+    /// count may still outgrow its lane (then its residue passes follow).
     passes_possible: usize,
+    /// Bits of the exact pass's lane, where the plan has one.
+    exact_bits: u32,
     /// States read and seconds spent in this run's steps, for the rate.
     states: u64,
     seconds: f64,
@@ -46,11 +58,11 @@ pub struct SweepWatch<'r, 'a> {
 }
 
 impl<'r, 'a> SweepWatch<'r, 'a> {
-    /// Watches `job`, `passes` passes of it (of the `passes_possible` its plan may need), from
-    /// `start` (a new sweep's default, or a checkpoint).
+    /// Watches `job`, `passes` passes of it (of those `plan` may need), from `start` (a new
+    /// sweep's default, or a checkpoint).
     pub fn new(
         job: &dyn SweepJob,
-        (passes, passes_possible): (usize, usize),
+        (passes, plan): (usize, &SweepPlan),
         start: &SweepProgress,
         label: &str,
         results: &'r mut ResultStream<'a>,
@@ -61,13 +73,15 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         let display = Display::new(label, total, "steps", (start.pass * job.steps() + start.next_cell) as u64);
         SweepWatch {
             model,
+            looked: None,
             clock: Instant::now(),
             display,
             results,
             earlier: start.settled.clone(),
             steps: job.steps(),
             passes,
-            passes_possible,
+            passes_possible: plan.passes.len(),
+            exact_bits: plan.exact_lane().map_or(64, |lane| lane.bits()),
             states: 0,
             seconds: 0.0,
             out_of_core,
@@ -97,9 +111,8 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         let seconds = step.elapsed.as_secs_f64();
         (self.states, self.seconds) = (self.states + step.states_in, self.seconds + seconds);
         self.model.step(step.pass, step.step, step.states_in, step.layer.states, step.share.as_secs_f64());
-        let eta = self.model.estimate();
+        let Look { eta, rss, .. } = self.look();
         let rate = self.states as f64 / self.seconds.max(1e-9);
-        let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
         log_step(step, rate, eta, rss);
         if let Some(display) = &self.display {
             let position = (step.pass * self.steps + step.step + 1) as u64;
@@ -107,7 +120,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             display.bar.set_position(done as u64);
             // An exact pass that may be followed by residue passes says so, not `pass 1/1`.
             let maybe_more = if step.passes < self.passes_possible {
-                format!(" ({} if a count outgrows 64 bits)", self.passes_possible)
+                format!(" ({} if a count outgrows {} bits)", self.passes_possible, self.exact_bits)
             } else {
                 String::new()
             };
@@ -127,6 +140,23 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             );
         }
         self.results.settled(&step.settled);
+    }
+
+    /// The model's estimate and the peak memory, afresh unless the last look is too recent for
+    /// what it cost ([`LOOK_SPACING`]); then the last, its estimate counted down.
+    fn look(&mut self) -> Look {
+        if let Some(last) = self.looked {
+            let since = last.at.elapsed();
+            if since < last.took * LOOK_SPACING {
+                return Look { eta: last.eta.after(since), ..last };
+            }
+        }
+        let at = Instant::now();
+        let eta = self.model.estimate();
+        let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
+        let look = Look { eta, rss, at, took: at.elapsed() };
+        self.looked = Some(look);
+        look
     }
 
     /// The summary line of a finished sweep; in JSON logs, with its figures as fields.
@@ -154,10 +184,20 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             peak_layer_bytes = report.peak_bytes,
             states_processed = report.states_processed,
             moduli = report.moduli.len(),
+            lanes = %report.moduli,
             peak_rss_bytes = rss,
             "{summary}"
         );
     }
+}
+
+/// What the watch last saw of the ETA and the peak memory, when, and what seeing took.
+#[derive(Clone, Copy)]
+struct Look {
+    eta: Eta,
+    rss: u64,
+    at: Instant,
+    took: Duration,
 }
 
 /// A step as a tracing line: human units in text, numbers as numbers in JSON.

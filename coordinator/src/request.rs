@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
+use leaper_core::engine::jobdir::manifest::Counted;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
 use leaper_core::engine::sweep::{plan_moduli, CountRoute, SweepOptions, SweepProgress};
@@ -101,12 +102,20 @@ pub struct SweepArgs {
     #[serde(default)]
     pub verify: bool,
 
-    /// How counts are carried: `exact`, one pass of exact 64-bit counts (8 bytes per state)
-    /// where the bound asks for more, counting again with residues only if a count reaches
-    /// 2^64 - 1; `residues`, residues from the start, for counts known to pass 2^64.
+    /// How counts are carried: `exact` (the default), one pass of exact counts in the lane the
+    /// bound calls for (64 bits, 8 bytes a state; 128 bits, 16 bytes, where the bound says the
+    /// counts may pass 2^64), counting again with residues only if a count reaches the lane's
+    /// cap; `exact64` or `exact128`, that lane whatever the bound; `residues`, residues from the
+    /// start, for counts known to pass 2^128.
     #[arg(long, value_enum, default_value_t = Counts::Exact, help_heading = "Counting")]
     #[serde(default = "Counts::recorded_before_exact")]
     pub counts: Counts,
+
+    /// Count even where every count asked for is proved 0 before counting (the reasons are
+    /// printed, and nothing is counted otherwise): to check the reasons themselves.
+    #[arg(long, help_heading = "Counting")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub count_anyway: bool,
 
     /// Hash buckets per layer.
     #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000), help_heading = "Out of core")]
@@ -117,7 +126,9 @@ pub struct SweepArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moduli_per_pass: Option<u32>,
 
-    /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB; in memory it
+    /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB, and the peak
+    /// resident size stays within the budget, 10% and a floor of 32 MiB (the program, its
+    /// threads, pages of the layer files being read; measured on 1 to 8 threads); in memory it
     /// is 80% of the machine's RAM, and a count that needs more starts again out of core, with
     /// the same budget, in a job directory of its own (removed once it is done).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Out of core")]
@@ -126,10 +137,24 @@ pub struct SweepArgs {
 }
 
 /// `--counts`: how a sweep carries its counts.
+///
+/// A new job's `job.toml` records the route the bound chose for `exact` (`exact64`,
+/// `exact128` or `residues`), so that a resume counts in the lanes its layers hold whatever a
+/// later release would choose; `exact` in a `job.toml` is what releases before the 128-bit lane
+/// recorded, and means what it meant then ([`Counts::before_lanes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Counts {
+    /// Exact counts in the lane the bound calls for.
     Exact,
+    /// Exact 64-bit counts, whatever the bound.
+    #[value(name = "exact64")]
+    #[serde(rename = "exact64")]
+    Exact64,
+    /// Exact 128-bit counts, whatever the bound.
+    #[value(name = "exact128")]
+    #[serde(rename = "exact128")]
+    Exact128,
     Residues,
 }
 
@@ -141,8 +166,32 @@ impl Counts {
 
     pub fn route(self) -> CountRoute {
         match self {
-            Counts::Exact => CountRoute::ExactFirst,
+            Counts::Exact => CountRoute::Automatic,
+            Counts::Exact64 => CountRoute::Exact64,
+            Counts::Exact128 => CountRoute::Exact128,
             Counts::Residues => CountRoute::Residues,
+        }
+    }
+
+    /// The counts a route resolved from the bound records.
+    fn recorded(route: CountRoute) -> Self {
+        match route {
+            CountRoute::Automatic => Counts::Exact,
+            CountRoute::Exact64 => Counts::Exact64,
+            CountRoute::Exact128 => Counts::Exact128,
+            CountRoute::Residues => Counts::Residues,
+        }
+    }
+
+    /// What `exact` meant in a job recorded before the 128-bit lane: the exact 64-bit pass
+    /// where the bound (`bound_bits`) asks for more than one modulus and `--verify` is off, the
+    /// residue passes otherwise. Its layers and checkpoints are those of that route.
+    fn before_lanes(bound_bits: f64, verify: bool) -> Self {
+        let one_modulus = CountRoute::Automatic.resolved(bound_bits) == CountRoute::Residues;
+        if verify || one_modulus {
+            Counts::Residues
+        } else {
+            Counts::Exact64
         }
     }
 }
@@ -151,6 +200,15 @@ impl SweepArgs {
     /// How the b-file numbers its rows (`--offset`, `--stride`).
     pub fn indexing(&self) -> Indexing {
         Indexing { offset: self.offset, stride: self.stride }
+    }
+
+    /// How these options carry the counts, as a finished job's manifest records it.
+    pub fn counted(&self) -> Counted {
+        let counts = match self.counts.to_possible_value() {
+            Some(value) => value.get_name().to_string(),
+            None => format!("{:?}", self.counts),
+        };
+        Counted { verified: self.verify, counts }
     }
 }
 
@@ -234,6 +292,17 @@ impl JobRequest {
         Ok(JobRequest { problem, params, task, run, sweep })
     }
 
+    /// The bound of a sweep's counts, in bits (0 for a search, which has none).
+    fn sweep_bound_bits(&self) -> Result<f64> {
+        if self.sweep.is_none() {
+            return Ok(0.0);
+        }
+        match self.task.job()? {
+            Job::Sweep(job) => Ok(job.bound_bits()),
+            Job::Subtree(_) => Ok(0.0),
+        }
+    }
+
     /// The sweep options of the request, and the arguments they come from.
     pub(crate) fn sweep_options(&self) -> Result<(&SweepArgs, SweepOptions)> {
         let args = self.sweep.as_ref().context("a sweep request carries the store's options")?;
@@ -315,7 +384,12 @@ impl JobRequest {
     /// The spec of a new job for this request: the header and the request as its body. Fixes
     /// what a resumed run must do the same way: the memory budget, absolute file paths.
     pub fn spec(&mut self) -> Result<JobSpec> {
+        let bound_bits = self.sweep_bound_bits()?;
         if let Some(sweep) = &mut self.sweep {
+            // The lanes the bound chose, recorded: a resume counts in the lanes its layers hold.
+            if sweep.counts == Counts::Exact {
+                sweep.counts = Counts::recorded(CountRoute::Automatic.resolved(bound_bits));
+            }
             sweep.mem_limit.get_or_insert(OUT_OF_CORE_MEM_LIMIT);
             sweep.bfile = sweep.bfile.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
         }
@@ -337,6 +411,10 @@ impl JobRequest {
             .with_context(|| format!("{}: the job's request does not read", dir.join("job.toml").display()))?;
         let problem = problems::find(&spec.header.problem)?;
         let mut request = JobRequest::new(problem, recorded.params, recorded.run, recorded.sweep)?;
+        let bound_bits = request.sweep_bound_bits()?;
+        if let Some(sweep) = request.sweep.as_mut().filter(|sweep| sweep.counts == Counts::Exact) {
+            sweep.counts = Counts::before_lanes(bound_bits, sweep.verify);
+        }
         let kind = request.task.kind();
         if kind != spec.header.kind {
             bail!(
@@ -435,6 +513,7 @@ mod tests {
                 offset: Some(1),
                 verify: true,
                 counts: Counts::Exact,
+                count_anyway: false,
                 buckets: 7,
                 moduli_per_pass: Some(1),
                 mem_limit: None,

@@ -28,6 +28,16 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     if let Job::Sweep(sweep) = &job {
         sweep::check(sweep.as_ref(), &request)?;
     }
+    // Counts proved 0 are printed with their reasons, and nothing is counted or written.
+    if let Some(zeros) = proved_zero(&job, &request) {
+        let results = ResultStream::new(&request);
+        results.say_why_zero();
+        console::note(
+            "nothing was counted: every count asked for is 0 for the reasons above (--count-anyway counts them, to \
+             check the reasons)",
+        );
+        return results.finish(&zeros);
+    }
     // A count that will not fit this machine says so; an enumeration that cannot finish stops.
     crate::hopeless::check(&job, &request)?;
     let Some(dir) = request.run.job_dir.clone() else {
@@ -55,6 +65,19 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     let _counting = interrupt::starting_in(&dir);
     let directory = JobDir::create(&dir, spec)?;
     run_in(directory, job, &request, listener, results, false)
+}
+
+/// The counts of a sweep whose every reported count a reason proves 0 before counting (a board
+/// whose colours cannot alternate, a disconnected graph): each `0`, unless `--count-anyway`.
+/// `knight 7x9` or `knight 8x8 --remove a1,h8` need not read a state to print 0.
+fn proved_zero(job: &Job, request: &JobRequest) -> Option<Vec<(usize, String)>> {
+    let Job::Sweep(sweep) = job else { return None };
+    if request.sweep.as_ref().is_none_or(|s| s.count_anyway) {
+        return None;
+    }
+    let proved: std::collections::HashSet<usize> = request.task.reasons().into_iter().map(|(slot, _)| slot).collect();
+    let reported: Vec<usize> = sweep.reported().collect();
+    reported.iter().all(|slot| proved.contains(slot)).then(|| reported.iter().map(|&slot| (slot, "0".into())).collect())
 }
 
 /// The bytes held and the limit, if an in-memory count stopped because its layers outgrew the

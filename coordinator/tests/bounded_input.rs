@@ -1,12 +1,15 @@
-//! Every file a user names is read within a bound that fits its kind: a token file, a piece file
-//! and tour files that never end (`/dev/zero`) are refused by name and bound, in bounded memory
-//! (the child's peak resident size measured); a huge line is never echoed whole; and
-//! `--skip-invalid` skips lines that are not text or are too long.
+//! Every file a user names is read within a bound that fits its kind: a token file, a piece file,
+//! tour files, a graph (from a file or stdin), its vertex order and a mask of squares that never
+//! end (`/dev/zero`) are refused by name and bound, in bounded memory (the child's peak resident
+//! size measured); a huge line or name is never echoed whole; and `--skip-invalid` skips lines
+//! that are not text or are too long. An out-of-core sweep's peak resident size stays within its
+//! `--mem-limit`, 10% and the floor the guide states.
 
 use std::fs;
 use std::io::Read;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{ChildStdin, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -58,6 +61,24 @@ fn leaper_pid(child: u32, timed: bool) -> Option<u32> {
 /// watched and killed if it grows far past the limit or outlives the deadline, so that a
 /// regression fails the test instead of exhausting the machine.
 fn measured(args: &[&str]) -> Measured {
+    measured_with(args, None, DEADLINE)
+}
+
+/// What writes a run's stdin, on a thread of its own (stdin is empty without one).
+type Feed = Box<dyn FnOnce(ChildStdin) + Send>;
+
+/// [`measured`], with `feed` writing the run's stdin.
+fn measured_fed(args: &[&str], feed: Option<Feed>) -> Measured {
+    measured_with(args, feed, DEADLINE)
+}
+
+/// [`measured`], for a run that may take until `deadline`.
+fn measured_until(args: &[&str], deadline: Duration) -> Measured {
+    measured_with(args, None, deadline)
+}
+
+/// [`measured`], with `feed` writing the run's stdin and `deadline` for the run.
+fn measured_with(args: &[&str], feed: Option<Feed>, deadline: Duration) -> Measured {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let time = Path::new("/usr/bin/time");
     let timed = time.is_file();
@@ -76,8 +97,13 @@ fn measured(args: &[&str]) -> Measured {
     // In the temporary directory: a run killed here leaves nothing in the repository (a
     // dedupe's scratch directory is made in the current one).
     command.args(args).current_dir(std::env::temp_dir()).env_remove("LEAPER_FAULT");
-    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let stdin = if feed.is_some() { Stdio::piped() } else { Stdio::null() };
+    command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().expect("leaper runs");
+    let feeder = feed.map(|feed| {
+        let stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || feed(stdin))
+    });
     let drain = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -95,7 +121,7 @@ fn measured(args: &[&str]) -> Measured {
         }
         let pid = leaper_pid(child.id(), timed);
         sampled = sampled.max(pid.and_then(peak_of).unwrap_or(0));
-        if sampled > 4 * PEAK_LIMIT_KB || started.elapsed() > DEADLINE {
+        if sampled > 4 * PEAK_LIMIT_KB || started.elapsed() > deadline {
             match pid {
                 Some(pid) if timed => {
                     let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
@@ -108,6 +134,9 @@ fn measured(args: &[&str]) -> Measured {
         }
         std::thread::sleep(Duration::from_millis(2));
     };
+    if let Some(feeder) = feeder {
+        feeder.join().unwrap();
+    }
     let output = Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() };
     let peak_kb = if timed {
         // `time -o` writes "Command exited with non-zero status N" before the figure.
@@ -123,7 +152,12 @@ fn measured(args: &[&str]) -> Measured {
 /// Runs `leaper ARGS`, which must be refused with every one of `expected` in its message, within
 /// the peak limit. Returns the message.
 fn refused_in_bounded_memory(args: &[&str], expected: &[&str]) -> String {
-    let run = measured(args);
+    refused_in_bounded_memory_fed(args, None, expected)
+}
+
+/// [`refused_in_bounded_memory`], with `feed` writing the run's stdin.
+fn refused_in_bounded_memory_fed(args: &[&str], feed: Option<Feed>, expected: &[&str]) -> String {
+    let run = measured_fed(args, feed);
     let stderr = text(&run.output.stderr);
     assert!(!run.output.status.success(), "leaper {args:?} should fail");
     for part in expected {
@@ -229,5 +263,128 @@ fn skip_invalid_skips_lines_that_are_not_text_or_too_long() {
     assert!(totals.contains(r#""tours":5,"invalid":2"#), "{totals}");
     let fifth = run(&["tours", "show", path(&mixed), "--board", "6x6", "--skip-invalid", "--number", "5"]);
     assert_eq!(fifth, run(&["tours", "show", path(&good), "--board", "6x6", "--number", "5"]));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 55: `leaper graph /dev/zero`, `--order /dev/zero` and `--remove-mask /dev/zero` grew by
+/// about 0.9 GB a second and printed nothing. Each is refused at its bound: 64 MiB for a graph
+/// and an order, a few kilobytes for the mask of a 6 x 6 board.
+#[test]
+fn graph_order_and_mask_files_without_end_are_refused_by_their_bounds() {
+    let dir = scratch("graph-zero");
+    let triangle = dir.join("triangle.txt");
+    fs::write(&triangle, "a b\nb c\nc a\n").unwrap();
+    let job = dir.join("job");
+    refused_in_bounded_memory(
+        &["graph", "/dev/zero", "--job-dir", path(&job)],
+        &["/dev/zero: the graph file is larger than 64 MiB, more than such a file holds: is it the right file?"],
+    );
+    refused_in_bounded_memory(
+        &["graph", path(&triangle), "--order", "/dev/zero", "--job-dir", path(&job)],
+        &["/dev/zero: the vertex order file is larger than 64 MiB"],
+    );
+    refused_in_bounded_memory(
+        &["knight", "6x6", "--remove-mask", "/dev/zero", "--job-dir", path(&job)],
+        &["/dev/zero: the mask file of the 6x6 board is larger than 4432 bytes"],
+    );
+    assert!(!job.exists(), "nothing started");
+    // A mask of a gigabyte (sparse: nothing on disk) is refused by its size, unread.
+    let big = dir.join("mask.txt");
+    fs::File::create(&big).unwrap().set_len(1 << 30).unwrap();
+    let started = Instant::now();
+    refused_in_bounded_memory(
+        &["knight", "6x6", "--remove-mask", path(&big)],
+        &["mask.txt: the mask file of the 6x6 board is larger than 4432 bytes"],
+    );
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A graph piped to stdin is refused at the same bound: leaper reads at most one byte past
+/// 64 MiB of the gigabyte offered, and the writer finds the pipe closed.
+#[test]
+fn a_huge_graph_on_stdin_is_refused_at_the_bound() {
+    let offered = 1u64 << 30;
+    let feed: Feed = Box::new(move |mut stdin| {
+        // An edge list of a ring, 16 bytes an edge, valid all along.
+        let block: String = (0..4096u64).map(|i| format!("{:07} {:07}\n", i, i + 1)).collect();
+        let mut written = 0;
+        while written < offered {
+            if stdin.write_all(block.as_bytes()).is_err() {
+                return;
+            }
+            written += block.len() as u64;
+        }
+    });
+    refused_in_bounded_memory_fed(
+        &["graph", "-"],
+        Some(feed),
+        &["stdin: the graph file is larger than 64 MiB, more than such a file holds"],
+    );
+    // The graph and its order cannot both be stdin.
+    let stderr = refused_in_bounded_memory_fed(
+        &["graph", "-", "--order", "-"],
+        Some(Box::new(|mut stdin| {
+            let _ = stdin.write_all(b"a b\nb c\nc a\n");
+        })),
+        &["the graph and --order are both read from stdin (-)"],
+    );
+    assert!(stderr.len() < 1000, "{stderr}");
+}
+
+/// Issue 55: `--order big` echoed a 2 GB vertex name in its error. Every message about a graph
+/// quotes a vertex's name by its first 80 characters: an order's unknown vertex, a reason's cut
+/// vertex, a note's repeated edge.
+#[test]
+fn long_vertex_names_are_cut_in_every_message() {
+    let dir = scratch("long-names");
+    let long = "v".repeat(2_000_000);
+    let shown = format!("{}… (2000000 bytes)", "v".repeat(80));
+    let triangle = dir.join("triangle.txt");
+    fs::write(&triangle, "a b\nb c\nc a\n").unwrap();
+    let order = dir.join("order.txt");
+    fs::write(&order, format!("a b {long}\n")).unwrap();
+    let stderr = refused_in_bounded_memory(
+        &["graph", path(&triangle), "--order", path(&order)],
+        &[&format!("order.txt: the graph has no vertex \"{}\"… (2000000 bytes)", "v".repeat(80))],
+    );
+    assert!(stderr.len() < 1000, "{} bytes", stderr.len());
+    // A bowtie whose middle vertex has the long name, its edge to a given twice: the note and
+    // the reason both name it, cut.
+    let bowtie = dir.join("bowtie.txt");
+    fs::write(&bowtie, format!("a b\nb {long}\n{long} a\n{long} d\nd e\ne {long}\na {long}\n")).unwrap();
+    let run = measured(&["graph", path(&bowtie), "--format", "json"]);
+    let (stdout, stderr) = (text(&run.output.stdout), text(&run.output.stderr));
+    assert!(run.output.status.success(), "{stderr}");
+    assert!(stdout.contains(&format!("vertex {shown} is a cut vertex")), "{}", &stdout[..stdout.len().min(2000)]);
+    assert!(
+        stderr.contains(&format!("1 repeated edge merged (line 7: a {shown})")),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(stdout.len() < 2000 && stderr.len() < 4000, "{} and {} bytes", stdout.len(), stderr.len());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What `--mem-limit` does not bound, on two threads: the program, its threads' stacks and
+/// allocator arenas, pages of the layer files being read (docs/GUIDE.md, "Long runs").
+const MEM_LIMIT_FLOOR_KB: u64 = 32 << 10;
+
+#[test]
+fn an_out_of_core_sweep_stays_within_its_memory_limit() {
+    // 128 MiB gives each of the 503 buckets a share of less than 1 MiB: arrays the allocator
+    // took from its heaps, whose freed pages it kept, and before they were mappings of their
+    // own this sweep peaked at 208,792 and 228,052 KiB (two runs), past the 176,947 allowed.
+    let dir = scratch("sweep");
+    let job = dir.join("job");
+    let limit_kb = 128 << 10;
+    let args = ["knight", "7x8", "--sweep", "--job-dir", path(&job), "--mem-limit", "128MiB", "--threads", "2", "-q"];
+    let run = measured_until(&args, Duration::from_secs(300));
+    assert!(run.output.status.success(), "{}", text(&run.output.stderr));
+    // The count, checked against shared/tests/closed_tours.rs (the matrix in memory).
+    assert!(text(&run.output.stdout).contains("7x8 34524432316\n"), "{}", text(&run.output.stdout));
+    let allowed = limit_kb + limit_kb / 10 + MEM_LIMIT_FLOOR_KB;
+    eprintln!("leaper {args:?}: peak {} KiB of {allowed} allowed", run.peak_kb);
+    assert!(run.peak_kb <= allowed, "leaper {args:?} peaked at {} KiB, past {allowed}", run.peak_kb);
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -39,10 +39,19 @@ impl Worker {
         Worker::start_at(address, dir.join(name), dir.join("token"), extra)
     }
 
+    /// A worker with as many threads as the machine has cores, as a user starts one (the
+    /// others run one thread, so that several fit a small machine).
+    fn start_on_every_core(dir: &Path, name: &str) -> Worker {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(2);
+        Worker::start_with(dir, name, vec!["--threads".into(), cores.to_string()])
+    }
+
     fn start_at(address: String, data_dir: PathBuf, token: PathBuf, extra: Vec<String>) -> Worker {
+        let one_thread = (!extra.iter().any(|flag| flag == "--threads")).then_some(["--threads", "1"]);
         let child = Command::new(LEAPER)
             .args(["worker", "--listen", &address, "--data-dir", data_dir.to_str().unwrap()])
-            .args(["--token-file", token.to_str().unwrap(), "--threads", "1"])
+            .args(["--token-file", token.to_str().unwrap()])
+            .args(one_thread.iter().flatten())
             .args(&extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -146,7 +155,7 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     let dir = scratch("equal");
     let workers: Vec<Worker> = (0..3).map(|i| Worker::start(&dir, &format!("w{i}"))).collect();
     let list = addresses(&workers);
-    let boards: [&[&str]; 12] = [
+    let boards: [&[&str]; 13] = [
         &["knight", "6x8", "--sweep", "--buckets", "31", "--format", "json"],
         // Open tours, and both kinds from one sweep.
         &["knight", "5x6", "--open", "--sweep", "--buckets", "7", "--format", "json"],
@@ -161,7 +170,9 @@ fn three_workers_count_what_the_embedded_mode_counts() {
         // Two passes of one modulus each, and a spare: the pass boundary runs on the cluster too.
         &["knight", "6x7", "--sweep", "--verify", "--moduli-per-pass", "1", "--buckets", "5"],
         // The exact 64-bit pass, whose counts pass 2^64 from 3x25: the residue pass follows it.
-        &["tours", "--moves", "1,0+1,1", "3x30", "--sweep", "--buckets", "7"],
+        &["tours", "--moves", "1,0+1,1", "3x30", "--sweep", "--buckets", "7", "--counts", "exact64"],
+        // The exact 128-bit pass, checked by a spare residue (the lanes of wire format 5).
+        &["knight", "6x14", "--sweep", "--buckets", "7", "--counts", "exact128", "--verify"],
         // Classes up to symmetry: the folds run in the board's sweep, their keys tagged.
         &["knight", "6x7", "--distinct", "--format", "json", "--buckets", "7"],
         &["knight", "5x5", "--open", "--distinct", "--buckets", "7"],
@@ -181,8 +192,8 @@ fn three_workers_count_what_the_embedded_mode_counts() {
     assert!(embedded(boards[1]).contains(r#""board":"5x6","tours":"open","count":"18784""#));
     assert_eq!(embedded(boards[2]), "closed 8\nopen 18784\n");
     assert!(embedded(boards[3]).contains(r#""total":"7695805""#));
-    assert!(embedded(boards[10]).contains(r#""count":"267183","total":"1067638""#));
-    assert!(embedded(boards[11]).starts_with("112 (of 864 tours"));
+    assert!(embedded(boards[11]).contains(r#""count":"267183","total":"1067638""#));
+    assert!(embedded(boards[12]).starts_with("112 (of 864 tours"));
     let king = embedded(boards[9]);
     assert!(king.contains("\n3x25 14214930709900240312\n3x26 92585818933286506262\n"), "{king}");
     drop(workers);
@@ -390,6 +401,50 @@ fn a_coordinator_killed_mid_job_resumes_to_the_exact_counts() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), expected);
     drop(workers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 55: two leases that reached a fresh worker at once both claimed its data directory,
+/// and the second failed ("job-id: cannot replace"): every subtree job on two workers with
+/// their default threads failed 8 times in 8. Every subtree problem, on two and on three such
+/// workers, again and again (each job ends by freeing the directories, so each one claims
+/// fresh directories again), counts what the embedded mode counts.
+#[test]
+fn subtree_jobs_run_on_workers_with_all_their_threads_again_and_again() {
+    let dir = scratch("subtree-threads");
+    let tours = dir.join("tours.txt");
+    let problems: [(&[&str], usize); 5] = [
+        (&["tangram", "solve"], 12),
+        (&["quarter", "10", "--by-start"], 12),
+        (&["quarter", "10", "--enumerate", "--format", "json"], 6),
+        (&["tours", "enumerate", "5x6", "--closed", "--out", tours.to_str().unwrap()], 6),
+        (&["quarto", "--lines", "rows,cols"], 1),
+    ];
+    let expected: Vec<String> = problems.iter().map(|(command, _)| embedded(command)).collect();
+    let tours_embedded = std::fs::read(&tours).unwrap();
+    for size in [2, 3] {
+        let workers: Vec<Worker> =
+            (0..size).map(|i| Worker::start_on_every_core(&dir, &format!("w{size}-{i}"))).collect();
+        let list = addresses(&workers);
+        for (index, ((command, rounds), expected)) in problems.iter().zip(&expected).enumerate() {
+            for round in 0..*rounds {
+                let output = run_cluster(command, &list, &dir, &format!("job-{size}-{index}-{round}"));
+                let stderr = text(&output.stderr);
+                assert!(output.status.success(), "{command:?} on {size} workers, round {round}: {stderr}");
+                assert_eq!(&text(&output.stdout), expected, "{command:?} on {size} workers, round {round}");
+                for worker in &workers {
+                    assert_eq!(worker.files(), ["worker-id"], "{command:?}: the job left its claim behind");
+                }
+            }
+        }
+        assert_eq!(std::fs::read(&tours).unwrap(), tours_embedded, "the enumerated tours differ on {size} workers");
+    }
+    // The counts themselves, against the tables (Läuchli 142; Parkin's 10 x 10 corrected to
+    // 43,318; 5 x 6 has 8 closed tours; Quarto's rows-and-columns draws).
+    assert!(expected[0].contains("142"), "{}", expected[0]);
+    assert!(expected[1].contains("43318"), "{}", expected[1]);
+    assert_eq!(expected[3], "8\n");
+    assert_eq!(expected[4], "1329371360640\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

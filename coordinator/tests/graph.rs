@@ -1,11 +1,14 @@
 //! `leaper graph FILE` from the command line: the formats (edge list, graph6, sparse6, DIMACS,
 //! stdin), the kinds of count, the notes and reasons, the errors; a graph job killed out of
-//! core and resumed; and `--remove` on the leapers' boards.
+//! core and resumed; long thin graphs (a cycle and a ladder of 100,000 vertices) counted in
+//! seconds, in memory and out of core; and `--remove` on the leapers' boards.
 
 mod common;
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use common::{leaper, run, scratch, text};
 
@@ -39,6 +42,181 @@ fn grid_dimacs(w: usize, h: usize) -> String {
         text.push_str(&format!("e {} {}\n", u + 1, v + 1));
     }
     text
+}
+
+/// The cycle `C_n` as an edge list (the issue's file: `i (i+1) mod n` a line).
+fn cycle_edges(n: usize) -> Vec<(usize, usize)> {
+    (0..n).map(|i| (i, (i + 1) % n)).collect()
+}
+
+/// The ladder `P_2 x P_n` (the 2 x n grid), rung by rung: vertices `2i` and `2i+1` form rung
+/// `i`.
+fn ladder_edges(n: usize) -> Vec<(usize, usize)> {
+    let mut edges = Vec::new();
+    for i in 0..n {
+        edges.push((2 * i, 2 * i + 1));
+        if i + 1 < n {
+            edges.push((2 * i, 2 * i + 2));
+            edges.push((2 * i + 1, 2 * i + 3));
+        }
+    }
+    edges
+}
+
+/// `edges` as an edge-list file's text.
+fn edge_list(edges: &[(usize, usize)]) -> String {
+    edges.iter().map(|(u, v)| format!("{u} {v}\n")).collect()
+}
+
+/// The Hamiltonian cycles and (undirected) paths of a small graph on `0..n`, by brute force:
+/// every directed Hamiltonian path from every vertex; a cycle is a path from 0 whose end
+/// neighbours 0, counted once per direction.
+fn brute_force_cycles_and_paths(n: usize, edges: &[(usize, usize)]) -> (u64, u64) {
+    let mut adjacent = vec![0u32; n];
+    for &(u, v) in edges {
+        adjacent[u] |= 1 << v;
+        adjacent[v] |= 1 << u;
+    }
+    // (paths from `at` covering the rest, those of them ending next to vertex 0)
+    fn extend(adjacent: &[u32], at: usize, seen: u32, all: u32) -> (u64, u64) {
+        if seen == all {
+            return (1, u64::from(adjacent[at] & 1));
+        }
+        let (mut paths, mut closing) = (0, 0);
+        let mut next = adjacent[at] & !seen;
+        while next != 0 {
+            let v = next.trailing_zeros() as usize;
+            next &= next - 1;
+            let (p, c) = extend(adjacent, v, seen | 1 << v, all);
+            paths += p;
+            closing += c;
+        }
+        (paths, closing)
+    }
+    let all = (1u32 << n) - 1;
+    let directed_paths: u64 = (0..n).map(|start| extend(&adjacent, start, 1 << start, all).0).sum();
+    let cycles = if n >= 3 { extend(&adjacent, 0, 1, all).1 / 2 } else { 0 };
+    let paths = if n == 1 { 1 } else { directed_paths / 2 };
+    (cycles, paths)
+}
+
+/// Runs `leaper ARGS` (with `LEAPER_FAULT` set to `fault`), killing it if it runs longer than
+/// `limit`: its exit status, its stdout, and how long it took. Its stderr (a line a step) goes.
+fn leaper_within(args: &[&str], fault: Option<&str>, limit: Duration) -> (bool, String, Duration) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
+    command.args(args).env_remove("LEAPER_FAULT").stdout(Stdio::piped()).stderr(Stdio::null());
+    if let Some(fault) = fault {
+        command.env("LEAPER_FAULT", fault);
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().unwrap();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            return (status.success(), text(&output.stdout), started.elapsed());
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("leaper {args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Long thin graphs take time linear in their size (issue 55 item 5): the old build had not
+/// counted the cycle of 100,000 vertices after 150 s (it was at step 54,000, its steps slowing
+/// as they went); now each takes a few seconds, and a minute is far more than enough.
+const LINEAR: Duration = Duration::from_secs(60);
+
+#[test]
+fn long_thin_graphs_count_in_time_linear_in_their_size() {
+    let dir = scratch("graph", "thin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, edges: &[(usize, usize)]| -> String {
+        let path = dir.join(name);
+        std::fs::write(&path, edge_list(edges)).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // Small cycles and ladders, leaper against brute force, and the counts the large ones are
+    // checked against: a cycle C_n has 1 Hamiltonian cycle and n paths (one edge left out); a
+    // 2 x n ladder 1 cycle (its rim) and n^2 - n + 2 paths (OEIS A003682).
+    for n in 3..=9 {
+        let edges = cycle_edges(n);
+        let brute = brute_force_cycles_and_paths(n, &edges);
+        assert_eq!(brute, (1, n as u64), "C{n}");
+        let counted = run(&["graph", &write(&format!("c{n}.txt"), &edges), "--tours", "both"]);
+        assert_eq!(counted, format!("closed {}\nopen {}\n", brute.0, brute.1), "C{n}");
+    }
+    for n in 2..=7 {
+        let edges = ladder_edges(n);
+        let brute = brute_force_cycles_and_paths(2 * n, &edges);
+        assert_eq!(brute, (1, (n * n - n + 2) as u64), "2 x {n}");
+        let counted = run(&["graph", &write(&format!("ladder{n}.txt"), &edges), "--tours", "both"]);
+        assert_eq!(counted, format!("closed {}\nopen {}\n", brute.0, brute.1), "2 x {n}");
+    }
+    // The issue's cycle of 100,000 vertices, and a ladder of as many (its bound, 86,000 bits,
+    // needs more moduli than leaper carries: the exact 64-bit pass alone counts it).
+    let n = 100_000;
+    let cycle = write("c100000.txt", &cycle_edges(n));
+    let (ok, counted, took) = leaper_within(&["graph", &cycle, "--tours", "both"], None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {n}\n"));
+    eprintln!("the cycle of {n} vertices, closed and open: {took:?}");
+    let rungs = n / 2;
+    let ladder = write("ladder50000.txt", &ladder_edges(rungs));
+    let (ok, counted, took) = leaper_within(&["graph", &ladder, "--tours", "both"], None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {}\n", rungs * rungs - rungs + 2));
+    eprintln!("the 2 x {rungs} ladder, closed and open: {took:?}");
+    // Where such a bound is a count's true size (a 4 x 17,000 grid: 68,000 vertices, cycles
+    // growing about 2.7-fold a column), the exact pass saturates and the count is refused,
+    // saying why, not printed as its cap.
+    let grid = dir.join("grid4.dimacs");
+    std::fs::write(&grid, grid_dimacs(4, 17_000)).unwrap();
+    let output = leaper(&["graph", grid.to_str().unwrap()], None);
+    assert!(!output.status.success() && output.stdout.is_empty());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("a count reached 2^128 - 1 in the exact 128-bit pass"), "{stderr}");
+    assert!(stderr.contains("more than the 1024 moduli"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The step of the pass a job directory's manifest names.
+fn committed_step(job: &Path) -> (u64, u64) {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(job.join("manifest.json")).unwrap()).unwrap();
+    let progress = &manifest["progress"];
+    (progress["pass"].as_u64().unwrap_or(0), progress["next_cell"].as_u64().unwrap_or(0))
+}
+
+#[test]
+fn a_long_cycle_out_of_core_commits_about_once_a_second_and_resumes_from_there() {
+    let dir = scratch("graph", "thin-job");
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 100_000;
+    let cycle = dir.join("c100000.txt");
+    std::fs::write(&cycle, edge_list(&cycle_edges(n))).unwrap();
+    let cycle = cycle.to_str().unwrap();
+    let job = dir.join("job");
+    let args = ["graph", cycle, "--tours", "both", "--job-dir", job.to_str().unwrap()];
+    // Killed just after its first checkpoint within the pass (a second in, or at step 65,536
+    // whatever the clock says): the checkpoint names a step in the middle of the pass.
+    let (ok, _, _) = leaper_within(&args, Some("crash@release:1"), LINEAR);
+    assert!(!ok, "the fault did not stop the job");
+    let (pass, step) = committed_step(&job);
+    assert!(pass == 0 && step > 0 && step <= 1 << 16, "committed at pass {pass}, step {step}");
+    let (ok, counted, took) = leaper_within(&["resume", "--job-dir", job.to_str().unwrap()], None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {n}\n"));
+    eprintln!("the cycle of {n} vertices resumed from step {step} out of core: {took:?}");
+    // From the start, out of core, in one go.
+    std::fs::remove_dir_all(&job).unwrap();
+    let (ok, counted, took) = leaper_within(&args, None, LINEAR);
+    assert!(ok);
+    assert_eq!(counted, format!("closed 1\nopen {n}\n"));
+    eprintln!("the cycle of {n} vertices out of core: {took:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -139,6 +317,78 @@ fn graphs_with_no_cycle_say_why_and_bad_input_is_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 55: a graph6 line that lies about its size (damaged, cut short, trailing data) was
+/// taken for an edge list of one vertex and counted 0. It is refused, from a file and from
+/// stdin, naming the format, the line and what is wrong; no job directory is made.
+#[test]
+fn a_graph_file_that_lies_is_refused_never_counted() {
+    let dir = scratch("graph", "lies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.join("job");
+    // Each line with the vertex count its first character gives, and what follows it.
+    for (line, vertices, wanted, found) in [
+        ("E~~", 6, 3, 2),       // K6 cut short
+        ("F~~w", 7, 4, 3),      // the header overstates the size
+        ("D~~w", 5, 2, 3),      // ... and understates it
+        ("E~~w~~", 6, 3, 5),    // trailing data
+        ("IheA", 10, 8, 3),     // a cut-short Petersen graph
+        ("IheA@GUA", 10, 8, 7), // one character short
+    ] {
+        let file = dir.join("g.g6");
+        std::fs::write(&file, format!("{line}\n")).unwrap();
+        for from_stdin in [false, true] {
+            let (source, output) = if from_stdin {
+                let mut child = Command::new(env!("CARGO_BIN_EXE_leaper"))
+                    .args(["graph", "-", "--job-dir", job.to_str().unwrap()])
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                child.stdin.take().unwrap().write_all(format!("{line}\n").as_bytes()).unwrap();
+                ("stdin", child.wait_with_output().unwrap())
+            } else {
+                let args = ["graph", file.to_str().unwrap(), "--job-dir", job.to_str().unwrap()];
+                (file.to_str().unwrap(), leaper(&args, None))
+            };
+            let stderr = text(&output.stderr);
+            assert!(!output.status.success(), "{line} from {source}: counted {}", text(&output.stdout));
+            assert_eq!(text(&output.stdout), "", "{line}");
+            let characters = if wanted == 1 { "character" } else { "characters" };
+            let expected = format!(
+                "{source} line 1: \"{line}\" is no whole graph6 graph: graph6 of {vertices} vertices has {wanted} \
+                 {characters} after the vertex count (n(n-1)/2 bits, six a character), this line {found} \
+                 (recognised as graph6: a line of graph6's characters alone; --from reads it as another format)"
+            );
+            assert!(stderr.contains(&expected), "{stderr}\nwanted {expected}");
+            assert!(!job.exists(), "a refused graph left a job directory");
+        }
+    }
+    // The same with --from graph6: the reader's words, without how the format was recognised.
+    let file = dir.join("given.g6");
+    std::fs::write(&file, "E~~\n").unwrap();
+    let output = leaper(&["graph", file.to_str().unwrap(), "--from", "graph6"], None);
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("is no whole graph6 graph"), "{stderr}");
+    assert!(!stderr.contains("recognised as"), "{stderr}");
+    // A file of one token that is no graph6 is an edge list of one vertex: its 0 says why,
+    // naming the vertex read.
+    let lone = dir.join("lone.txt");
+    std::fs::write(&lone, "x1\n").unwrap();
+    let output = leaper(&["graph", lone.to_str().unwrap()], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "0\n");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("no Hamiltonian cycle: a Hamiltonian cycle needs 3 vertices or more, and the graph has 1 (x1)"),
+        "{stderr}"
+    );
+    // A valid graph6 line still counts: K6 has 60 Hamiltonian cycles.
+    std::fs::write(&file, "E~~w\n").unwrap();
+    assert_eq!(run(&["graph", file.to_str().unwrap()]), "60\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_graph_job_killed_out_of_core_resumes_to_the_same_count() {
     let dir = scratch("graph", "resume");
@@ -187,14 +437,228 @@ fn boards_with_squares_removed() {
     assert!(!output.status.success() && text(&output.stderr).contains("not on the 8x8 board"));
     let output = leaper(&["knight", "8x8", "--remove", "a1", "--sweep"], None);
     assert!(!output.status.success() && text(&output.stderr).contains("cannot be used with"));
+    // The mask from stdin, as a graph is read.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["knight", "6x6", "--remove-mask", "-", "--open"])
+        .stdin(std::fs::File::open(&mask).unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), by_names);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 55: `--remove a1,a1` and `--remove ""` were read as `a1` and as no square at all (the
+/// whole board counted as a graph); both are slips, refused with what to give instead, before
+/// any job directory is made.
+#[test]
+fn a_square_named_twice_or_an_empty_name_is_refused() {
+    let dir = scratch("graph", "remove-slips");
+    let job = dir.join("job");
+    for (removed, says) in [
+        ("a1,a1", "error: --remove: square a1 is named twice; give each square once\n"),
+        ("b1,A1,a1", "error: --remove: square a1 is named twice; give each square once\n"),
+        ("", "error: --remove \"\": an empty square name; give the squares by name, each once, as in a1,h8\n"),
+        (
+            "a1,,b2",
+            "error: --remove \"a1,,b2\": an empty square name; give the squares by name, each once, as in a1,h8\n",
+        ),
+    ] {
+        let output = leaper(&["knight", "6x6", "--remove", removed, "--job-dir", job.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{removed:?}: {}", text(&output.stdout));
+        assert!(text(&output.stderr).ends_with(says), "{removed:?}: {}", text(&output.stderr));
+        assert!(output.stdout.is_empty() && !job.exists(), "{removed:?}");
+    }
+    let output = leaper(&["knight", "6x6", "--remove", "a1", "--remove", "a1"], None);
+    assert!(text(&output.stderr).contains("square a1 is named twice"), "{}", text(&output.stderr));
+    // Named once each, the squares are removed.
+    assert_eq!(holed("6x6", "a1"), holed("6x6", "A1 "));
 }
 
 /// The issue's example: minutes of counting (1.2e9 states) to confirm the reason's 0.
 #[test]
 #[ignore]
 fn the_chessboard_without_two_opposite_corners_has_no_closed_tour() {
-    let line = holed("8x8", "a1,h8");
+    let output = leaper(
+        &["knight", "8x8", "--remove", "a1,h8", "--format", "json", "--count-anyway", "--log-format", "json"],
+        None,
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let line = text(&output.stdout);
     assert!(line.contains(r#""board":"8x8","removed":["a1","h8"],"tours":"closed","count":"0""#), "{line}");
     assert!(line.contains("32 squares of one colour and 30 of the other"), "{line}");
+    assert!(text(&output.stderr).contains("step done"), "--count-anyway counted nothing");
+}
+
+/// Issue 55: a count known to be 0 is not computed (`knight 8x8 --remove a1,h8` counted for 6
+/// minutes and 3.7 GB, `knight 7x9` read 30.6 M states, to print the 0 its reason had given):
+/// the reasons and the 0s are printed at once, no job directory is made, and `--count-anyway`
+/// counts to check the reasons. A count with a reason for some lengths only is counted.
+#[test]
+fn counts_known_to_be_zero_are_not_computed() {
+    let dir = scratch("graph", "proved-zero");
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.join("job");
+    let counted = |output: &std::process::Output| text(&output.stderr).contains("step done");
+    let nothing = "nothing was counted: every count asked for is 0 for the reasons above";
+    for (args, zeros, reason) in [
+        (&["knight", "8x8", "--remove", "a1,h8"][..], 1, "32 squares of one colour and 30 of the other"),
+        (&["knight", "7x9"][..], 1, "32 squares of one colour and 31 of the other"),
+        (&["knight", "9x7", "--tours", "closed"][..], 1, "32 squares of one colour and 31 of the other"),
+        (&["zebra", "5x12", "--sweep"][..], 12, "no closed tour"),
+    ] {
+        let mut with_job = args.to_vec();
+        with_job.extend(["--job-dir", job.to_str().unwrap(), "--log-format", "json"]);
+        let output = leaper(&with_job, None);
+        let stderr = text(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {stderr}");
+        assert_eq!(text(&output.stdout).lines().filter(|l| l.ends_with(" 0") || *l == "0").count(), zeros, "{args:?}");
+        assert!(stderr.contains(reason) && stderr.contains(nothing), "{args:?}: {stderr}");
+        assert!(!counted(&output), "{args:?} counted: {stderr}");
+        assert!(!job.exists(), "{args:?}: a job directory was made for nothing");
+    }
+    // Asked to, it counts, and the count agrees with the reason.
+    let output = leaper(&["knight", "7x9", "--count-anyway", "--log-format", "json"], None);
+    assert!(output.status.success() && counted(&output), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "0\n");
+    assert!(!text(&output.stderr).contains(nothing));
+    // Reasons for some lengths, not all: the sweep counts (knight 3x4 has no closed tour, 3x10 has).
+    let output = leaper(&["knight", "3x10", "--sweep", "--log-format", "json"], None);
+    assert!(output.status.success() && counted(&output), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).ends_with("3x10 16\n"), "{}", text(&output.stdout));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Hamiltonian cycles and paths of a small graph by trying every order: the independent route.
+fn brute_force(n: usize, edges: &[(usize, usize)]) -> (u64, u64) {
+    let mut adjacent = vec![vec![false; n]; n];
+    for &(u, v) in edges {
+        adjacent[u][v] = true;
+        adjacent[v][u] = true;
+    }
+    // Paths from `v`, `seen` holding the vertices used: (closing back to 0, reaching all).
+    fn walk(adjacent: &[Vec<bool>], v: usize, seen: &mut Vec<bool>, used: usize) -> (u64, u64) {
+        let n = adjacent.len();
+        if used == n {
+            return (u64::from(adjacent[v][0]), 1);
+        }
+        let mut found = (0, 0);
+        for w in 0..n {
+            if adjacent[v][w] && !seen[w] {
+                seen[w] = true;
+                let (cycles, paths) = walk(adjacent, w, seen, used + 1);
+                seen[w] = false;
+                found = (found.0 + cycles, found.1 + paths);
+            }
+        }
+        found
+    }
+    let mut directed_paths = 0;
+    let mut directed_cycles = 0;
+    for start in 0..n {
+        let mut seen = vec![false; n];
+        seen[start] = true;
+        let (cycles, paths) = walk(&adjacent, start, &mut seen, 1);
+        directed_paths += paths;
+        if start == 0 {
+            directed_cycles = cycles;
+        }
+    }
+    let cycles = if n >= 3 { directed_cycles / 2 } else { 0 };
+    let paths = if n == 1 { 1 } else { directed_paths / 2 };
+    (cycles, paths)
+}
+
+/// The seeded campaign of issue 55: random graphs in every format are counted as brute force
+/// counts them; the same files damaged (cut short, trailing bytes, a lying vertex count, a
+/// character changed) are either refused, naming the format they were recognised as, or read as
+/// a graph of that very format and counted exactly; never read as another format.
+#[test]
+fn a_seeded_campaign_of_valid_damaged_and_lying_graph_files() {
+    use leaper_core::problems::graph::input::{Format, Graph};
+    let dir = scratch("graph", "campaign");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("g");
+    let mut state = 0x5eed_u64;
+    let mut random = move |bound: usize| {
+        // splitmix64
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % bound as u64) as usize
+    };
+    let counted = |text: &str| -> (std::process::Output, std::process::Output) {
+        std::fs::write(&file, text).unwrap();
+        let path = file.to_str().unwrap();
+        (leaper(&["graph", path], None), leaper(&["graph", path, "--open"], None))
+    };
+    let (mut refused, mut read) = (0, 0);
+    for round in 0..24 {
+        let n = 3 + random(6);
+        let edges: Vec<(usize, usize)> =
+            (0..n).flat_map(|v| (0..v).map(move |u| (u, v))).filter(|_| random(100) < 60).collect();
+        let graph = Graph::from_edges((0..n).map(|v| v.to_string()).collect(), edges.clone());
+        let format = Format::ALL[round % 4];
+        let written = graph.write(format);
+        // Valid: the count of brute force.
+        let (cycles, paths) = brute_force(n, &edges);
+        let (closed, open) = counted(&written);
+        assert!(closed.status.success() && open.status.success(), "{format} {written:?}: {}", text(&closed.stderr));
+        assert_eq!(
+            (text(&closed.stdout), text(&open.stdout)),
+            (format!("{cycles}\n"), format!("{paths}\n")),
+            "{format} {written:?}"
+        );
+        // Damaged, on the line that holds the graph (the last for DIMACS and edge lists).
+        let body = written.trim_end();
+        let damaged = match random(4) {
+            0 => body[..body.len() - 1].to_string(),
+            1 => format!("{body}~"),
+            2 if matches!(format, Format::Graph6) => {
+                // The vertex count lies: one more or one fewer.
+                let first = body.as_bytes()[0];
+                let lie = if random(2) == 0 { first + 1 } else { first - 1 };
+                format!("{}{}", lie as char, &body[1..])
+            }
+            _ => {
+                let at = random(body.len());
+                let mut bytes = body.as_bytes().to_vec();
+                bytes[at] = b'?' + (random(64) as u8);
+                String::from_utf8(bytes).unwrap()
+            }
+        } + "\n";
+        let detected = Format::detect(&damaged);
+        if matches!(format, Format::Graph6 | Format::Sparse6) && !damaged.trim().is_empty() {
+            assert_eq!(detected, format, "{damaged:?} was recognised as another format");
+        }
+        let (closed, open) = counted(&damaged);
+        match Graph::read(&damaged, Some(detected), "g") {
+            Err(_) => {
+                refused += 1;
+                for output in [&closed, &open] {
+                    assert_eq!(output.status.code(), Some(1), "{format} {damaged:?} was counted");
+                    assert!(output.stdout.is_empty());
+                }
+            }
+            Ok((graph, _)) => {
+                read += 1;
+                let n = graph.vertices();
+                let edges: Vec<(usize, usize)> = graph.edges().collect();
+                if n > 12 {
+                    continue;
+                }
+                let (cycles, paths) = brute_force(n, &edges);
+                assert_eq!(
+                    (text(&closed.stdout), text(&open.stdout)),
+                    (format!("{cycles}\n"), format!("{paths}\n")),
+                    "{format} damaged to {damaged:?}: {}",
+                    text(&closed.stderr)
+                );
+            }
+        }
+    }
+    // The campaign tried both outcomes.
+    assert!(refused > 0 && read > 0, "refused {refused}, read {read}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -113,26 +113,107 @@ fn a_job_of_several_passes_resumes_in_any_pass() {
 
 #[test]
 fn a_job_whose_exact_pass_saturates_resumes_in_either_pass() {
-    // King tours of 3 x n pass 2^64 at about n = 25: the exact 64-bit pass (180 steps) saturates
-    // and the residue pass follows it.
+    // King tours of 3 x n pass 2^64 at about n = 25 and 2^128 at about n = 49: the exact pass
+    // (180 steps), 64 or 128 bits wide, saturates and the residue pass follows it.
+    for (lanes, crashes) in [
+        ("exact64", [("crash@layer:30", 1), ("crash@layer:120", 2), ("crash@manifest:182", 2), ("crash@layer:250", 2)]),
+        (
+            "exact128",
+            [("crash@layer:120", 1), ("crash@layer:170", 2), ("crash@manifest:182", 2), ("crash@layer:250", 2)],
+        ),
+    ] {
+        let board = ["tours", "--moves", "1,0+1,1", "3x60", "--sweep", "--buckets", "7", "--counts", lanes];
+        let expected = text(&leaper(&board, None).stdout);
+        assert!(expected.ends_with("3x60 432250127596360169729677265572035855937427261342\n"), "{expected}");
+        // In the exact pass, before a count passed its cap (one pass known) and after; at its
+        // end (the first manifest, 180 step commits, the pass commit); in the residue pass.
+        for (fault, passes) in crashes {
+            let dir = scratch(&format!("{lanes}-{}", fault.replace(['@', ':'], "-")));
+            let mut args = board.to_vec();
+            args.extend(["--job-dir", dir.to_str().unwrap()]);
+            let crashed = leaper(&args, Some(fault));
+            assert!(!crashed.status.success(), "{lanes} {fault}");
+            assert!(expected.starts_with(&text(&crashed.stdout)), "{lanes} {fault}: {}", text(&crashed.stdout));
+            let stopped = status(&dir);
+            assert_eq!(stopped["passes"], passes, "{lanes} {fault}: {stopped}");
+            let output = resume(&dir, None);
+            assert_eq!(text(&output.stdout), expected, "{lanes} {fault}: {}", text(&output.stderr));
+            fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_resume_in_other_lanes_is_refused_by_name_and_jobs_of_before_the_128_bit_lane_resume_as_they_were() {
+    // King tours of 3 x 60: a bound of about 2^200, for which `exact` now takes 128 bits.
     let board = ["tours", "--moves", "1,0+1,1", "3x60", "--sweep", "--buckets", "7"];
     let expected = text(&leaper(&board, None).stdout);
-    assert!(expected.ends_with("3x60 432250127596360169729677265572035855937427261342\n"), "{expected}");
-    // In the exact pass, before a count passed 2^64 (one pass known) and after; at its end (the
-    // first manifest, 180 step commits, the pass commit); in the residue pass.
-    for (fault, passes) in
-        [("crash@layer:30", 1), ("crash@layer:120", 2), ("crash@manifest:182", 2), ("crash@layer:250", 2)]
-    {
-        let dir = scratch(&format!("exact-{}", fault.replace(['@', ':'], "-")));
+    let started = |name: &str, more: &[&str]| {
+        let dir = scratch(name);
         let mut args = board.to_vec();
+        args.extend(more);
         args.extend(["--job-dir", dir.to_str().unwrap()]);
-        let crashed = leaper(&args, Some(fault));
-        assert!(!crashed.status.success(), "{fault}");
-        assert!(expected.starts_with(&text(&crashed.stdout)), "{fault}: {}", text(&crashed.stdout));
-        let stopped = status(&dir);
-        assert_eq!(stopped["passes"], passes, "{fault}: {stopped}");
+        assert!(!leaper(&args, Some("crash@layer:40")).status.success(), "{name}");
+        dir
+    };
+    // What a new job records: the lane the bound chose.
+    let dir = started("lanes-recorded", &[]);
+    assert!(fs::read_to_string(dir.join("job.toml")).unwrap().contains("counts = \"exact128\""));
+    fs::remove_dir_all(&dir).unwrap();
+
+    // Layers of 64-bit counts, a job.toml sealed again asking for 128 (or residues): refused,
+    // both lanes named, nothing changed.
+    for (forged, asked) in [("exact128", "now asks for exact 128-bit counts"), ("residues", "now asks for 5 residues")]
+    {
+        let dir = started(&format!("lanes-forged-{forged}"), &["--counts", "exact64"]);
+        forge_spec(&dir, "sweep", "counts", forged);
+        let before = snapshot(&dir);
         let output = resume(&dir, None);
-        assert_eq!(text(&output.stdout), expected, "{fault}: {}", text(&output.stderr));
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{forged}: {stderr}");
+        assert!(stderr.contains("the job's layers hold exact 64-bit counts") && stderr.contains(asked), "{stderr}");
+        assert_eq!(snapshot(&dir), before, "{forged}: the refusal changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // Between passes too (the exact 64-bit pass saturated and ended, the residue pass not
+    // begun: 180 step commits, the pass commit), and a step into the residue pass, whose
+    // manifest names its residues alone: the ended pass's words give it away (the sweep's check
+    // of the checkpoint against its plan).
+    for (fault, refusal) in [
+        (
+            "crash@manifest:181",
+            "the counts of its last pass are exact 64-bit counts, but its job.toml now asks for exact 128-bit",
+        ),
+        (
+            "crash@manifest:182",
+            "1 words of counts a slot from the passes before) does not fit this sweep (2 passes: exact 128-bit counts",
+        ),
+    ] {
+        let dir = scratch("lanes-forged-between-passes");
+        let mut args = board.to_vec();
+        args.extend(["--counts", "exact64", "--job-dir", dir.to_str().unwrap()]);
+        assert!(!leaper(&args, Some(fault)).status.success());
+        assert_eq!(status(&dir)["passes"], 2);
+        forge_spec(&dir, "sweep", "counts", "exact128");
+        let before = snapshot(&dir);
+        let output = resume(&dir, None);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{fault}: {stderr}");
+        assert!(stderr.contains(refusal), "{fault}: {stderr}");
+        assert_eq!(snapshot(&dir), before, "{fault}: the refusal changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // A job.toml of a release before the 128-bit lane says `exact`: the exact 64-bit pass
+    // without --verify, the residue passes with it, as that release counted; it resumes so.
+    for (started_as, verify) in [("exact64", false), ("residues", true)] {
+        let more: &[&str] = if verify { &["--counts", started_as, "--verify"] } else { &["--counts", started_as] };
+        let dir = started(&format!("lanes-before-{started_as}"), more);
+        forge_spec(&dir, "sweep", "counts", "exact");
+        let output = resume(&dir, None);
+        assert!(output.status.success(), "{started_as}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), expected, "{started_as}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -354,7 +435,7 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         ("spec edited: board", |dir, _| edit_spec(dir, "board = \"6x8\"", "board = \"6x7\""), "damaged job spec"),
         (
             "spec edited: counts",
-            |dir, _| edit_spec(dir, "counts = \"exact\"", "counts = \"residues\""),
+            |dir, _| edit_spec(dir, "counts = \"residues\"", "counts = \"exact64\""),
             "damaged job spec",
         ),
         (
@@ -416,7 +497,10 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
         let named = match name {
             _ if name.contains("skew") || name.contains("manifest") => "",
             _ if name.contains("keys") => "manifest.json",
-            _ if name.contains("spec forged: verify") => "the checkpoint",
+            // Both lanes named: the layers' and those the forged spec asks for.
+            _ if name.contains("spec forged: verify") => {
+                "the job's layers hold 1 residue ([0]), but its job.toml now asks for 2 residues"
+            }
             _ if name.contains("spec forged") => "manifest.json",
             _ if name.contains("spec") => "job.toml",
             _ => bucket.as_str(),
@@ -488,6 +572,26 @@ fn a_job_directory_belongs_to_one_job_and_one_process() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 55: `leaper resume --job-dir /tmp` searched /tmp and blamed someone else's symbolic
+/// link. A directory without a spec holds no leaper job, said first, as `leaper status` says it;
+/// nothing in it is touched.
+#[test]
+fn a_directory_that_is_no_job_is_named_so_before_anything_in_it_is_read() {
+    let dir = scratch("not-a-job");
+    fs::create_dir_all(dir.join("someone/else")).unwrap();
+    std::os::unix::fs::symlink("/nowhere", dir.join("someone/else/link")).unwrap();
+    fs::write(dir.join("notes.txt"), "theirs").unwrap();
+    let expected = format!("error: {}: holds no leaper job (job.toml is missing)\n", dir.display());
+    for command in ["resume", "status"] {
+        let output = leaper(&[command, "--job-dir", dir.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        assert_eq!(text(&output.stderr), expected, "{command}");
+    }
+    assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "theirs");
+    assert!(fs::symlink_metadata(dir.join("someone/else/link")).is_ok() && !dir.join("lock").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `job.toml` exactly as leaper 0.1.0 wrote it for `knight 6x8 --sweep --buckets 7 --format json`
 /// and for `quarto --lines rows,cols` (format 1: no job kind, no registry names).
 const RELEASE_0_1_SWEEP: &str = "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.
@@ -546,4 +650,133 @@ fn a_job_directory_of_the_previous_release_is_refused_by_its_format_and_left_alo
         assert!(snapshot(&dir) == before, "{name}: a refused command changed the job directory");
         fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// Issue 55: a finished job's job.toml rewritten by hand to format 2 (which has no checksum),
+/// with `verify = true` or `counts = "residues"`, its copy overwritten too, made `leaper resume`
+/// print `"verified": true` for counts never verified. The manifest records the spec's format
+/// and how the counts were carried: both edits are refused, as they are on an unfinished job,
+/// and the directory is left as it was. Sweeps and subtree jobs alike.
+#[test]
+fn a_finished_job_s_spec_is_protected_as_a_running_one_s() {
+    let forged = |dir: &Path, edit: &dyn Fn(String) -> String| {
+        let spec = fs::read_to_string(dir.join("job.toml")).unwrap();
+        let older: String = spec
+            .lines()
+            .filter(|line| !line.starts_with("crc32 = "))
+            .map(|line| if line == "format = 3" { "format = 2\n".to_string() } else { format!("{line}\n") })
+            .collect();
+        let forged = edit(older);
+        fs::write(dir.join("job.toml"), &forged).unwrap();
+        fs::write(dir.join("job.copy.toml"), &forged).unwrap();
+    };
+    type Edit = fn(String) -> String;
+    let sweep_edits: [(&str, Edit); 3] = [
+        ("verify", |spec| spec.replacen("verify = false", "verify = true", 1)),
+        ("residues", |spec| spec.replacen("counts = \"exact\"", "counts = \"residues\"", 1)),
+        ("format alone", |spec| spec),
+    ];
+    for (name, edit) in sweep_edits {
+        let dir = scratch(&format!("finished-spec-{name}"));
+        let job = dir.to_str().unwrap();
+        let output = leaper(&["knight", "6x6", "--job-dir", job, "--format", "json"], None);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        assert_eq!(
+            text(&output.stdout),
+            r#"{"problem":"knight","board":"6x6","tours":"closed","count":"9862"}"#.to_string() + "\n"
+        );
+        forged(&dir, &edit);
+        let before = snapshot(&dir);
+        let output = leaper(&["resume", "--job-dir", job, "--format", "json"], None);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert_eq!(text(&output.stdout), "", "{name}: printed a count");
+        assert!(stderr.contains("is of job format 2, but the job was started with format 3"), "{name}: {stderr}");
+        assert!(snapshot(&dir) == before, "{name}: a refused resume changed the job directory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+    // A subtree job's ledger records the format too.
+    let dir = scratch("finished-spec-subtree");
+    let job = dir.to_str().unwrap();
+    let output = leaper(&["quarter", "8", "--by-start", "--job-dir", job], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    forged(&dir, &|spec| spec);
+    let output = leaper(&["resume", "--job-dir", job], None);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("started with job format 3, but its job.toml is now of format 2"), "{stderr}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The seeded campaign of issue 55 on a finished job's spec: random hand edits of job.toml
+/// (values changed, with the checksum kept, dropped, or forged; the format lowered; the copy
+/// overwritten or not). A resume either refuses, changing nothing, or prints the job's count
+/// exactly as it was counted: never a flag or a count the job did not earn.
+#[test]
+fn a_seeded_campaign_of_hand_edits_to_a_finished_job_s_spec() {
+    use leaper_core::engine::jobdir::JobSpec;
+    let dir = scratch("finished-spec-campaign");
+    let job = dir.to_str().unwrap();
+    let output = leaper(&["knight", "6x6", "--job-dir", job, "--format", "json"], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let counted = text(&output.stdout);
+    assert_eq!(counted, "{\"problem\":\"knight\",\"board\":\"6x6\",\"tours\":\"closed\",\"count\":\"9862\"}\n");
+    let original = (fs::read(dir.join("job.toml")).unwrap(), fs::read(dir.join("job.copy.toml")).unwrap());
+    let mut state = 55_u64;
+    let mut random = move |bound: usize| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) % bound as u64) as usize
+    };
+    // (section, key, another value): what a hand might change.
+    let values: [(&str, &str, toml::Value); 7] = [
+        ("sweep", "verify", toml::Value::Boolean(true)),
+        ("sweep", "counts", toml::Value::String("residues".into())),
+        ("sweep", "buckets", toml::Value::Integer(7)),
+        ("sweep", "mem_limit", toml::Value::Integer(1 << 26)),
+        ("params", "board", toml::Value::String("6x8".into())),
+        ("params", "tours", toml::Value::String("open".into())),
+        ("run", "format", toml::Value::String("text".into())),
+    ];
+    let (mut refused, mut printed) = (0, 0);
+    for round in 0..20 {
+        fs::write(dir.join("job.toml"), &original.0).unwrap();
+        fs::write(dir.join("job.copy.toml"), &original.1).unwrap();
+        let mut spec = JobSpec::load(&dir).unwrap();
+        let (section, key, value) = &values[random(values.len())];
+        spec.body.get_mut(*section).and_then(|t| t.as_table_mut()).unwrap().insert(key.to_string(), value.clone());
+        let lowered = random(2) == 0;
+        if lowered {
+            spec.header.format = 2;
+        }
+        // Written by leaper's own code (a valid checksum), then maybe spoiled by hand.
+        spec.write(&dir).unwrap();
+        let mut written = fs::read_to_string(dir.join("job.toml")).unwrap();
+        match random(3) {
+            0 => {}
+            1 => written = written.lines().filter(|l| !l.starts_with("crc32")).map(|l| format!("{l}\n")).collect(),
+            _ => written = written.replacen("crc32 = ", "crc32 = 1", 1),
+        }
+        fs::write(dir.join("job.toml"), &written).unwrap();
+        if random(2) == 0 {
+            fs::write(dir.join("job.copy.toml"), &written).unwrap();
+        }
+        let before = snapshot(&dir);
+        let output = leaper(&["resume", "--job-dir", job], None);
+        let what = format!("round {round}: [{section}] {key} = {value}, format {}", if lowered { 2 } else { 3 });
+        if output.status.success() {
+            printed += 1;
+            let stdout = text(&output.stdout);
+            let same = stdout == counted || stdout == "9862\n";
+            assert!(same, "{what}: printed {stdout}");
+            assert!(!text(&output.stderr).contains("verified"), "{what}: {}", text(&output.stderr));
+            assert!(!lowered, "{what}: a lowered format was accepted");
+        } else {
+            refused += 1;
+            assert_eq!(output.status.code(), Some(1), "{what}: {}", text(&output.stderr));
+            assert!(output.stdout.is_empty(), "{what}");
+            assert!(snapshot(&dir) == before, "{what}: a refused resume changed the job directory");
+        }
+    }
+    assert!(refused > 0 && printed > 0, "refused {refused}, printed {printed}");
+    fs::remove_dir_all(&dir).unwrap();
 }

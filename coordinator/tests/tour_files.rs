@@ -321,3 +321,170 @@ fn a_line_of_another_board_names_the_board_expected_and_suggests_board() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs `leaper ARGS` with `stdin` as its standard input (and `cwd` as its directory).
+fn piped(args: &[&str], stdin: fs::File, cwd: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("LEAPER_FAULT")
+        .stdin(stdin)
+        .output()
+        .expect("leaper runs")
+}
+
+/// Issue 55: `-` reads stdin for tour files as it does for graphs. convert, show and dedupe
+/// print for stdin what they print for the file; dedupe's `--out`, which reads its input a
+/// second time, writes the same tours from the tours it kept of stdin's first reading; errors
+/// name stdin; stdin given twice is refused.
+#[test]
+fn a_dash_reads_tours_from_stdin() {
+    let dir = scratch("stdin");
+    let file = dir.join("w.txt");
+    // Open and closed tours alike, 8x8: the board stdin is read on when none is given.
+    run(&["tours", "generate", "8x8", "--count", "40", "--seed", "5", "--out", path(&file)]);
+    let from_stdin = |args: &[&str]| {
+        let output = piped(args, fs::File::open(&file).unwrap(), &dir);
+        assert!(output.status.success(), "{args:?}: {}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    for args in [
+        &["tours", "convert", "-", "--to", "moves"][..],
+        &["tours", "convert", "-", "--to", "edges", "--open"],
+        &["tours", "show", "-", "--number", "7"],
+        &["tours", "dedupe", "-", "--format", "json"],
+        &["tours", "dedupe", "-", "--out", "-", "--to", "moves"],
+    ] {
+        // The same command on the file: the input is the third argument (`--out -` stays).
+        let mut named = args.to_vec();
+        named[2] = path(&file);
+        assert_eq!(from_stdin(args), run(&named), "{args:?}");
+    }
+    let (by_file, by_stdin) = (dir.join("by-file.txt"), dir.join("by-stdin.txt"));
+    run(&["tours", "dedupe", path(&file), "--out", path(&by_file)]);
+    from_stdin(&["tours", "dedupe", "-", "--out", path(&by_stdin)]);
+    assert_eq!(fs::read(&by_stdin).unwrap(), fs::read(&by_file).unwrap());
+    let mut left: Vec<String> =
+        fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(left, ["by-file.txt", "by-stdin.txt", "w.txt"], "the scratch directories are removed");
+    // Errors name stdin, and say its board was not read ahead.
+    let bad = dir.join("bad.txt");
+    fs::write(&bad, "  123\n").unwrap();
+    let output = piped(&["tours", "convert", "-", "--to", "moves"], fs::File::open(&bad).unwrap(), &dir);
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("stdin: line 1: "), "{stderr}");
+    assert!(stderr.contains("read as 8x8, the default: stdin is not a regular file"), "{stderr}");
+    let error = fails(&["tours", "convert", "-", "-", "--to", "moves"]);
+    assert!(error.contains("stdin (-) is given twice"), "{error}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `leaper ARGS`, which must end within a minute (else it is killed and the test fails).
+fn within_a_minute(args: &[&str]) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .env_remove("LEAPER_FAULT")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("leaper runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("leaper {args:?} still ran after a minute: stopped");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 55: `tours generate 8x8 --count 99999999999999 --out o.txt` began writing 13 PB. As
+/// `enumerate`, it is refused before anything is written: past the 10^9 tours leaper writes one
+/// by one, and past the free space of --out's file system.
+#[test]
+fn a_generation_past_the_tours_leaper_writes_or_the_free_disk_is_refused_up_front() {
+    let dir = scratch("generate-big");
+    let out = dir.join("o.txt");
+    let output = within_a_minute(&[
+        "tours",
+        "generate",
+        "8x8",
+        "--warnsdorff",
+        "--count",
+        "99999999999999",
+        "--out",
+        path(&out),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "error: tours generate 8x8 --count 99,999,999,999,999: more than the 1,000,000,000 tours leaper writes one \
+         by one (11.9 PiB as --to compact lines); ask for fewer\n"
+    );
+    // 10^9 tours as connection lists (over 300 bytes each on 8x8): more than this disk has free.
+    let free = nix::sys::statvfs::statvfs(&dir).map(|s| s.blocks_available() * s.fragment_size()).unwrap();
+    if free < 300_000_000_000 {
+        let output = within_a_minute(&[
+            "tours",
+            "generate",
+            "8x8",
+            "--count",
+            "1000000000",
+            "--to",
+            "edges",
+            "--out",
+            path(&out),
+        ]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        let says = format!("error: tours generate 8x8 --out {}: its 1,000,000,000 tours take ", out.display());
+        assert!(stderr.starts_with(&says) && stderr.contains("free there"), "{stderr}");
+    } else {
+        eprintln!("{} has {free} bytes free: the free-space refusal is not tried", dir.display());
+    }
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "nothing written");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 55: a dedupe killed while it worked left its scratch directory (`OUT.dedupe-PID/`) for
+/// good. The next dedupe beside the same output removes it, as output temporaries of dead
+/// processes are removed.
+#[test]
+fn a_killed_dedupe_s_scratch_directory_is_removed_by_the_next() {
+    let dir = scratch("stale-scratch");
+    let tours = dir.join("w.txt");
+    run(&["tours", "generate", "6x6", "--count", "20", "--seed", "2", "--out", path(&tours)]);
+    // A dedupe reading a pipe that never ends, killed once its scratch directory is made.
+    let fifo = dir.join("pipe");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let out = dir.join("distinct.txt");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["tours", "dedupe", path(&fifo), "--board", "6x6", "--out", path(&out)])
+        .env_remove("LEAPER_FAULT")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut writer = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    std::io::Write::write_all(&mut writer, &fs::read(&tours).unwrap()).unwrap();
+    let scratch_dir = dir.join(format!("distinct.txt.dedupe-{}", child.id()));
+    let started = std::time::Instant::now();
+    while !scratch_dir.join("bucket-0000.rec").exists() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "no scratch directory");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(writer);
+    assert!(scratch_dir.is_dir(), "the killed run left its scratch directory");
+    let totals = json(&["tours", "dedupe", path(&tours), "--out", path(&out)]);
+    assert_eq!(totals["tours"], 20);
+    assert!(!scratch_dir.exists(), "the next dedupe removed it");
+    let mut left: Vec<String> =
+        fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(left, ["distinct.txt", "pipe", "w.txt"]);
+    fs::remove_dir_all(&dir).unwrap();
+}

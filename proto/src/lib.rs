@@ -20,8 +20,11 @@ pub mod v1 {
 /// its own, so that a change of a problem's keys needs no new format. Within format 4 Prepare
 /// gained the problem's own key format (`PrepareRequest.key_format`, optional: a new field of a
 /// proto3 message is ignored by older peers and absent from older coordinators), so that a worker
-/// of another key format for the problem is refused by that number.
-pub const FORMAT_VERSION: u32 = 4;
+/// of another key format for the problem is refused by that number. Format 5 carries exact
+/// 128-bit counts (`PrepareRequest.moduli` naming the lane's two words) and, with `--verify`,
+/// an exact lane checked by a spare prime; a worker of format 4 would add those words as
+/// residues, and a worker's layers are bucket sections of format 4 (lanes stored as they are).
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The metadata key that carries the shared token.
 pub const AUTHORIZATION: &str = "authorization";

@@ -27,11 +27,11 @@ pub enum Error {
     InvalidRequest(String),
 
     #[error(
-        "count verification failed for {board}: the first {moduli} moduli give {value} but the spare \
-         modulus {spare} disagrees (residue {expected}, reconstruction {got}); this is a bug or a \
-         hardware fault, do not publish this count"
+        "count verification failed for {board}: {route} gave {value} but the spare modulus {spare} \
+         disagrees (residue {expected}, the count's {got}); this is a bug or a hardware fault, do not \
+         publish this count"
     )]
-    VerificationFailed { board: String, moduli: usize, value: String, spare: u64, expected: u64, got: u64 },
+    VerificationFailed { board: String, route: String, value: String, spare: u64, expected: u64, got: u64 },
 
     #[error("{path}: {message}")]
     File { path: PathBuf, message: String },

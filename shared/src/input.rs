@@ -1,27 +1,34 @@
 //! Input read within a bound. The files a user names (a token, TLS certificates, a piece file,
-//! tour files) are read no further than a bound that fits their kind, so that a wrong file
-//! (`/dev/zero`, a disk image, a log without line breaks) is refused by name after at most its
-//! bound, in memory of that order, never read whole first; and a line quoted in a message is
-//! cut short.
+//! tour files, a graph, its vertex order, a mask of squares) are read no further than a bound
+//! that fits their kind, so that a wrong file (`/dev/zero`, a disk image, a log without line
+//! breaks) is refused by name after at most its bound, in memory of that order, never read whole
+//! first; a regular file larger than its bound is refused by its size, unread; and a line or name
+//! quoted in a message is cut short. A lone `-` names standard input ([`Source`]), read within
+//! the same bound.
 //!
 //! ```text
 //! read_file_bounded("/dev/zero", 4 KiB, "token file")
 //!     reads 4097 bytes, one more than the bound ─► "/dev/zero: the token file is larger than 4 KiB,
 //!     more than such a file holds: is it the right file?"
+//! read_text(Source::new("-"), 64 MiB, "graph file")   with a pipe of 1 GB on stdin
+//!     reads 64 MiB + 1 bytes ─► "stdin: the graph file is larger than 64 MiB, ..."
+//! read_file_bounded("disk.img", 64 MiB, "graph file")  a regular file of 1 GiB: nothing read
 //! BoundedLines over "a1 b3\r\n" ++ "x" * 10^9 ++ "\nc2", 16 KiB a line
 //!     next_line ─► (1, Text("a1 b3"))            the line ending dropped
 //!     next_line ─► (2, TooLong)                  after 16 KiB + 2 bytes of the line, not 10^9
 //!     next_line ─► (3, Text("c2"))               the rest of line 2 skipped, a buffer at a time
 //!     next_line ─► None
 //! quote("x" * 10^9) ─► "xx…x"… (1000000000 bytes)      the first 80 characters, quoted
+//! cut("x" * 10^9)   ─► xx…x… (1000000000 bytes)        the same, unquoted (a vertex's name)
 //! ```
 //!
 //! A caller that stops at a line too long reads no further; one that skips it (`--skip-invalid`)
 //! reads the rest of the line to its end without keeping it.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{file_error, Error, Result};
 
@@ -37,18 +44,85 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// How messages name standard input.
+pub const STDIN_NAME: &str = "stdin";
+
+/// A file a user names to be read, or standard input for a lone `-` (as most command-line tools
+/// read it; `./-` is a file of that name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Source {
+    pub fn new(given: impl AsRef<Path>) -> Source {
+        let given = given.as_ref();
+        if given == Path::new("-") {
+            Source::Stdin
+        } else {
+            Source::File(given.to_path_buf())
+        }
+    }
+
+    /// How messages name it: its path, or `stdin`.
+    pub fn name(&self) -> &Path {
+        match self {
+            Source::Stdin => Path::new(STDIN_NAME),
+            Source::File(path) => path,
+        }
+    }
+
+    /// Its bytes from the start.
+    pub fn open(&self) -> std::io::Result<Box<dyn Read + Send>> {
+        Ok(match self {
+            Source::Stdin => Box::new(std::io::stdin()),
+            Source::File(path) => Box::new(File::open(path)?),
+        })
+    }
+
+    /// Whether it can be read twice: a regular file (standard input, a pipe or a device cannot).
+    pub fn rereadable(&self) -> bool {
+        match self {
+            Source::Stdin => false,
+            Source::File(path) => std::fs::metadata(path).is_ok_and(|meta| meta.is_file()),
+        }
+    }
+
+    /// Its size, where it is a regular file.
+    pub fn regular_size(&self) -> Option<u64> {
+        match self {
+            Source::Stdin => None,
+            Source::File(path) => std::fs::metadata(path).ok().filter(|meta| meta.is_file()).map(|meta| meta.len()),
+        }
+    }
+}
+
 /// The file at `path`, refused by name when it holds more than `limit` bytes: at most one byte
-/// past the bound is read. `what` names the file's kind in messages ("token file").
+/// past the bound is read (none when the file's size says so). `what` names the file's kind in
+/// messages ("token file").
 pub fn read_file_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
-    let action = format!("read the {what}");
-    let file = File::open(path).map_err(|e| file_error(path, &action, e))?;
-    read_at_most(file, limit).map_err(|e| file_error(path, &action, e))?.ok_or_else(|| Error::File {
-        path: path.to_path_buf(),
+    read_bounded(&Source::File(path.to_path_buf()), limit, what)
+}
+
+/// All of `source` (a file, or standard input), refused by name when it holds more than
+/// `limit` bytes: at most one byte past the bound is read, and a regular file larger than the
+/// bound is refused by its size, unread.
+pub fn read_bounded(source: &Source, limit: u64, what: &str) -> Result<Vec<u8>> {
+    let name = source.name();
+    let too_large = || Error::File {
+        path: name.to_path_buf(),
         message: format!(
             "the {what} is larger than {}, more than such a file holds: is it the right file?",
             size(limit)
         ),
-    })
+    };
+    if source.regular_size().is_some_and(|bytes| bytes > limit) {
+        return Err(too_large());
+    }
+    let action = format!("read the {what}");
+    let reader = source.open().map_err(|e| file_error(name, &action, e))?;
+    read_at_most(reader, limit).map_err(|e| file_error(name, &action, e))?.ok_or_else(too_large)
 }
 
 /// All of `reader` when it holds at most `limit` bytes, else `None`: one byte past the bound is
@@ -61,8 +135,15 @@ pub fn read_at_most(reader: impl Read, limit: u64) -> std::io::Result<Option<Vec
 
 /// [`read_file_bounded`], as text: a file that is not UTF-8 is refused by name.
 pub fn read_to_string_bounded(path: &Path, limit: u64, what: &str) -> Result<String> {
-    String::from_utf8(read_file_bounded(path, limit, what)?)
-        .map_err(|_| Error::File { path: path.to_path_buf(), message: format!("the {what} is not text (UTF-8)") })
+    read_text(&Source::File(path.to_path_buf()), limit, what)
+}
+
+/// [`read_bounded`], as text: input that is not UTF-8 is refused by name.
+pub fn read_text(source: &Source, limit: u64, what: &str) -> Result<String> {
+    String::from_utf8(read_bounded(source, limit, what)?).map_err(|_| Error::File {
+        path: source.name().to_path_buf(),
+        message: format!("the {what} is not text (UTF-8)"),
+    })
 }
 
 /// One line as [`BoundedLines`] reads it.
@@ -148,7 +229,16 @@ impl<R: BufRead> BoundedLines<R> {
 pub fn quote(text: &str) -> String {
     match text.char_indices().nth(QUOTE_CHARS) {
         None => format!("{text:?}"),
-        Some((cut, _)) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+        Some((end, _)) => format!("{:?}… ({} bytes)", &text[..end], text.len()),
+    }
+}
+
+/// `text` as a message shows a name unquoted (a vertex's, a square's): whole when it is short,
+/// else its first [`QUOTE_CHARS`] characters, an ellipsis and its length.
+pub fn cut(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(QUOTE_CHARS) {
+        None => Cow::Borrowed(text),
+        Some((end, _)) => Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len())),
     }
 }
 
@@ -225,5 +315,26 @@ mod tests {
         let long = "é".repeat(100);
         assert_eq!(quote(&long), format!("\"{}\"… (200 bytes)", "é".repeat(QUOTE_CHARS)));
         assert_eq!(quote(&"x".repeat(QUOTE_CHARS)), format!("\"{}\"", "x".repeat(QUOTE_CHARS)));
+        assert_eq!(cut("a1"), "a1");
+        assert_eq!(cut(&"x".repeat(QUOTE_CHARS)), "x".repeat(QUOTE_CHARS));
+        assert_eq!(cut(&"é".repeat(100)), format!("{}… (200 bytes)", "é".repeat(QUOTE_CHARS)));
+    }
+
+    #[test]
+    fn a_regular_file_past_its_bound_is_refused_by_its_size() {
+        let dir = std::env::temp_dir().join(format!("leaper-input-size-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big");
+        // Sparse: a gigabyte by its size, nothing on disk, and nothing read.
+        File::create(&path).unwrap().set_len(1 << 30).unwrap();
+        let error = read_file_bounded(&path, 1 << 20, "mask file").unwrap_err().to_string();
+        assert!(
+            error.ends_with("the mask file is larger than 1 MiB, more than such a file holds: is it the right file?")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(Source::new("-"), Source::Stdin);
+        assert_eq!(Source::new("./-"), Source::File("./-".into()));
+        assert_eq!(Source::Stdin.name(), Path::new("stdin"));
+        assert!(!Source::Stdin.rereadable() && !Source::new("/dev/zero").rereadable());
     }
 }

@@ -1,7 +1,7 @@
 //! Closed tour counts: the transfer matrix against published tables and against brute force.
 
 use leaper_core::engine::store::{disk_store, memory_store};
-use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
+use leaper_core::engine::sweep::{sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress};
 use leaper_core::engine::{Moduli, RecordLayout};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::brute;
@@ -20,7 +20,7 @@ fn sweep_with(width: usize, rows: usize, moves: &MoveSet, per_pass: Option<usize
 
 fn run(width: usize, rows: usize, min_rows: usize, moves: &MoveSet, per_pass: Option<usize>) -> Vec<Integer> {
     let job = closed_tours(Geometry::new(width, rows, moves.clone()), min_rows).expect("a valid board");
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: per_pass, ..SweepOptions::default() };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: per_pass, counts: CountRoute::Residues };
     let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 31, m.clone(), u64::MAX);
     let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
         .expect("sweep");
@@ -91,7 +91,7 @@ fn eight_by_eight() {
     // In memory the peak layers need more than 24 GiB: count out of core.
     let dir = std::env::temp_dir().join(format!("leaper-8x8-{}", std::process::id()));
     let job = closed_tours(Geometry::new(8, 8, MoveSet::knight()), 8).unwrap();
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
     let mut new_store = |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, 503, m.clone(), 8 << 30, None);
     let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
         .expect("sweep");

@@ -2,7 +2,9 @@
 //! overflow their memory budget and are aggregated in sorted runs.
 
 use leaper_core::engine::store::{disk_store, memory_store, StateStore};
-use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress, SweepReport};
+use leaper_core::engine::sweep::{
+    sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress, SweepReport,
+};
 use leaper_core::engine::{Moduli, RecordLayout};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::transfer::closed_tours;
@@ -12,7 +14,7 @@ type NewStore<'a> = dyn FnMut(RecordLayout, &Moduli) -> leaper_core::Result<Box<
 
 fn sweep(width: usize, rows: usize, new_store: &mut NewStore) -> SweepReport {
     let job = closed_tours(Geometry::new(width, rows, MoveSet::knight()), 1).unwrap();
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
     sweep_in_process(job.as_ref(), &options, &mut StoreFactory(new_store), SweepProgress::default()).expect("sweep")
 }
 

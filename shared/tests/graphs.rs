@@ -5,7 +5,7 @@
 
 use leaper_core::engine::problem::{table, Job, Problem};
 use leaper_core::engine::store::memory_store;
-use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
+use leaper_core::engine::sweep::{sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress};
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 use leaper_core::problems::graph::command::GraphParams;
 use leaper_core::problems::graph::input::{Format, Graph};
@@ -37,7 +37,7 @@ fn names(n: usize) -> Vec<String> {
 
 /// The counts of a sweep, by slot.
 fn sweep(job: &dyn SweepJob) -> Vec<(usize, String)> {
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
     let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 7, m.clone(), u64::MAX);
     let report = sweep_in_process(job, &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
         .expect("the sweep runs");

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use leaper_core::engine::store::{disk_store, memory_store};
-use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
+use leaper_core::engine::sweep::{sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress};
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::brute;
@@ -19,7 +19,7 @@ fn run(width: usize, rows: usize, min_rows: usize, moves: &MoveSet, kind: TourKi
 }
 
 fn run_job(job: &dyn SweepJob) -> Vec<(usize, Integer)> {
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
     let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 31, m.clone(), u64::MAX);
     sweep_in_process(job, &options, &mut StoreFactory(&mut new_store), SweepProgress::default()).expect("sweep").counts
 }
@@ -58,7 +58,7 @@ fn published_open_tour_counts() {
 fn open_out_of_core(width: usize, rows: usize, buckets: usize, budget: u64) -> Integer {
     let dir = std::env::temp_dir().join(format!("leaper-open-{width}x{rows}-{}", std::process::id()));
     let job = tours(Geometry::new(width, rows, MoveSet::knight()), rows, TourKind::Open).unwrap();
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
     let mut new_store =
         |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, buckets, m.clone(), budget, None);
     let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())

@@ -3,7 +3,7 @@
 //! side (64-bit keys), in memory and out of core.
 
 use leaper_core::engine::store::{disk_store, memory_store, StateStore};
-use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
+use leaper_core::engine::sweep::{sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress};
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::brute;
@@ -18,7 +18,7 @@ fn job(width: usize, rows: usize, min_rows: usize, moves: &MoveSet) -> Box<dyn S
 
 /// Counts of lengths `min_rows..=rows`, verified with a spare modulus.
 fn counts(job: &dyn SweepJob, new_store: &mut NewStore) -> Vec<Integer> {
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, ..SweepOptions::default() };
+    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
     let report =
         sweep_in_process(job, &options, &mut StoreFactory(new_store), SweepProgress::default()).expect("sweep");
     report.counts.into_iter().map(|(_, count)| count).collect()

@@ -58,6 +58,20 @@ fn refuse_format(format_version: u32) -> Result<(), Status> {
     Ok(())
 }
 
+/// Claims the data directory for `job_id` (atomic, and idempotent for the same job); another
+/// job's directory is refused as a permission, as every call of another job is.
+fn claim_for(data: &DataDir, job_id: &str) -> Result<(), Status> {
+    data.claim(job_id).map_err(|error| {
+        let refused = matches!(error, Error::Refused { .. });
+        let status = to_status(error);
+        if refused {
+            Status::with_metadata(tonic::Code::PermissionDenied, status.message(), status.metadata().clone())
+        } else {
+            status
+        }
+    })
+}
+
 impl WorkerService {
     pub fn new(data: DataDir, threads: usize, peers: Credentials) -> Self {
         WorkerService { data: Arc::new(data), threads, peers, active: Mutex::new(None), problem: Mutex::new(None) }
@@ -115,9 +129,10 @@ impl WorkerService {
                 sweep.key_layout()
             )));
         }
-        data.claim(&request.job_id).map_err(to_status)?;
+        claim_for(data, &request.job_id)?;
 
-        let moduli = Moduli::from_values(request.moduli.clone());
+        // Lanes this worker does not know (a marker out of place) are refused, never added as residues.
+        let moduli = Moduli::from_values(request.moduli.clone()).map_err(to_status)?;
         let layout = sweep.layout(moduli.len());
         let buckets = request.buckets as usize;
         let data_dir = data.path();
@@ -162,16 +177,8 @@ impl WorkerService {
     /// lease's problem, checked against the lease's shard plan.
     fn leased_problem(&self, lease: &ShardLease) -> Result<Arc<dyn SubtreeProblem>, Status> {
         refuse_format(lease.format_version)?;
-        match self.data.owner().map_err(to_status)? {
-            Some(owner) if owner != lease.job_id => {
-                return Err(Status::permission_denied(format!(
-                    "this worker runs job {owner}, not job {}",
-                    lease.job_id
-                )))
-            }
-            Some(_) => {}
-            None => self.data.claim(&lease.job_id).map_err(to_status)?,
-        }
+        // One atomic claim: leases of one job arrive on many threads at once.
+        claim_for(&self.data, &lease.job_id)?;
         let mut cached = self.problem.lock().expect("problem lock");
         let (problem, fingerprint) = match cached.as_ref() {
             Some((name, params, problem, fingerprint)) if *name == lease.problem && *params == lease.params => {

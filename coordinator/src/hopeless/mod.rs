@@ -108,9 +108,11 @@ struct Needs {
 /// Prices `job` with a quick probe, for the store `request` counts in.
 fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Needs> {
     let (args, options) = request.sweep_options()?;
-    let passes = plan_moduli(job, &options)?.passes;
-    let exact_first = passes.len() > 1 && passes[0].is_saturating();
-    let runs = if exact_first { 1 } else { passes.len() };
+    let plan = plan_moduli(job, &options)?;
+    // The exact pass alone runs for certain; the residue passes only if it saturates (none
+    // follow where the bound needs more moduli than leaper carries).
+    let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
+    let passes = plan.passes;
     let bounds = Bounds::quick(2 * job.profile_hint().row);
     let in_memory = request.run.job_dir.is_none();
     // In memory as the count will be (its rate, no fsync a step); out of core for the disk.

@@ -10,6 +10,7 @@
 //! tours enumerate 8x8              its count's layers pass 1.5 M states: too many to list
 //! tours generate 3x3               no tour, open or closed (the graph is disconnected)
 //! tours generate 4x4               no reason known before counting, but 0 open tours counted
+//! tours generate 8x8 --count 10^14 more than the 10^9 tours leaper writes (11.9 PiB as lines)
 //! ```
 //!
 //! Why a count whose layers pass [`MOST_STATES`] means too many tours: `tours enumerate` takes
@@ -77,14 +78,14 @@ impl Enumeration {
             "closed"
         }
     }
+}
 
-    /// Bytes a tour takes as a line of `--to` (every line of a board is as long, but for a
-    /// move list's closing square).
-    fn line_bytes(&self) -> Result<u64> {
-        let board = TourBoard::new(self.board)?;
-        let tour = Tour { squares: (0..board.squares() as u16).collect(), closed: !self.open };
-        Ok(write(&board, &tour, self.to).len() as u64)
-    }
+/// Bytes a tour of `board` takes as a line of `to` (every line of a board is as long, but for a
+/// move list's closing square, which a `closed` tour has).
+fn line_bytes(board: BoardSize, closed: bool, to: Format) -> Result<u64> {
+    let board = TourBoard::new(board)?;
+    let tour = Tour { squares: (0..board.squares() as u16).collect(), closed };
+    Ok(write(&board, &tour, to).len() as u64)
 }
 
 /// Refuses `tours enumerate` on a board with no tour of the kind, with more tours than leaper
@@ -110,7 +111,7 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
         bail!("{name}: {board} has no {kind} knight's tour (`{count_command}` counts 0): there is nothing to list");
     }
     let lines = u128::try_from(&tours).unwrap_or(u128::MAX);
-    let size = lines.saturating_mul(u128::from(asked.line_bytes()?));
+    let size = lines.saturating_mul(u128::from(line_bytes(board, !asked.open, asked.to)?));
     let shown = |size: u128| bytes(u64::try_from(size).unwrap_or(u64::MAX));
     if lines > u128::from(MOST_TOURS) {
         bail!(
@@ -139,7 +140,9 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
 }
 
 /// Refuses `tours generate` on a board with no tour of the kind asked for (`--closed`: closed;
-/// otherwise any, which is an open tour: a closed one opened at any move).
+/// otherwise any, which is an open tour: a closed one opened at any move), or asked for more
+/// tours than leaper writes one by one or than `--out`'s file system has room for, as
+/// `enumerate` is.
 pub fn check_generate(tool: &dyn Tool, matches: &clap::ArgMatches) -> Result<()> {
     if tool.command().get_name() != "generate" {
         return Ok(());
@@ -148,12 +151,49 @@ pub fn check_generate(tool: &dyn Tool, matches: &clap::ArgMatches) -> Result<()>
     let closed = matches.try_get_one::<bool>("closed").ok().flatten().copied().unwrap_or(false);
     let (open, kind) = if closed { (false, "closed knight's tour") } else { (true, "knight's tour, open or closed") };
     let name = format!("tours generate {board}");
+    check_generated_size(&name, board, closed, matches)?;
     if let Some(reason) = no_tour(board, open)? {
         bail!("{name}: {board} has no {kind} ({reason}): there is nothing to generate");
     }
     if board.width.min(board.length) <= GENERATE_COUNTS_SIDES && count(board, open, None)? == Some(Integer::ZERO) {
         let command = format!("leaper knight {board}{}", if open { " --open" } else { "" });
         bail!("{name}: {board} has no {kind} (`{command}` counts 0): there is nothing to generate");
+    }
+    Ok(())
+}
+
+/// Refuses a `tours generate` (`name`) of more tours than [`MOST_TOURS`], or of more bytes than
+/// the file system of `--out` has free: its tours take at least `--count` lines of the shortest
+/// a tour of the board takes in `--to` (an open tour's, unless `closed`).
+fn check_generated_size(name: &str, board: BoardSize, closed: bool, matches: &clap::ArgMatches) -> Result<()> {
+    let Ok(Some(&count)) = matches.try_get_one::<u64>("count") else { return Ok(()) };
+    let to = matches.try_get_one::<Format>("to").ok().flatten().copied().unwrap_or(Format::Compact);
+    let size = u128::from(count) * u128::from(line_bytes(board, closed, to)?);
+    let shown = bytes(u64::try_from(size).unwrap_or(u64::MAX));
+    if count > MOST_TOURS {
+        bail!(
+            "{name} --count {}: more than the {} tours leaper writes one by one ({shown} as --to {} lines); ask for \
+             fewer",
+            grouped(count),
+            grouped(MOST_TOURS),
+            to.name()
+        );
+    }
+    let out = matches.try_get_one::<std::path::PathBuf>("out").ok().flatten();
+    let file = out.filter(|out| out.as_path() != std::path::Path::new("-"));
+    if let Some(file) = file {
+        // The file's own path: free_disk looks from its nearest existing ancestor (`o.txt`'s
+        // parent is an empty path).
+        let free = crate::machine::free_disk(file);
+        if let Some(free) = free.filter(|&free| size > u128::from(free)) {
+            bail!(
+                "{name} --out {}: its {} tours take {shown} as --to {} lines, more than the {} free there",
+                file.display(),
+                grouped(count),
+                to.name(),
+                bytes(free)
+            );
+        }
     }
     Ok(())
 }
@@ -251,7 +291,9 @@ mod tests {
 
     #[test]
     fn a_line_is_as_long_as_the_format_writes_it() {
-        let compact = Enumeration { board: board("8x8"), open: false, file: None, to: Format::Compact };
-        assert_eq!(compact.line_bytes().unwrap(), 134);
+        assert_eq!(line_bytes(board("8x8"), true, Format::Compact).unwrap(), 134);
+        // A closed move list repeats its first square: "a1 " more.
+        let open = line_bytes(board("8x8"), false, Format::Moves).unwrap();
+        assert_eq!(line_bytes(board("8x8"), true, Format::Moves).unwrap(), open + 3);
     }
 }

@@ -18,6 +18,7 @@
 //! as it would be started (`knight 9x10 --open --counts residues`), so the plan prices the same
 //! moduli, passes and key width the job would get.
 
+pub mod bytes;
 pub mod estimate;
 pub mod model;
 pub mod probe;
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser};
-use leaper_core::engine::sweep::plan_moduli;
+use leaper_core::engine::sweep::{plan_moduli, SweepPlan};
 use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
@@ -129,10 +130,12 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let bounds = Bounds::plan(2 * job.profile_hint().row, args.probe_states);
     let (probe, profile, rates) = estimate(job.as_ref(), first, bounds, request.run.threads, Some(&scratch))?;
     let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
-    let counts = PassPlan::new(&passes.passes);
+    let counts = PassPlan::new(&passes);
     let machine = Machine::new(&profile, &rates, sweep_args.mem_limit, mem, counts.runs);
     let name = request.task.command_line();
-    let plan = PlanReport::new(job.as_ref(), name, &probe, profile, rates, args, mem, counts, machine);
+    let disk = DiskFigure::new(job.as_ref(), first, &probe);
+    let (notes, report) = (request.task.plan_notes(), Report { counts, machine, disk });
+    let plan = PlanReport::new(job.as_ref(), name, &probe, profile, rates, args, mem, report, notes);
     let mut out = std::io::stdout().lock();
     match request.run.format {
         OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&plan)?)?,
@@ -143,7 +146,7 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
 
 /// Probes `job`'s pass of lanes `first` within `bounds` (on `threads`, out of core in a scratch
 /// directory under `scratch`, or in memory without one) and prices the whole pass: the probe,
-/// the predicted profile, the rates (bytes a state are the store's: in memory, RAM's).
+/// the predicted profile, the rates.
 pub fn estimate(
     job: &dyn SweepJob,
     first: &Moduli,
@@ -154,12 +157,24 @@ pub fn estimate(
     let probe = crate::machine::with_threads(threads, || probe::probe(job, first, bounds, scratch))??;
     let profile = predict(job, &probe);
     let rates = Rates {
-        disk_bytes_per_state: probe.bytes_per_state(),
+        disk_bytes_per_state: disk_bytes_per_state(job, first, &probe, &profile),
         record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
         states_per_second: probe.rate(RATE_FLOOR),
         handed_per_read: probe.handed_per_read(),
     };
     Ok((probe, profile, rates))
+}
+
+/// Bytes a state on disk at the heaviest step of `profile`: what the probe measured, where it
+/// ran the whole sweep out of core; else the figure of a large run of the same lanes, reached
+/// from the probe's own as layers grow ([`bytes::bytes_per_state`]).
+fn disk_bytes_per_state(job: &dyn SweepJob, first: &Moduli, probe: &Probe, profile: &Profile) -> f64 {
+    if probe.on_disk && probe.finished(job.steps()) {
+        return probe.bytes_per_state();
+    }
+    let (_, read, left) = profile.heaviest_step();
+    let measured = probe.on_disk.then(|| (probe.largest_states as f64, probe.bytes_per_state()));
+    bytes::bytes_per_state(bytes::Lanes::of(first), read.max(left) as f64, measured)
 }
 
 /// The probe's layers, then the rest of the pass as the layer model predicts it (a probe cut
@@ -186,11 +201,15 @@ pub fn predict(job: &dyn SweepJob, probe: &Probe) -> Profile {
 struct PassPlan {
     /// Lanes (64-bit words) of counts per state in the first pass.
     lanes: usize,
-    /// Residues per state (0: the exact 64-bit pass).
+    /// Residues per state in the first pass (the exact pass: its spare residues alone).
     moduli: usize,
-    /// Whether an exact 64-bit pass comes first (residue passes follow only if a count reaches
-    /// 2^64 - 1).
+    /// Whether an exact pass comes first (residue passes follow only if a count reaches its cap).
     exact_first: bool,
+    /// The exact pass's lane, in bits (64 or 128), where there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exact_bits: Option<u32>,
+    /// What the first pass carries, in words: `exact 128-bit counts and 1 spare residue`.
+    carried: String,
     /// Residue passes: after the exact pass if it saturates, or all the passes.
     residue_passes: usize,
     /// Passes that run for certain: the exact pass alone, or every residue pass.
@@ -198,25 +217,42 @@ struct PassPlan {
 }
 
 impl PassPlan {
-    fn new(passes: &[Moduli]) -> PassPlan {
-        let first = &passes[0];
-        let exact_first = passes.len() > 1 && first.is_saturating();
-        let residue_passes = passes.len() - usize::from(exact_first);
+    fn new(plan: &SweepPlan) -> PassPlan {
+        let first = &plan.passes[0];
+        // Residue passes follow the exact pass only if a count saturates (none where the bound
+        // needs more moduli than leaper carries).
+        let exact = plan.exact_lane();
+        let residue_passes = plan.passes.len() - usize::from(exact.is_some());
         PassPlan {
             lanes: first.len(),
-            moduli: if exact_first { 0 } else { first.len() },
-            exact_first,
+            moduli: first.residues(),
+            exact_first: exact.is_some(),
+            exact_bits: exact.map(|lane| lane.bits()),
+            carried: match exact {
+                Some(_) => first.to_string(),
+                None => counted(first.len(), "residue", "residues"),
+            },
             residue_passes,
-            runs: if exact_first { 1 } else { residue_passes },
+            runs: if exact.is_some() { 1 } else { residue_passes },
         }
     }
 
     /// The `passes` line: how many passes follow one another, and what the times below mean.
     fn line(&self) -> String {
-        if self.exact_first {
+        if let Some(bits) = self.exact_bits {
+            if self.residue_passes == 0 {
+                return format!(
+                    "1 pass of {} ({} a state), whose times are below; a count that reaches 2^{bits} - 1 is \
+                     refused (its bound needs more moduli than leaper carries)",
+                    self.carried,
+                    counted(self.lanes, "word", "words"),
+                );
+            }
             return format!(
-                "1 pass of exact 64-bit counts, whose times are below; then {} only if a count reaches \
-                 2^64 - 1 (--counts residues skips the exact pass for counts known to pass it)",
+                "1 pass of {} ({} a state), whose times are below; then {} only if a count reaches 2^{bits} - 1 \
+                 (--counts residues skips the exact pass for counts known to pass it)",
+                self.carried,
+                counted(self.lanes, "word", "words"),
                 counted(self.residue_passes, "residue pass", "residue passes")
             );
         }
@@ -276,6 +312,55 @@ impl Machine {
     }
 }
 
+/// Where the plan's bytes a state on disk come from.
+#[derive(Clone, Debug, Serialize)]
+struct DiskFigure {
+    /// Bytes a state of the probe's largest layer took (0 in memory).
+    probe_bytes_per_state: f64,
+    /// The lanes a state carries, as they read (`4 residue lanes`).
+    lanes: String,
+    /// The run whose figure at its peak the plan takes for these lanes (none: the probe ran
+    /// the whole sweep, its own figure is exact).
+    measured_by: Option<&'static str>,
+    /// That run's bytes a state at its peak.
+    measured_bytes_per_state: Option<f64>,
+}
+
+impl DiskFigure {
+    fn new(job: &dyn SweepJob, first: &Moduli, probe: &Probe) -> DiskFigure {
+        let lanes = bytes::Lanes::of(first);
+        let exact = probe.on_disk && probe.finished(job.steps());
+        let peak = (!exact).then(|| bytes::at_peak(lanes));
+        DiskFigure {
+            probe_bytes_per_state: if probe.on_disk { probe.bytes_per_state() } else { 0.0 },
+            lanes: lanes.name(),
+            measured_by: peak.map(|peak| peak.run),
+            measured_bytes_per_state: peak.map(|peak| peak.bytes_per_state),
+        }
+    }
+
+    /// The `disk` line, for `bytes_per_state` a state at the heaviest step.
+    fn line(&self, bytes_per_state: f64) -> String {
+        match (self.measured_by, self.measured_bytes_per_state) {
+            (Some(run), Some(measured)) => format!(
+                "{bytes_per_state:.2} bytes a state at the heaviest step, {} ({measured:.2} at the peak of {run}; \
+                 {:.2} at the probe's largest layer); a step holds the layer it reads and the larger of the layer \
+                 it writes and its spill",
+                self.lanes, self.probe_bytes_per_state
+            ),
+            _ => format!("{bytes_per_state:.2} bytes a state, {}, as the probe measured them", self.lanes),
+        }
+    }
+}
+
+/// What a plan says besides its profile and costs: how the counts are carried, this machine's
+/// verdict, where its bytes a state come from.
+struct Report {
+    counts: PassPlan,
+    machine: Machine,
+    disk: DiskFigure,
+}
+
 /// Everything a plan says, in the order it says it.
 #[derive(Clone, Debug, Serialize)]
 struct PlanReport {
@@ -312,6 +397,10 @@ struct PlanReport {
     fits: Option<bool>,
     /// The fewest workers with `disk_per_worker` each that hold it.
     workers_needed: Option<usize>,
+    /// Where `disk_bytes_per_state` comes from.
+    disk: DiskFigure,
+    /// What the same counts cost another way, as the problem says ([`leaper_core::engine::Task::plan_notes`]).
+    notes: Vec<String>,
 }
 
 impl PlanReport {
@@ -324,9 +413,10 @@ impl PlanReport {
         rates: Rates,
         args: &PlanArgs,
         mem: u64,
-        counts: PassPlan,
-        machine: Machine,
+        report: Report,
+        notes: Vec<String>,
     ) -> PlanReport {
+        let Report { counts, machine, disk } = report;
         let workers = args.workers as usize;
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
         counts_priced.sort_unstable();
@@ -374,19 +464,17 @@ impl PlanReport {
                 .disk_per_worker
                 .and_then(|disk| workers_needed(&profile, &rates, disk, mem, MOST_WORKERS)),
             profile: profile.states,
+            disk,
+            notes,
         }
     }
 
     fn print(&self, out: &mut dyn Write) -> Result<()> {
         let counts = &self.counts;
         let carried = if counts.exact_first {
-            "exact 64-bit counts, 1 pass".to_string()
+            format!("{}, 1 pass", counts.carried)
         } else {
-            format!(
-                "{} a state, {}",
-                counted(counts.moduli, "residue", "residues"),
-                counted(counts.residue_passes, "pass", "passes")
-            )
+            format!("{} a state, {}", counts.carried, counted(counts.residue_passes, "pass", "passes"))
         };
         writeln!(out, "plan      {}: {} steps, {}-bit keys, {carried}", self.job, self.steps, self.key_bits)?;
         writeln!(out, "passes    {}", counts.line())?;
@@ -396,7 +484,7 @@ impl PlanReport {
             "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {} states/s on {}",
             self.probe_steps,
             self.probe_seconds,
-            self.disk_bytes_per_state,
+            self.disk.probe_bytes_per_state,
             grouped(self.states_per_second.round() as u64),
             counted(self.threads, "thread", "threads")
         )?;
@@ -413,6 +501,10 @@ impl PlanReport {
         writeln!(out, "machine   {}", self.machine.line(self.in_memory_bytes))?;
         let rows: Vec<String> = self.row_peaks.iter().map(|&s| approx(s as f64)).collect();
         writeln!(out, "rows      largest layer of each row: {}", rows.join("  "))?;
+        writeln!(out, "disk      {}", self.disk.line(self.disk_bytes_per_state))?;
+        for note in &self.notes {
+            writeln!(out, "note      {note}")?;
+        }
         writeln!(
             out,
             "out of core, --mem-limit {} per worker (suggested --buckets {}):",

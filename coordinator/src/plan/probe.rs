@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use leaper_core::engine::jobdir::checkpoints::PACED_FROM_STEPS;
 use leaper_core::engine::store::{disk_store, memory_store};
 use leaper_core::engine::sweep::{LocalSteps, StoreFactory, SweepHost, SweepProgress};
 use leaper_core::engine::{Moduli, SweepJob};
@@ -138,8 +139,17 @@ pub fn probe(job: &dyn SweepJob, moduli: &Moduli, bounds: Bounds, scratch_parent
         None => None,
     };
     let root = scratch.as_ref().map(|scratch| scratch.0.clone());
+    // Out of core as a job directory would count: a sweep of many steps (a long thin graph's)
+    // paces its checkpoints, which spares its small layers a file and an fsync a step.
+    let paced = job.steps() > PACED_FROM_STEPS;
     let mut stores = StoreFactory(move |layout, moduli: &Moduli| match &root {
-        Some(root) => disk_store(layout, root, 0, PROBE_BUCKETS, moduli.clone(), PROBE_MEM_LIMIT, None),
+        Some(root) => {
+            let mut store = disk_store(layout, root, 0, PROBE_BUCKETS, moduli.clone(), PROBE_MEM_LIMIT, None)?;
+            if paced {
+                store.pace_checkpoints();
+            }
+            Ok(store)
+        }
         None => memory_store(layout, PROBE_BUCKETS, moduli.clone(), PROBE_MEM_LIMIT),
     });
     let mut host = LocalSteps::new(job, &mut stores);

@@ -36,7 +36,8 @@ pub fn run(
     let problem = problem.as_ref();
     let mut ledger = match job {
         Some(job) => {
-            let header = LedgerHeader::new(job.id(), &problem.describe(), problem.shard_count(), problem.fingerprint());
+            let header = LedgerHeader::new(job.id(), &problem.describe(), problem.shard_count(), problem.fingerprint())
+                .with_spec_format(job.spec().header.format);
             Some(Ledger::open(job.path(), &header)?)
         }
         None => None,

@@ -99,7 +99,7 @@ impl<'a> ClusterHost<'a> {
             plan,
             patience,
             pass: 0,
-            moduli: Moduli::from_values(vec![0]),
+            moduli: Moduli::saturating(),
             step: 0,
             layers: vec![None; workers],
             committed_step: 0,

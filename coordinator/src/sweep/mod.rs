@@ -55,14 +55,8 @@ pub fn run(
             let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
             let mut stores = InMemory { buckets, mem_limit };
             let start = SweepProgress::default();
-            let mut watch = SweepWatch::new(
-                job,
-                (plan.passes_to_run(job, &start), plan.passes.len()),
-                &start,
-                &label,
-                results,
-                false,
-            );
+            let mut watch =
+                SweepWatch::new(job, (plan.passes_to_run(job, &start), &plan), &start, &label, results, false);
             let report = crate::machine::with_threads(threads, || {
                 let mut host = LocalSteps::new(job, &mut stores);
                 run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
@@ -71,14 +65,16 @@ pub fn run(
         }
         Layers::OutOfCore(checkpoints) => {
             checkpoints.check_keys(job.key_format(), &job.key_layout())?;
-            if let Some(counts) = checkpoints.manifest().and_then(|m| m.result.clone()) {
+            if let Some(counts) = checkpoints.finished(&args.counted())? {
                 tracing::info!(job = %checkpoints.job().id(), "the job had finished; printing its counts");
                 return Ok(counts);
             }
             let start = checkpoints.start();
+            // Other lanes than the layers' are refused by name, before anything else is read.
+            checkpoints.check_lanes(&plan.passes, &start)?;
             let passes = plan.passes_to_run(job, &start);
             checkpoints.plan(passes, job.steps())?;
-            let mut watch = SweepWatch::new(job, (passes, plan.passes.len()), &start, &label, results, true)
+            let mut watch = SweepWatch::new(job, (passes, &plan), &start, &label, results, true)
                 .with_layer(checkpoints.manifest().map(|m| m.layer_size().0));
             let report = if request.run.cluster.workers.is_empty() {
                 crate::machine::with_threads(threads, || {
@@ -102,7 +98,7 @@ pub fn run(
                 }
                 counted?
             };
-            checkpoints.finish(&decimal(&report))?;
+            checkpoints.finish(&decimal(&report), args.counted())?;
             (report, watch)
         }
     };

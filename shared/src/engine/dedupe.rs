@@ -17,8 +17,11 @@
 //! On a cluster a [`BucketDeduper`] sends each bucket to a worker, which sorts it with
 //! [`dedupe_records`], the same function the local path uses, and sends the survivors back.
 //!
-//! The scratch directory is made for the purpose and holds only these files; each is removed
-//! when it has been read, and the directory when the survivors have been read.
+//! The scratch directory is made for the purpose and holds only these files (and the side files
+//! a caller asks for, [`Partitioner::side_file`]); each is removed when it has been read, and
+//! the directory when the survivors have been read. A run killed meanwhile leaves it; the
+//! default one (`BASE.dedupe-PID`, [`default_scratch`]) is removed by the next run beside the same
+//! base once process PID no longer runs ([`remove_stale_scratch`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -29,6 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use crate::engine::jobdir::durable::left_by_dead_process;
 use crate::engine::jobdir::{create_file, file_error};
 use crate::error::{Error, Result};
 
@@ -171,15 +175,20 @@ impl Partitioner {
         Ok(())
     }
 
+    /// A file of the caller's own in the scratch directory (`side-NAME.rec`), removed with it.
+    pub fn side_file(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{SIDE_PREFIX}{name}.rec"))
+    }
+
     /// Flushes the bucket files.
     pub fn finish(self) -> Result<Partitioned> {
+        let buckets = self.writers.len();
         for (bucket, mut writer) in self.writers.into_iter().enumerate() {
             if let Err(e) = writer.flush() {
                 remove_scratch(&self.dir);
                 return Err(file_error(&bucket_path(&self.dir, &format!("{bucket:04}")), "write", e));
             }
         }
-        let buckets = fs::read_dir(&self.dir).map_err(|e| file_error(&self.dir, "list", e))?.count();
         Ok(Partitioned { dir: self.dir, shape: self.shape, buckets, records: self.records })
     }
 
@@ -191,18 +200,58 @@ impl Partitioner {
     }
 }
 
-/// Removes the scratch directory's own files, then the directory (never anything else).
+/// Removes the scratch directory's own files, then the directory (never anything else; a link
+/// in its place is left, and nothing it points to is touched).
 pub fn remove_scratch(dir: &Path) {
+    if !fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir()) {
+        return;
+    }
     if let Ok(entries) = fs::read_dir(dir) {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if (name.starts_with("bucket-") || name.starts_with("kept-")) && name.ends_with(".rec") {
+            let own = (name.starts_with("bucket-") || name.starts_with("kept-") || name.starts_with(SIDE_PREFIX))
+                && name.ends_with(".rec");
+            if own && entry.file_type().is_ok_and(|kind| kind.is_file()) {
                 let _ = fs::remove_file(entry.path());
             }
         }
     }
     let _ = fs::remove_dir(dir);
+}
+
+/// The names of side files in a scratch directory: `side-NAME.rec`.
+const SIDE_PREFIX: &str = "side-";
+/// What a default scratch directory's name adds to its base: `BASE.dedupe-PID`.
+const SCRATCH_INFIX: &str = ".dedupe-";
+
+/// The scratch directory this process makes beside `base` when none is given: `BASE.dedupe-PID`
+/// (`distinct.txt.dedupe-4242`).
+pub fn default_scratch(base: &Path) -> PathBuf {
+    let mut name = base.as_os_str().to_owned();
+    name.push(format!("{SCRATCH_INFIX}{}", std::process::id()));
+    name.into()
+}
+
+/// Removes the default scratch directories beside `base` that dedupes no longer running left
+/// (`BASE.dedupe-PID` of a run killed while it worked), each as [`remove_scratch`] removes one:
+/// its own files, then the directory if nothing else is in it. Returns those removed.
+pub fn remove_stale_scratch(base: &Path) -> Vec<PathBuf> {
+    let Some(name) = base.file_name().and_then(|name| name.to_str()) else { return Vec::new() };
+    let parent = base.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(entries) = fs::read_dir(parent) else { return Vec::new() };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if is_dir && left_by_dead_process(&entry.file_name(), &format!("{name}{SCRATCH_INFIX}"), "") {
+            let dir = entry.path();
+            remove_scratch(&dir);
+            if !dir.exists() {
+                removed.push(dir);
+            }
+        }
+    }
+    removed
 }
 
 /// One deduplication's settings and measurements, shared by its buckets.
@@ -429,6 +478,35 @@ mod tests {
             assert_eq!(got, want, "limit {limit}, buckets {buckets}");
             assert!(!dir.exists(), "the scratch directory is removed");
         }
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A killed dedupe's scratch directory is removed by the next run beside the same base,
+    /// its own files only; a running process's, another base's and a link are left.
+    #[test]
+    fn scratch_directories_of_dead_processes_are_removed() {
+        let root = std::env::temp_dir().join(format!("leaper-stale-scratch-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        let base = root.join("distinct.txt");
+        // No process has the id 2^32 - 1 (Linux pids stay below 2^22).
+        let dead = root.join("distinct.txt.dedupe-4294967295");
+        let stranger = root.join("distinct.txt.dedupe-4294967294");
+        let running = default_scratch(&base);
+        let other_base = root.join("other.txt.dedupe-4294967295");
+        for dir in [&dead, &stranger, &running, &other_base] {
+            fs::create_dir(dir).unwrap();
+            fs::write(dir.join("bucket-0000.rec"), b"records").unwrap();
+        }
+        fs::write(dead.join("side-tours.rec"), b"a1 b3\n").unwrap();
+        fs::write(stranger.join("notes.txt"), b"mine").unwrap();
+        std::os::unix::fs::symlink(&stranger, root.join("distinct.txt.dedupe-4294967293")).unwrap();
+        assert_eq!(remove_stale_scratch(&base), std::slice::from_ref(&dead));
+        assert!(!dead.exists());
+        // Its own files are gone, the stranger's stay, and so does its directory.
+        assert!(!stranger.join("bucket-0000.rec").exists() && stranger.join("notes.txt").exists());
+        assert!(running.join("bucket-0000.rec").exists() && other_base.join("bucket-0000.rec").exists());
+        assert!(root.join("distinct.txt.dedupe-4294967293").symlink_metadata().is_ok());
         fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -6,11 +6,11 @@
 //! check of a cached `None`.
 //!
 //! Points: `spill` (a successor batch is about to be written), `bucket` (a bucket file of the new
-//! layer was written), `layer` (the new layer is durable, no checkpoint names it yet),
-//! `manifest-temp` (the new manifest is written beside the old one), `manifest` (the new manifest
-//! replaced the old one), `manifest-copy-temp` and `manifest-copy` (the same for its copy),
-//! `release` (the old layer was deleted); `job-temp` and `job` likewise for the job spec written
-//! when a job starts.
+//! layer was written), `layer` (the new layer is durable, no checkpoint names it yet: in a sweep
+//! whose checkpoints are paced, only a layer one is about to name), `manifest-temp` (the new
+//! manifest is written beside the old one), `manifest` (the new manifest replaced the old one),
+//! `manifest-copy-temp` and `manifest-copy` (the same for its copy), `release` (the old layer
+//! was deleted); `job-temp` and `job` likewise for the job spec written when a job starts.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;

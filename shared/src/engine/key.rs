@@ -8,12 +8,14 @@
 //! wider.
 //!
 //! Outside the typed hot loops a state travels as a *record* of 64-bit words: the key's words
-//! (least significant first), then one residue per modulus. [`RecordLayout`] says how many of
-//! each, so no code writes a stride by hand.
+//! (least significant first), then the words of its count (the pass's lanes, `engine::arith`:
+//! one residue per modulus, or an exact lane of one or two words). [`RecordLayout`] says how
+//! many of each, so no code writes a stride by hand.
 //!
 //! ```text
-//! u64 key, 2 moduli:   | key       | r0 | r1 |        stride 3
-//! u128 key, 2 moduli:  | key lo | key hi | r0 | r1 |  stride 4
+//! u64 key, 2 moduli:           | key       | r0 | r1 |           stride 3
+//! u128 key, 2 moduli:          | key lo | key hi | r0 | r1 |     stride 4
+//! u64 key, exact 128-bit lane: | key       | count lo | count hi | stride 3
 //! ```
 
 use std::fmt::Debug;
@@ -182,7 +184,8 @@ impl StateKey for u128 {
 pub struct RecordLayout {
     /// Words of the key (1 for `u64`, 2 for `u128`).
     pub key_words: usize,
-    /// Residues per state, one per modulus of the pass.
+    /// Words of counts per state: the pass's lanes ([`crate::engine::Moduli::len`]), one per
+    /// residue and one or two for an exact lane.
     pub residues: usize,
 }
 
@@ -208,16 +211,20 @@ impl RecordLayout {
     }
 }
 
-/// Appends `words` (a record, or a record's residues) to `out`. Their length is known only at
+/// Appends `words` (a record, or a record's counts) to `out`. Their length is known only at
 /// run time, and `extend_from_slice` of a run-time length is a call to `memcpy`, whose call,
 /// size dispatch and return showed in the profile for records of two words (a 64-bit key and
-/// one count: the exact pass). One and two words are written as they are, which pays
-/// (docs/PERFORMANCE.md, "Records copied without a `memcpy` call"); longer ones take `memcpy`.
+/// one count: the exact pass). Up to four words are written as they are, which pays
+/// (docs/PERFORMANCE.md, "Records copied without a `memcpy` call"; three and four: a 64-bit key
+/// and the exact 128-bit lane, without and with its spare residue, "Exact 128-bit counts");
+/// longer ones take `memcpy`.
 #[inline(always)]
 pub fn append_words(out: &mut Vec<u64>, words: &[u64]) {
     match *words {
         [a] => out.push(a),
         [a, b] => out.extend_from_slice(&[a, b]),
+        [a, b, c] => out.extend_from_slice(&[a, b, c]),
+        [a, b, c, d] => out.extend_from_slice(&[a, b, c, d]),
         _ => out.extend_from_slice(words),
     }
 }
@@ -229,6 +236,8 @@ pub fn copy_words(to: &mut [u64], from: &[u64]) {
     match (to, from) {
         ([x], &[a]) => *x = a,
         ([x, y], &[a, b]) => (*x, *y) = (a, b),
+        ([x, y, z], &[a, b, c]) => (*x, *y, *z) = (a, b, c),
+        ([x, y, z, w], &[a, b, c, d]) => (*x, *y, *z, *w) = (a, b, c, d),
         (to, from) => to.copy_from_slice(from),
     }
 }

@@ -132,6 +132,12 @@ pub trait Task: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// Remarks for `leaper plan` on what the same counts cost another way (the tours: a sweep
+    /// costs what its longest board alone costs, so each names the other). By default, none.
+    fn plan_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Per result slot, why its count is known to be 0 before anything is counted (a move set
     /// whose graph on the board is disconnected: `camel 5x12: no closed tour: ...`), for the
     /// slots it reports. Cheap: it must not count. By default, none.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use rug::Integer;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::arith::{exact_count, Moduli, SATURATING};
+use crate::engine::arith::{exact_count, ExactLane, Moduli};
 use crate::engine::key::RecordLayout;
 use crate::engine::store::{bucket_of_words, LayerSummary, StateStore};
 // What one step did, as the hosts' `step` returns it: defined with the seam, whose
@@ -36,51 +36,128 @@ pub struct SweepOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CountRoute {
-    /// One pass of exact 64-bit counts (8 bytes per state) where the bound asks for more than
-    /// one modulus; the residue passes follow only if a count reaches `2^64 - 1`.
+    /// The exact lane the bound calls for ([`CountRoute::resolved`]), then residues only if a
+    /// count reaches its cap.
     #[default]
-    ExactFirst,
-    /// Residues modulo the moduli the bound asks for, from the start: for counts known to be
-    /// past `2^64`, where an exact pass would be wasted.
+    Automatic,
+    /// One pass of exact 64-bit counts (8 bytes a state), then residues only if a count reaches
+    /// `2^64 - 1`.
+    Exact64,
+    /// One pass of exact 128-bit counts (16 bytes a state), then residues only if a count
+    /// reaches `2^128 - 1`.
+    Exact128,
+    /// Residues modulo the moduli the bound asks for, from the start.
     Residues,
 }
 
-/// The passes of a sweep: their lanes, and whether the first is the exact 64-bit pass that
-/// makes the others unnecessary unless one of its counts saturates.
+/// The bound, in bits, from which the automatic route takes the 128-bit lane. Why there: the
+/// counts leaper knows grow with their bounds along one line, `log2(count) = 0.69 bound - 16.9`
+/// within half a bit for the knight's closed tours from 6 x 6 (bound 43.0 bits, count 13.3) to
+/// 8 x 12 (bound 140.2, count 79.9), through 8 x 8 (87.7, 43.6), 9 x 8 (100.8, 52.7), 7 x 12
+/// (119.4, 65.1), 8 x 11 (127.0, 70.9) and 9 x 10 (130.9, 74.0); open tours lie below it (8 x 8:
+/// path bound 105.8, count 53.1). The line crosses 64 bits at a bound of 117: from 115 on, the
+/// 64-bit lane would risk a whole wasted pass (a count that saturates falls back to residues
+/// from the first step), below it every known count has at least 2 bits to spare
+/// (docs/PERFORMANCE.md, "Exact 128-bit counts").
+pub const EXACT_128_FROM_BOUND_BITS: f64 = 115.0;
+
+impl CountRoute {
+    /// The route a sweep whose counts are bounded by `2^bound_bits` takes: the automatic route
+    /// resolved, any other as it is. Automatic: residues alone where one modulus covers the
+    /// bound (the residue modulo `2^64` is then the count), the 128-bit lane from
+    /// [`EXACT_128_FROM_BOUND_BITS`], the 64-bit lane between.
+    pub fn resolved(self, bound_bits: f64) -> CountRoute {
+        if self != CountRoute::Automatic {
+            return self;
+        }
+        // One modulus covers the bound exactly when `Moduli::covering` would take one.
+        if bound_bits.max(0.0).ceil() < 64.0 {
+            CountRoute::Residues
+        } else if bound_bits < EXACT_128_FROM_BOUND_BITS {
+            CountRoute::Exact64
+        } else {
+            CountRoute::Exact128
+        }
+    }
+
+    /// The exact lane of the route's first pass (`None`: residues from the start, or not
+    /// resolved yet).
+    pub fn exact_lane(self) -> Option<ExactLane> {
+        match self {
+            CountRoute::Exact64 => Some(ExactLane::Bits64),
+            CountRoute::Exact128 => Some(ExactLane::Bits128),
+            CountRoute::Automatic | CountRoute::Residues => None,
+        }
+    }
+}
+
+/// The passes of a sweep: their lanes, and the exact lane of the first pass where it has one,
+/// which makes the others unnecessary unless one of its counts saturates.
 #[derive(Clone, Debug)]
 pub struct SweepPlan {
     /// Every pass's lanes, in order.
     pub passes: Vec<Moduli>,
-    exact_first: bool,
+    exact: Option<ExactLane>,
+    /// Why no residue passes follow the exact pass, where the bound needs more moduli than
+    /// leaper carries: a count that saturates cannot be counted, and the sweep says this.
+    beyond_residues: Option<String>,
 }
 
 impl SweepPlan {
     /// How many passes the sweep runs, as far as `progress` shows: the exact pass alone until
     /// one of its reported counts saturates, then every pass.
     pub fn passes_to_run(&self, job: &dyn SweepJob, progress: &SweepProgress) -> usize {
-        let saturated = |lanes: &Vec<Vec<u64>>| {
-            job.reported().any(|slot| lanes.get(slot).and_then(|lane| lane.first()) == Some(&SATURATING))
-        };
-        let exact_pass_saturated = if progress.pass == 0 {
-            progress.next_cell > 0 && saturated(&progress.totals)
-        } else {
-            saturated(&progress.finished)
-        };
-        if self.exact_first && !exact_pass_saturated {
+        if self.exact.is_some() && !self.exact_pass_saturated(job, progress) {
             1
         } else {
             self.passes.len()
         }
     }
 
-    /// The lanes of the first `passes` passes, in the order their counts are kept.
-    pub fn lanes(&self, passes: usize) -> Moduli {
-        Moduli::from_values(self.passes[..passes].iter().flat_map(|pass| pass.values().iter().copied()).collect())
+    /// Whether one of the exact pass's reported counts reached its lane's cap, as far as
+    /// `progress` shows.
+    fn exact_pass_saturated(&self, job: &dyn SweepJob, progress: &SweepProgress) -> bool {
+        let Some(lane) = self.exact else { return false };
+        let saturated = |lanes: &Vec<Vec<u64>>| {
+            job.reported().any(|slot| {
+                lanes.get(slot).is_some_and(|values| values.len() >= lane.words() && lane.is_saturated(values))
+            })
+        };
+        if progress.pass == 0 {
+            progress.next_cell > 0 && saturated(&progress.totals)
+        } else {
+            saturated(&progress.finished)
+        }
     }
 
-    /// Whether pass `pass` is the exact 64-bit pass.
+    /// Refuses a count that saturated in the exact pass where no residue pass can count it
+    /// ([`SweepPlan::beyond_residues`]).
+    fn check_saturation(&self, job: &dyn SweepJob, progress: &SweepProgress) -> Result<()> {
+        match &self.beyond_residues {
+            Some(why) if self.exact_pass_saturated(job, progress) => {
+                let bits = self.exact.map_or(64, ExactLane::bits);
+                Err(Error::InvalidRequest(format!(
+                    "a count reached 2^{bits} - 1 in the exact {bits}-bit pass, and cannot be counted again modulo \
+                     primes: {why}"
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The lanes of the first `passes` passes, in the order their counts are kept.
+    pub fn lanes(&self, passes: usize) -> Moduli {
+        Moduli::concatenated(&self.passes[..passes])
+    }
+
+    /// The exact lane of the first pass, where it has one.
+    pub fn exact_lane(&self) -> Option<ExactLane> {
+        self.exact
+    }
+
+    /// Whether pass `pass` is the exact pass.
     fn is_exact_pass(&self, pass: usize) -> bool {
-        self.exact_first && pass == 0
+        self.exact.is_some() && pass == 0
     }
 }
 
@@ -114,7 +191,8 @@ pub struct SweepReport {
     pub states_processed: u64,
     /// Seconds spent in steps, over every run of a resumed job.
     pub step_seconds: f64,
-    /// States read by each step of the first pass (the layer profile).
+    /// States read by each step of the first pass (the layer profile; none past
+    /// [`PROFILE_KEPT`] steps).
     pub profile: Vec<u64>,
 }
 
@@ -149,15 +227,27 @@ pub struct SweepProgress {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settled: Vec<(usize, String)>,
     /// States read by each step of the first pass so far: the layer profile an ETA models.
+    /// None past [`PROFILE_KEPT`] steps (nor from a checkpoint of an older build that kept
+    /// none): a checkpoint after every step must not grow with the sweep's length.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profile: Vec<u64>,
-    /// Each committed step's share of the wall clock in microseconds ([`StepReport::share`]),
-    /// every pass, oldest first: what the ETA learns from, so that `leaper status` and a resumed
-    /// display estimate as the running display did (checkpoints of older builds hold none, or
-    /// only their later steps).
+    /// The last committed steps' shares of the wall clock in microseconds
+    /// ([`StepReport::share`]), at most [`STEP_TIMINGS_KEPT`], oldest first: what the ETA learns
+    /// from, so that `leaper status` and a resumed display estimate as the running display did
+    /// (checkpoints of older builds hold none, or every step's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_timings: Vec<u64>,
 }
+
+/// The most steps of a first pass whose layers a checkpoint keeps ([`SweepProgress::profile`]):
+/// every sweep of a board leaper counts (a few hundred steps), not a graph of 100,000 vertices,
+/// whose every checkpoint would otherwise hold 100,000 numbers.
+pub const PROFILE_KEPT: usize = 4096;
+
+/// The most step timings a checkpoint keeps ([`SweepProgress::step_timings`]), the latest: the
+/// ETA weighs a step 0.9 times the one after it, so a step this far back weighs 2e-12 of the
+/// last.
+pub const STEP_TIMINGS_KEPT: usize = 256;
 
 /// Where the steps of a sweep run: in this process on a store ([`LocalSteps`]), or on a
 /// cluster. The driver ([`run_sweep`]) only sequences them and keeps the totals.
@@ -172,7 +262,8 @@ pub trait SweepHost {
     /// Expands the current layer at `step` and merges the next one.
     fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome>;
 
-    /// Makes `progress` durable together with the current layer; older layers may go after.
+    /// Makes `progress` durable together with the current layer (a host that paces its
+    /// checkpoints may let a step within a pass go uncommitted); older layers may go after.
     fn commit(&mut self, progress: &SweepProgress) -> Result<()>;
 
     /// The pass is over and committed: its last layer may go; `last`, no pass follows.
@@ -237,10 +328,11 @@ pub trait StoreHost {
     fn store(&mut self, layout: RecordLayout, moduli: &Moduli, progress: &SweepProgress)
         -> Result<Box<dyn StateStore>>;
 
-    /// Makes `progress` durable together with the store's current layer. The store keeps the
-    /// previous layer until this returns.
-    fn commit(&mut self, _progress: &SweepProgress, _store: &dyn StateStore) -> Result<()> {
-        Ok(())
+    /// Makes `progress` durable together with the store's current layer, or lets this step go
+    /// uncommitted (a sweep of many small steps commits about once a second): says whether it
+    /// committed. The store keeps the layer the last commit named until a later one is.
+    fn commit(&mut self, _progress: &SweepProgress, _store: &mut dyn StateStore) -> Result<bool> {
+        Ok(true)
     }
 
     /// Sees every finished step.
@@ -290,7 +382,12 @@ impl SweepHost for LocalSteps<'_> {
     fn step(&mut self, step: usize, moduli: &Moduli) -> Result<StepOutcome> {
         let job = self.job;
         let store = self.store();
-        let buckets: Vec<usize> = (0..store.buckets()).collect();
+        // Only the buckets that hold states, where the store knows: a layer of a few states
+        // (a graph's long thin stretches) would otherwise cost a task per bucket, hundreds of
+        // them, at every step.
+        let buckets = store
+            .filled_buckets()
+            .unwrap_or_else(|| (0..store.buckets()).filter(|&bucket| store.bucket_states(bucket) != Some(0)).collect());
         let mut outcome = job.expand_layer(step, moduli, store, &buckets)?;
         outcome.layer = store.finish_step()?;
         Ok(outcome)
@@ -298,8 +395,10 @@ impl SweepHost for LocalSteps<'_> {
 
     fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
         let store = self.store.as_deref_mut().expect("a pass has begun");
-        self.host.commit(progress, store)?;
-        store.release_older_layers()
+        if self.host.commit(progress, store)? {
+            store.release_older_layers()?;
+        }
+        Ok(())
     }
 
     fn end_pass(&mut self, _last: bool) -> Result<()> {
@@ -314,19 +413,30 @@ impl SweepHost for LocalSteps<'_> {
     }
 }
 
-/// The passes a sweep of `job` counts with. The exact 64-bit pass comes first where it can
-/// save work: the bound asks for more than one modulus and no spare modulus is to check the
-/// residues (`--verify` is the residue route's own check).
+/// The passes a sweep of `job` counts with: where the route has an exact lane
+/// ([`CountRoute::resolved`]), its pass first (with the spare moduli's residues beside the lane,
+/// `--verify`), then the residue passes, which run only if one of its counts saturates.
 pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPlan> {
-    let moduli = Moduli::covering(job.bound_bits(), options.spare_moduli)?;
-    let residue_passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
-    let exact_first = options.counts == CountRoute::ExactFirst && options.spare_moduli == 0 && moduli.len() > 1;
-    let passes = if exact_first {
-        std::iter::once(Moduli::saturating()).chain(residue_passes).collect()
-    } else {
-        residue_passes
+    let exact = options.counts.resolved(job.bound_bits()).exact_lane();
+    let moduli = match Moduli::covering(job.bound_bits(), options.spare_moduli) {
+        // A bound beyond what residues carry may still be far above the count (a long thin
+        // graph's: a ladder of 100,000 vertices is bounded by 86,000 bits and has one cycle):
+        // the exact pass alone, refused only if a count saturates. A board's is refused now.
+        Err(Error::InvalidRequest(why)) if job.counts_may_be_far_below_bound() => match exact {
+            Some(lane) => {
+                let passes = vec![Moduli::exact(lane, options.spare_moduli)?];
+                return Ok(SweepPlan { passes, exact, beyond_residues: Some(why) });
+            }
+            None => return Err(Error::InvalidRequest(why)),
+        },
+        moduli => moduli?,
     };
-    Ok(SweepPlan { passes, exact_first })
+    let residue_passes = moduli.passes(options.moduli_per_pass.unwrap_or(moduli.len()));
+    let passes = match exact {
+        Some(lane) => std::iter::once(Moduli::exact(lane, options.spare_moduli)?).chain(residue_passes).collect(),
+        None => residue_passes,
+    };
+    Ok(SweepPlan { passes, exact, beyond_residues: None })
 }
 
 /// Runs the sweep of `job` in this process on the stores `host` supplies, starting from `start`
@@ -354,9 +464,9 @@ pub fn run_sweep(
     tracing::info!(
         steps,
         key_bits = 64 * job.key_words(),
-        moduli = plan.lanes(passes.len()).len() - usize::from(plan.exact_first),
+        lanes = %plan.passes[0],
         passes = passes.len(),
-        exact_first = plan.exact_first,
+        exact = plan.exact.map(ExactLane::bits),
         "sweep planned"
     );
 
@@ -376,8 +486,11 @@ pub fn run_sweep(
         host.begin_pass(pass_moduli, &progress)?;
         // Counts are final when their slot is done in the exact pass (if below its cap) or in
         // the last residue pass.
-        let settle = (plan.is_exact_pass(progress.pass) || progress.pass + 1 == passes.len())
-            .then(|| Settle { moduli: plan.lanes(progress.pass + 1), spare: options.spare_moduli });
+        let settle = (plan.is_exact_pass(progress.pass) || progress.pass + 1 == passes.len()).then(|| Settle {
+            moduli: plan.lanes(progress.pass + 1),
+            spare: options.spare_moduli,
+            exact_pass: plan.is_exact_pass(progress.pass),
+        });
         run_pass(job, &plan, settle, host, &mut progress)?;
         for (finished, totals) in progress.finished.iter_mut().zip(std::mem::take(&mut progress.totals)) {
             finished.extend(totals);
@@ -388,13 +501,15 @@ pub fn run_sweep(
         if plan.is_exact_pass(progress.pass - 1) && to_run > 1 {
             tracing::warn!(
                 passes = to_run - 1,
-                "a count reached 2^64 - 1 in the exact 64-bit pass; counting again modulo primes"
+                "a count reached the cap of the exact pass ({}); counting again modulo primes",
+                passes[0]
             );
         }
         progress.passes = to_run;
         host.commit(&progress)?;
         host.end_pass(progress.pass >= to_run)?;
     }
+    plan.check_saturation(job, &progress)?;
 
     let moduli = plan.lanes(progress.pass);
     let counts = job
@@ -438,13 +553,17 @@ fn check_progress(progress: &SweepProgress, passes: &[Moduli], slots: usize, ste
     if fits {
         Ok(())
     } else {
+        // What each side counts in, by name: a spec edited to other lanes shows here.
+        let held = progress.finished.first().map_or(0, Vec::len);
+        let lanes: Vec<String> = passes.iter().map(Moduli::to_string).collect();
         Err(Error::InvalidRequest(format!(
-            "the checkpoint (pass {}, step {}) does not fit this sweep ({} passes, {steps} steps, {slots} slots): \
-             the job directory belongs to another sweep (was job.toml edited? restore it, or resume with the leaper \
-             release that started the job)",
+            "the checkpoint (pass {}, step {}, {held} words of counts a slot from the passes before) does not fit \
+             this sweep ({} passes: {}; {steps} steps, {slots} slots): the job directory belongs to another sweep \
+             (was job.toml edited? restore it, or resume with the leaper release that started the job)",
             progress.pass,
             progress.next_cell,
-            passes.len()
+            passes.len(),
+            lanes.join(", then ")
         )))
     }
 }
@@ -454,6 +573,8 @@ fn check_progress(progress: &SweepProgress, passes: &[Moduli], slots: usize, ste
 struct Settle {
     moduli: Moduli,
     spare: usize,
+    /// The pass is the exact pass: a saturated count is not known yet (the residue passes follow).
+    exact_pass: bool,
 }
 
 impl Settle {
@@ -473,7 +594,7 @@ impl Settle {
                 continue;
             }
             let residues: Vec<u64> = progress.finished[slot].iter().chain(&progress.totals[slot]).copied().collect();
-            if self.moduli.is_saturating() && residues[0] == SATURATING {
+            if self.exact_pass && self.moduli.is_saturated(&residues) {
                 continue; // Unknown until the residue passes.
             }
             let count = exact_count(&self.moduli, &residues, self.spare, &job.slot_name(slot))?;
@@ -521,7 +642,12 @@ fn run_pass(
         progress.peak_bytes = progress.peak_bytes.max(layer.bytes);
         progress.step_micros += elapsed.as_micros() as u64;
         if progress.pass == 0 {
-            progress.profile.push(states_in);
+            // In step with the cells while it is kept; else none.
+            if progress.profile.len() == cell && cell < PROFILE_KEPT {
+                progress.profile.push(states_in);
+            } else {
+                progress.profile.clear();
+            }
         }
         let settled = match &settle {
             Some(settle) => settle.after(job, cell, layer.states == 0, progress)?,
@@ -531,6 +657,8 @@ fn run_pass(
         let share = share_started.elapsed();
         share_started = Instant::now();
         progress.step_timings.push(share.as_micros() as u64);
+        let timings = progress.step_timings.len();
+        progress.step_timings.drain(..timings.saturating_sub(STEP_TIMINGS_KEPT));
         host.commit(progress)?;
         host.observe(&StepReport {
             pass: progress.pass,

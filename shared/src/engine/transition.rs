@@ -71,6 +71,15 @@ pub trait Transition: Send + Sync + 'static {
     /// needs to be exact.
     fn bound_bits(&self) -> f64;
 
+    /// Whether the counts may be far below [`Transition::bound_bits`] (a long thin graph's: a
+    /// ladder of 100,000 vertices is bounded by 86,000 bits and has one cycle), so that where
+    /// the bound needs more moduli than leaper carries the exact 64-bit pass is still worth
+    /// running, refused only if a count saturates. A board's bound follows its counts' growth:
+    /// such a count is refused before any work.
+    fn counts_may_be_far_below_bound(&self) -> bool {
+        false
+    }
+
     /// The key of the state every sweep starts from.
     fn start(&self) -> Self::Key;
 
@@ -148,6 +157,7 @@ pub trait SweepJob: Send + Sync {
     fn slots(&self) -> usize;
     fn reported(&self) -> RangeInclusive<usize>;
     fn bound_bits(&self) -> f64;
+    fn counts_may_be_far_below_bound(&self) -> bool;
     fn position(&self, step: usize) -> StepPosition;
     fn slot_name(&self, slot: usize) -> String;
     fn last_step_of(&self, slot: usize) -> usize;

@@ -139,15 +139,21 @@ fn remove_stale_temporaries(path: &Path) {
         return;
     };
     for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let pid = file_name
-            .to_str()
-            .and_then(|other| other.strip_prefix(name)?.strip_prefix('.')?.strip_suffix(TEMPORARY_SUFFIX))
-            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-        if pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists()) {
+        if left_by_dead_process(&entry.file_name(), &format!("{name}."), TEMPORARY_SUFFIX) {
             remove_temporary(&entry.path());
         }
     }
+}
+
+/// Whether `file_name` is `PREFIX` `PID` `SUFFIX` and process PID no longer runs: what a run of
+/// leaper killed while it worked left behind (an output's temporary file, a dedupe's scratch
+/// directory), which no process will finish or remove.
+pub fn left_by_dead_process(file_name: &std::ffi::OsStr, prefix: &str, suffix: &str) -> bool {
+    let pid = file_name
+        .to_str()
+        .and_then(|name| name.strip_prefix(prefix)?.strip_suffix(suffix))
+        .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+    pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists())
 }
 
 /// Writes the output `path` through a temporary file of this process beside it, renamed into

@@ -56,9 +56,10 @@ pub struct Manifest {
     /// manifest keeps its checksum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_format: Option<u32>,
-    /// The moduli of the pass the layer belongs to (its records' residues): a job whose
-    /// `job.toml` now asks for other counts (`--counts`, `--verify`) is refused. Empty in
-    /// manifests written before it was recorded.
+    /// The lanes of the pass the layer belongs to (what its records' count words mean, one value
+    /// a word: `engine::arith`, "Lanes as words"): a job whose `job.toml` now asks for other
+    /// counts (`--counts`, `--verify`) is refused. Empty in manifests written before it was
+    /// recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moduli: Vec<u64>,
     /// Where the sweep stands and what it has counted.
@@ -74,10 +75,30 @@ pub struct Manifest {
     pub committed_unix: u64,
     /// Exact counts `(rows, decimal)` once the job has finished.
     pub result: Option<Vec<(usize, String)>>,
+    /// How the counts of `result` were carried, recorded with them: a finished job prints
+    /// these, never what its `job.toml` says now. `None` before the job finished, and in
+    /// manifests written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted: Option<Counted>,
+    /// The format of the `job.toml` the job was started with
+    /// ([`crate::engine::jobdir::spec::SPEC_FORMAT`] then): a `job.toml` of an older format
+    /// (format 2 has no checksum) is one rewritten by hand, and is refused. `None` in manifests
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_format: Option<u32>,
     /// CRC-32 of the manifest's compact JSON with this field 0: a flipped digit in a residue
     /// would otherwise become a wrong count.
     #[serde(default)]
     pub crc32: u32,
+}
+
+/// How a finished job's counts were carried, as its request said when it counted them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counted {
+    /// Whether one spare modulus checked every count (`--verify`).
+    pub verified: bool,
+    /// The route the counts took, as `--counts` names it.
+    pub counts: String,
 }
 
 /// A layer as the manifest names it: file names relative to the job directory.
@@ -343,6 +364,8 @@ mod tests {
             workers: Vec::new(),
             committed_unix: 1,
             result: None,
+            counted: None,
+            spec_format: Some(3),
             crc32: 0,
         }
     }

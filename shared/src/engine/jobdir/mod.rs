@@ -234,11 +234,16 @@ impl JobDir {
         Ok(job)
     }
 
-    /// Opens the job in `dir` to continue it, locked for this process.
+    /// Opens the job in `dir` to continue it, locked for this process. A directory without a
+    /// spec is refused as holding no job before anything else in it is looked at.
     pub fn open(dir: &Path) -> Result<JobDir> {
+        let interrupted = || dir.join(JobFile::Lock.path()).exists() && matches!(interrupted_start(dir), Ok(Some(_)));
+        if !interrupted() {
+            spec::check_holds_a_job(dir)?;
+        }
         refuse_links(dir)?;
         let spec = match JobSpec::load(dir) {
-            Err(_) if dir.join(JobFile::Lock.path()).exists() && interrupted_start(dir)?.is_some() => {
+            Err(_) if interrupted() => {
                 return Err(Error::File {
                     path: dir.to_path_buf(),
                     message: "holds no leaper job, only what a start interrupted before its spec was written left \
@@ -288,6 +293,10 @@ pub struct DataDir {
     dir: PathBuf,
     _lock: DirLock,
     worker_id: String,
+    /// Held across a claim's read and write: a worker's requests run on many threads, and two
+    /// leases that reach a fresh worker at once must not both find it free and both write
+    /// `job-id` through the same temporary file (the second rename then finds none).
+    claiming: std::sync::Mutex<()>,
 }
 
 impl DataDir {
@@ -321,7 +330,7 @@ impl DataDir {
                 id
             }
         };
-        Ok(DataDir { dir: dir.to_path_buf(), _lock: lock, worker_id })
+        Ok(DataDir { dir: dir.to_path_buf(), _lock: lock, worker_id, claiming: Default::default() })
     }
 
     pub fn path(&self) -> &Path {
@@ -340,7 +349,10 @@ impl DataDir {
     }
 
     /// Records that the directory belongs to `job_id`; refuses when another job owns it.
+    /// Atomic within the worker (the directory lock keeps other processes out) and idempotent:
+    /// any number of concurrent claims by one job succeed, and write `job-id` once.
     pub fn claim(&self, job_id: &str) -> Result<()> {
+        let _claiming = self.claiming.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match self.owner()? {
             Some(owner) if owner == job_id => Ok(()),
             Some(owner) => Err(Error::Refused {
@@ -408,6 +420,22 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_without_a_spec_holds_no_job_whatever_else_it_holds() {
+        // As /tmp: someone else's files, folders and links, and no job.toml.
+        let dir = scratch("not-a-job");
+        fs::create_dir_all(dir.join("theirs")).unwrap();
+        std::os::unix::fs::symlink("/nowhere", dir.join("theirs/link")).unwrap();
+        fs::write(dir.join("notes.txt"), "mine").unwrap();
+        let error = JobDir::open(&dir).err().unwrap().to_string();
+        assert_eq!(error, format!("{}: holds no leaper job (job.toml is missing)", dir.display()));
+        // A spec that is a link is a job directory's link, and named as such.
+        std::os::unix::fs::symlink("/nowhere", dir.join("job.toml")).unwrap();
+        let error = JobDir::open(&dir).err().unwrap().to_string();
+        assert!(error.contains("is a symbolic link in a job or data directory"), "{error}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_data_directory_belongs_to_one_job_at_a_time() {
         let dir = scratch("data");
         let data = DataDir::open(&dir).unwrap();
@@ -418,6 +446,17 @@ mod tests {
         let error = data.claim("job-b").unwrap_err();
         assert!(!error.is_retryable() && error.to_string().contains("belongs to job job-a"), "{error}");
         let id = data.worker_id().to_string();
+        data.release().unwrap();
+        // Many claims of one job at once, as a worker's threads make them: all succeed, and one
+        // other job's claim among them is refused.
+        std::thread::scope(|scope| {
+            let claims: Vec<_> = (0..16).map(|_| scope.spawn(|| data.claim("job-c"))).collect();
+            for claim in claims {
+                claim.join().unwrap().unwrap();
+            }
+        });
+        assert_eq!(data.owner().unwrap().as_deref(), Some("job-c"));
+        assert!(data.claim("job-d").unwrap_err().to_string().contains("belongs to job job-c"));
         data.release().unwrap();
         assert_eq!(data.owner().unwrap(), None);
         let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();

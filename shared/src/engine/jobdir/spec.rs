@@ -44,8 +44,10 @@ pub const SPEC_FORMAT: u32 = 3;
 /// The oldest spec format this release reads.
 const OLDEST_SPEC_FORMAT: u32 = 2;
 
-/// A spec is a few hundred bytes; anything past this is not one.
-const SPEC_BYTES: u64 = 1 << 20;
+/// A spec is a few hundred bytes, a graph's its edges and names besides (3 MB for a cycle of
+/// 100,000 vertices, some 40 MB for one of `MAX_VERTICES`); anything past this is not one, and
+/// a spec that would be is refused before the job starts.
+const SPEC_BYTES: u64 = 1 << 28;
 
 /// The key that holds the spec's checksum.
 const CHECKSUM_KEY: &str = "crc32";
@@ -104,6 +106,22 @@ impl SpecHeader {
     }
 }
 
+/// What a directory without a spec is told (`leaper status`, `leaper resume`).
+fn no_job_message() -> String {
+    format!("holds no leaper job ({SPEC_FILE} is missing)")
+}
+
+/// Refuses `dir` when it holds neither `job.toml` nor its copy (as a file or anything else of that
+/// name): no leaper job. Nothing else in it is looked at, so that a directory that is not a job
+/// (`/tmp`) is named as such rather than searched.
+pub fn check_holds_a_job(dir: &Path) -> Result<()> {
+    let present = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+    if present(SPEC_FILE) || present(SPEC_COPY_FILE) {
+        return Ok(());
+    }
+    Err(Error::File { path: dir.to_path_buf(), message: no_job_message() })
+}
+
 impl JobSpec {
     /// Reads `DIR/job.toml` and checks it: its format, its checksum, and that its copy (if
     /// intact) says the same. A spec that fails is refused by name, with the way back.
@@ -133,7 +151,7 @@ impl JobSpec {
                         "{SPEC_FILE} is missing; its copy {SPEC_COPY_FILE} is intact: copy it to {SPEC_FILE} to \
                          continue the job; nothing was changed"
                     ),
-                    _ => format!("holds no leaper job ({SPEC_FILE} is missing)"),
+                    _ => no_job_message(),
                 },
             }),
             Err(Error::File { path, message }) if message.starts_with(DAMAGED) => {
@@ -208,6 +226,13 @@ impl JobSpec {
             "# A leaper job. Continue it with `leaper resume --job-dir DIR`; do not edit.\n{}",
             toml::to_string(&table).map_err(|e| Error::Bug(format!("cannot write the job spec: {e}")))?
         );
+        if text.len() as u64 > SPEC_BYTES {
+            return Err(Error::InvalidRequest(format!(
+                "the job spec would take {} bytes, more than the {SPEC_BYTES} a job directory's job.toml may hold: \
+                 count it without --job-dir",
+                text.len()
+            )));
+        }
         replace_durably(&dir.join(SPEC_FILE), text.as_bytes(), "job")?;
         replace_durably(&dir.join(SPEC_COPY_FILE), text.as_bytes(), "job-copy")
     }

@@ -60,6 +60,10 @@ impl<T: Transition> SweepJob for T {
         Transition::bound_bits(self)
     }
 
+    fn counts_may_be_far_below_bound(&self) -> bool {
+        Transition::counts_may_be_far_below_bound(self)
+    }
+
     fn position(&self, step: usize) -> StepPosition {
         Transition::position(self, step)
     }
@@ -170,7 +174,9 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
                 let Expander { stages, loose, groups, .. } = *spare;
                 (stages, loose, groups)
             }
-            None => ((0..buckets).map(|_| Vec::with_capacity(STAGE * layout.stride())).collect(), Vec::new(), None),
+            // Stages are reserved when first used (`expand_chunk`, `stage_into`): a step of a few
+            // states touches a few buckets, not all of them.
+            None => (vec![Vec::new(); buckets], Vec::new(), None),
         };
         Expander::<GroupBuffers<T::Key>> {
             stages,
@@ -250,6 +256,9 @@ fn expand_chunk<T: Transition>(
                 *emitted += 1;
                 let bucket = bucket_of(child, buckets);
                 let stage = &mut stages[bucket];
+                if stage.capacity() == 0 {
+                    stage.reserve_exact(STAGE * stride);
+                }
                 child.push_words(stage);
                 append_words(stage, counts);
                 if stage.len() >= STAGE * stride {

@@ -98,6 +98,10 @@ fn stage_into(
     record: &[u64],
     merged: bool,
 ) -> Result<()> {
+    if stage.capacity() == 0 {
+        // Reserved on first use, whole: an array that doubled would copy itself.
+        stage.reserve_exact(records * record.len());
+    }
     append_words(stage, record);
     if stage.len() >= records * record.len() {
         hand_to(store, bucket, stage, merged)?;

@@ -35,13 +35,31 @@ pub struct LedgerHeader {
     pub problem: String,
     pub shards: usize,
     pub fingerprint: u32,
+    /// The format of the `job.toml` the job was started with: a spec rewritten in an older
+    /// format (without its checksum) is refused. `None` in ledgers written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_format: Option<u32>,
     #[serde(default)]
     crc32: u32,
 }
 
 impl LedgerHeader {
     pub fn new(job: &str, problem: &str, shards: usize, fingerprint: u32) -> LedgerHeader {
-        LedgerHeader { format: LEDGER_FORMAT, job: job.into(), problem: problem.into(), shards, fingerprint, crc32: 0 }
+        LedgerHeader {
+            format: LEDGER_FORMAT,
+            job: job.into(),
+            problem: problem.into(),
+            shards,
+            fingerprint,
+            spec_format: None,
+            crc32: 0,
+        }
+    }
+
+    /// The header of a job whose `job.toml` is of format `spec_format`.
+    pub fn with_spec_format(self, spec_format: u32) -> LedgerHeader {
+        LedgerHeader { spec_format: Some(spec_format), ..self }
     }
 }
 
@@ -173,7 +191,19 @@ fn unseal<T: for<'a> Deserialize<'a> + Serialize + Clone + Sealed>(line: &[u8]) 
 
 /// Refuses a ledger written for another job or shard plan.
 fn check_header(path: &Path, found: &LedgerHeader, header: &LedgerHeader) -> Result<()> {
-    let expected = LedgerHeader { crc32: found.crc32, ..header.clone() };
+    if let (Some(started), Some(now)) = (found.spec_format, header.spec_format) {
+        if now < started {
+            return Err(Error::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "records a job started with job format {started}, but its job.toml is now of format {now}: \
+                     leaper never writes a job's spec in an older format, so it was rewritten by hand; restore the \
+                     job.toml the job started with; nothing was changed"
+                ),
+            });
+        }
+    }
+    let expected = LedgerHeader { crc32: found.crc32, spec_format: found.spec_format, ..header.clone() };
     if *found != expected {
         return Err(Error::File {
             path: path.to_path_buf(),
@@ -308,5 +338,19 @@ mod tests {
         assert!(error.contains("belongs to job job-1"), "{error}");
         let skewed = LedgerHeader::new("job-1", "quarto rows,cols", 10, 0x1234);
         assert!(Ledger::open(&dir, &skewed).is_err());
+    }
+
+    /// A ledger records the spec format its job started with: a job.toml rewritten in an older
+    /// format (no checksum) is refused; a ledger of before the format was recorded opens.
+    #[test]
+    fn a_spec_rewritten_in_an_older_format_is_refused() {
+        let dir = scratch("spec-format");
+        Ledger::open(&dir, &header().with_spec_format(3)).unwrap();
+        assert!(Ledger::open(&dir, &header().with_spec_format(3)).is_ok());
+        let error = Ledger::open(&dir, &header().with_spec_format(2)).err().unwrap().to_string();
+        assert!(error.contains("started with job format 3, but its job.toml is now of format 2"), "{error}");
+        // Written before spec formats were recorded: opens with or without one.
+        let old = filled("spec-format-old");
+        assert!(Ledger::open(&old, &header().with_spec_format(2)).is_ok());
     }
 }

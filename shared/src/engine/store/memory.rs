@@ -21,8 +21,9 @@
 //! [`AggregationTable`]), so that they do not all double at once. Frugality costs time where
 //! tables do the merging (the same section of docs/PERFORMANCE.md), hence only near the limit.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -75,6 +76,17 @@ pub struct MemoryStore<K: StateKey> {
     mem_limit: u64,
     /// Bytes resident when the store was made: what the process held before any layer.
     resident_before: u64,
+    /// The last reading of the resident size: when, what the process had gained, and what
+    /// reading took (see [`MemoryStore::resident_gain`]).
+    resident_read: Mutex<Option<(Instant, u64, Duration)>>,
+    /// Per bucket: whether this step emitted into it (and `touched` lists it).
+    emitted_into: Vec<AtomicBool>,
+    /// The buckets this step emitted into, each once. With `filled`, they are the only buckets
+    /// whose slots `finish_step` changes: a step of a few states (a graph's thin stretches,
+    /// step after step) costs a few buckets, not every one.
+    touched: Mutex<Vec<usize>>,
+    /// The buckets of the current layer that hold states, ascending.
+    filled: Vec<usize>,
 }
 
 impl<K: StateKey> MemoryStore<K> {
@@ -93,19 +105,50 @@ impl<K: StateKey> MemoryStore<K> {
             frugal: false,
             mem_limit,
             resident_before: crate::heap::resident_bytes().unwrap_or(0),
+            resident_read: Mutex::new(None),
+            emitted_into: (0..buckets).map(|_| AtomicBool::new(false)).collect(),
+            touched: Mutex::new(Vec::new()),
+            filled: Vec::new(),
             moduli,
+        }
+    }
+
+    /// Notes that this step emits into `bucket`.
+    fn touch(&self, bucket: usize) {
+        // A load first: once the flag is set its cache line stays shared between the threads.
+        let flag = &self.emitted_into[bucket];
+        if !flag.load(Ordering::Relaxed) && !flag.swap(true, Ordering::Relaxed) {
+            self.touched.lock().expect("touched lock").push(bucket);
         }
     }
 
     /// What the layers hold by their own accounting, or what the process gained in resident
     /// memory since the store was made if that is more (freed memory the allocator kept).
     fn check_limit(&self, table_bytes: u64) -> Result<()> {
-        let gained = crate::heap::resident_bytes().map_or(0, |now| now.saturating_sub(self.resident_before));
+        let gained = self.resident_gain();
         let held = (table_bytes + self.batch_bytes.load(Ordering::Relaxed)).max(gained);
         if held > self.mem_limit {
             return Err(Error::MemoryLimit { held, limit: self.mem_limit });
         }
         Ok(())
+    }
+
+    /// What the process gained in resident memory since the store was made, read afresh unless
+    /// the last reading is younger than twenty times what it took: each step asks, and a sweep
+    /// of many steps of a few states (a graph's 100,000 vertices) spent a sixth of its time
+    /// reading `/proc`. Between two readings a few hundred microseconds apart the process can
+    /// gain little; the layers' own bytes are always counted afresh.
+    fn resident_gain(&self) -> u64 {
+        let mut read = self.resident_read.lock().expect("resident lock");
+        if let Some((at, gained, took)) = *read {
+            if at.elapsed() < took * 20 {
+                return gained;
+            }
+        }
+        let started = Instant::now();
+        let gained = crate::heap::resident_bytes().map_or(0, |now| now.saturating_sub(self.resident_before));
+        *read = Some((started, gained, started.elapsed()));
+        gained
     }
 
     /// A new last chunk for a bucket's appended records: a spare chunk where there is one.
@@ -163,6 +206,7 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
     }
 
     fn emit(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        self.touch(bucket);
         let mut table = self.next[bucket].lock().expect("bucket lock");
         let before = table.bytes() as u64;
         table.add_records(records, &self.moduli);
@@ -175,6 +219,7 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
     }
 
     fn emit_merged(&self, bucket: usize, records: &[u64]) -> Result<()> {
+        self.touch(bucket);
         let stride = K::WORDS + self.moduli.len();
         let mut chunks = self.appended[bucket].lock().expect("bucket lock");
         let mut rest = records;
@@ -195,27 +240,43 @@ impl<K: StateKey> StateStore for MemoryStore<K> {
         Ok(())
     }
 
+    fn filled_buckets(&self) -> Option<Vec<usize>> {
+        Some(self.filled.clone())
+    }
+
     fn finish_step(&mut self) -> Result<LayerSummary> {
-        let drained = if self.frugal { self.drain_frugally() } else { self.drain_reusing() };
-        let mut summary = LayerSummary::default();
-        for ((slot, appended), table) in self.current.iter_mut().zip(self.appended.iter_mut()).zip(drained) {
-            let mut batches = std::mem::take(appended.get_mut().expect("bucket lock"));
-            batches.extend(table);
-            for batch in &batches {
-                summary.states += batch.len() as u64;
-                summary.bytes += batch.bytes() as u64;
-            }
-            *slot.get_mut().expect("bucket lock") = batches;
+        let mut touched = std::mem::take(self.touched.get_mut().expect("touched lock"));
+        touched.sort_unstable();
+        for &bucket in &touched {
+            *self.emitted_into[bucket].get_mut() = false;
+        }
+        let drained = if self.frugal { self.drain_frugally(&touched) } else { self.drain_reusing(&touched) };
+        // What the step did not read of the current layer (a worker reads its own buckets) goes.
+        for bucket in std::mem::take(&mut self.filled) {
+            self.current[bucket].get_mut().expect("bucket lock").clear();
         }
         let spare = self.spare.get_mut().expect("spare lock");
         if self.frugal {
             spare.clear();
         }
         let width = self.moduli.len();
-        let current = self.current.iter_mut().flat_map(|slot| slot.get_mut().expect("bucket lock").iter());
-        let held = current.chain(spare.iter()).map(|batch| held_bytes::<K>(batch, width)).sum();
+        let mut held: u64 = spare.iter().map(|batch| held_bytes::<K>(batch, width)).sum();
+        let mut summary = LayerSummary::default();
+        for (&bucket, table) in touched.iter().zip(drained) {
+            let mut batches = std::mem::take(self.appended[bucket].get_mut().expect("bucket lock"));
+            batches.extend(table);
+            for batch in &batches {
+                summary.states += batch.len() as u64;
+                summary.bytes += batch.bytes() as u64;
+                held += held_bytes::<K>(batch, width);
+            }
+            if !batches.is_empty() {
+                self.filled.push(bucket);
+            }
+            *self.current[bucket].get_mut().expect("bucket lock") = batches;
+        }
         *self.batch_bytes.get_mut() = held;
-        let tables = self.recount_table_bytes();
+        let tables = *self.table_bytes.get_mut();
         self.check_limit(tables)?;
         if !self.frugal && 4 * (held + tables) > self.mem_limit {
             tracing::debug!(held, tables, limit = self.mem_limit, "the in-memory store turns frugal");
@@ -237,16 +298,44 @@ impl<K: StateKey> MemoryStore<K> {
         tables
     }
 
-    /// Each table that holds states drained into a batch read last step (or a new one); the
-    /// tables are kept. Chunks stay spare for the appends.
-    fn drain_reusing(&mut self) -> Vec<Option<StateBatch>> {
+    /// Drains the tables of the `touched` buckets that hold states, in parallel: `drain` turns
+    /// a bucket's table into a batch, given the bucket's `targets` entry. Returns per touched
+    /// bucket its batch (`None`: an empty table), and brings the tables' bytes up to date (a
+    /// drained table may shrink, or be replaced).
+    fn drain_touched(
+        &mut self,
+        touched: &[usize],
+        targets: Vec<Option<StateBatch>>,
+        drain: impl Fn(usize, &mut AggregationTable<K>, Option<StateBatch>) -> StateBatch + Sync,
+    ) -> Vec<Option<StateBatch>> {
+        let next = &self.next;
+        let (drained, change): (Vec<Option<StateBatch>>, Vec<i64>) = touched
+            .par_iter()
+            .zip(targets)
+            .map(|(&bucket, target)| {
+                let mut table = next[bucket].lock().expect("bucket lock");
+                if table.is_empty() {
+                    return (None, 0);
+                }
+                let before = table.bytes() as i64;
+                let batch = drain(bucket, &mut table, target);
+                (Some(batch), table.bytes() as i64 - before)
+            })
+            .unzip();
+        let tables = self.table_bytes.get_mut();
+        *tables = tables.saturating_add_signed(change.iter().sum());
+        drained
+    }
+
+    /// Each touched table that holds states drained into a batch read last step (or a new one);
+    /// the tables are kept. Chunks stay spare for the appends.
+    fn drain_reusing(&mut self, touched: &[usize]) -> Vec<Option<StateBatch>> {
         let (layout, width) = (self.layout(), self.moduli.len());
         let mut spare = std::mem::take(self.spare.get_mut().expect("spare lock"));
-        let targets: Vec<Option<StateBatch>> = self
-            .next
-            .iter_mut()
-            .map(|slot| {
-                (!slot.get_mut().expect("bucket lock").is_empty()).then(|| {
+        let targets: Vec<Option<StateBatch>> = touched
+            .iter()
+            .map(|&bucket| {
+                (!self.next[bucket].get_mut().expect("bucket lock").is_empty()).then(|| {
                     let small = spare.iter().rposition(|batch| !is_chunk::<K>(batch, width));
                     small.map_or_else(|| StateBatch::with_capacity(layout, 0), |at| spare.swap_remove(at))
                 })
@@ -254,31 +343,23 @@ impl<K: StateKey> MemoryStore<K> {
             .collect();
         spare.retain(|batch| is_chunk::<K>(batch, width));
         *self.spare.get_mut().expect("spare lock") = spare;
-        self.next
-            .par_iter_mut()
-            .zip(targets)
-            .map(|(slot, target)| {
-                target.map(|mut batch| {
-                    slot.get_mut().expect("bucket lock").drain_into(&mut batch);
-                    batch
-                })
-            })
-            .collect()
+        self.drain_touched(touched, targets, |_, table, target| {
+            let mut batch = target.expect("a table that holds states has a batch to drain into");
+            table.drain_into(&mut batch);
+            batch
+        })
     }
 
-    /// Each table that holds states turned into a batch of exactly its size and freed (its
-    /// successor starts small and grows with the next layer).
-    fn drain_frugally(&mut self) -> Vec<Option<StateBatch>> {
+    /// Each touched table that holds states turned into a batch of exactly its size and freed
+    /// (its successor starts small and grows with the next layer). An untouched table is empty
+    /// and left as it is: it was made afresh when it was last drained, or when the store turned
+    /// frugal.
+    fn drain_frugally(&mut self, touched: &[usize]) -> Vec<Option<StateBatch>> {
         let width = self.moduli.len();
-        self.next
-            .par_iter_mut()
-            .enumerate()
-            .map(|(bucket, slot)| {
-                let table = slot.get_mut().expect("bucket lock");
-                let drained = std::mem::replace(table, AggregationTable::staggered(width, bucket)).into_batch();
-                (!drained.is_empty()).then_some(drained)
-            })
-            .collect()
+        let targets = touched.iter().map(|_| None).collect();
+        self.drain_touched(touched, targets, |bucket, table, _| {
+            std::mem::replace(table, AggregationTable::staggered(width, bucket)).into_batch()
+        })
     }
 }
 

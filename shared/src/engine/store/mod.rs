@@ -174,6 +174,13 @@ pub trait StateStore: Send + Sync {
         None
     }
 
+    /// The buckets of the current layer that hold states, ascending, where the store keeps
+    /// a list (`None`: ask [`bucket_states`](Self::bucket_states) of each). A step reads only
+    /// these: a layer of a few states costs a few buckets, not every one.
+    fn filled_buckets(&self) -> Option<Vec<usize>> {
+        None
+    }
+
     /// The files holding the current layer, for a checkpoint; `None` if the store keeps nothing
     /// that outlives the process.
     fn durable_layer(&self) -> Option<DurableLayer> {
@@ -183,6 +190,18 @@ pub trait StateStore: Send + Sync {
     /// A committed checkpoint names the current layer: older layers may go. Until this call
     /// the store keeps the previous layer, which the last checkpoint may still name.
     fn release_older_layers(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// From now on checkpoints name only some layers (a sweep of many small steps commits at
+    /// most about once a second, `jobdir::checkpoints`): the store fsyncs a layer only when
+    /// [`make_durable`](Self::make_durable) asks, and removes a layer no checkpoint names once
+    /// the step after it has read it. A store that keeps nothing on disk ignores it.
+    fn pace_checkpoints(&mut self) {}
+
+    /// A checkpoint is about to name the current layer: its files must be durable first (a
+    /// store with paced checkpoints fsyncs them now; any other already has).
+    fn make_durable(&mut self) -> Result<()> {
         Ok(())
     }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
-use super::input::{Format, Graph};
+use super::input::{Format, Graph, MAX_GRAPH_BYTES};
 use super::order::{self, VertexOrder};
 use super::reasons::why_none;
 use crate::engine::jobdir::JobKind;
@@ -18,8 +18,13 @@ use crate::engine::problem::{
     table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
 };
 use crate::error::{Error, Result};
+use crate::input::{read_text, Source};
 use crate::problems::tours::command::KindArgs;
 use crate::problems::tours::transfer::{self, SlotTour, TourKind};
+
+/// The most bytes an order file (`--order`) may hold: as many as a graph file, whose vertices it
+/// names once each.
+pub const MAX_ORDER_BYTES: u64 = MAX_GRAPH_BYTES;
 
 /// Any graph, as the registry names it.
 pub struct GraphProblem;
@@ -171,12 +176,19 @@ impl Problem for GraphProblem {
     /// before any job directory is made.
     fn params(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Params> {
         let args = GraphArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-        let (source, text) = read_source(&args.file)?;
+        let (source, text) = read_source(&args.file, MAX_GRAPH_BYTES, "graph file")?;
         let (graph, notes) = Graph::read(&text, args.from, &source)?;
         let tours = args.kind.tours();
         let order = match &args.order {
             Some(path) => {
-                let (order_source, text) = read_source(path)?;
+                if path == "-" && args.file == "-" {
+                    return Err(Error::InvalidRequest(
+                        "the graph and --order are both read from stdin (-), which holds one file: give the order \
+                         as a file"
+                            .into(),
+                    ));
+                }
+                let (order_source, text) = read_source(path, MAX_ORDER_BYTES, "vertex order file")?;
                 let names: Vec<String> = (0..graph.vertices()).map(|v| graph.name(v).to_string()).collect();
                 Some((order::given(&names, &text, &order_source)?, format!("from {order_source}")))
             }
@@ -190,16 +202,12 @@ impl Problem for GraphProblem {
     }
 }
 
-/// The text of `path`, or of stdin for `-`, with the name messages give it.
-fn read_source(path: &str) -> Result<(String, String)> {
-    if path == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| Error::File { path: "stdin".into(), message: e.to_string() })?;
-        return Ok(("stdin".into(), text));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::File { path: path.into(), message: e.to_string() })?;
-    Ok((path.to_string(), text))
+/// The text of `path`, or of stdin for `-`, with the name messages give it; refused past
+/// `limit` bytes, after reading at most one byte more.
+fn read_source(path: &str, limit: u64, what: &str) -> Result<(String, String)> {
+    let source = Source::new(path);
+    let text = read_text(&source, limit, what)?;
+    Ok((source.name().display().to_string(), text))
 }
 
 impl Task for GraphTask {

@@ -14,19 +14,28 @@
 //! bipartite (a knight's move changes a square's colour) with 30 dark and 32 light squares: no
 //! closed tour.
 
-/// Why the graph `adjacency` (names for the messages) has no Hamiltonian path (`open`) or
+use std::borrow::Cow;
+
+use crate::input::cut;
+
+/// Why the graph `adjacency` (names for the messages, cut to 80 characters) has no Hamiltonian path (`open`) or
 /// cycle, if a plain reason says so.
 pub fn why_none(adjacency: &[Vec<usize>], names: &[String], open: bool) -> Option<String> {
     let n = adjacency.len();
     let named = |vertices: &[usize]| {
-        let shown: Vec<&str> = vertices.iter().take(3).map(|&v| names[v].as_str()).collect();
+        let shown: Vec<Cow<str>> = vertices.iter().take(3).map(|&v| cut(&names[v])).collect();
         format!("{}{}", shown.join(", "), if vertices.len() > 3 { ", ..." } else { "" })
     };
     if open && n <= 1 {
         return None;
     }
     if !open && n < 3 {
-        return Some(format!("a Hamiltonian cycle needs 3 vertices or more, and the graph has {n}"));
+        // The names say what was read: a file of one token is one vertex of that name.
+        let vertices: Vec<usize> = (0..n).collect();
+        return Some(format!(
+            "a Hamiltonian cycle needs 3 vertices or more, and the graph has {n}{}",
+            if n == 0 { String::new() } else { format!(" ({})", named(&vertices)) }
+        ));
     }
     let least = if open { 1 } else { 2 };
     let short: Vec<usize> = (0..n).filter(|&v| adjacency[v].len() < least).collect();
@@ -62,14 +71,15 @@ pub fn why_none(adjacency: &[Vec<usize>], names: &[String], open: bool) -> Optio
             return Some(format!(
                 "removing vertex {} leaves {left} components, and a Hamiltonian path without one vertex is \
                  at most two pieces",
-                names[v]
+                cut(&names[v])
             ));
         }
     } else if let Some(v) = (0..n).find(|&v| pieces.without[v] >= 2) {
         return Some(format!(
             "vertex {} is a cut vertex (removing it leaves {} components), and a Hamiltonian cycle without \
              one vertex is still connected",
-            names[v], pieces.without[v]
+            cut(&names[v]),
+            pieces.without[v]
         ));
     }
     if let Some((a, b)) = sides(adjacency).map(|(a, b)| (a.min(b), a.max(b))) {
@@ -176,4 +186,30 @@ fn sides(adjacency: &[Vec<usize>]) -> Option<(usize, usize)> {
         }
     }
     Some((counts[0], counts[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_in_reasons() {
+        // A bowtie whose middle vertex has a name of 10^5 characters: a cut vertex, named by
+        // its first 80.
+        let long = "m".repeat(100_000);
+        let names: Vec<String> = ["a", "b", &long, "d", "e"].iter().map(|s| s.to_string()).collect();
+        let adjacency = vec![vec![1, 2], vec![0, 2], vec![0, 1, 3, 4], vec![2, 4], vec![2, 3]];
+        let why = why_none(&adjacency, &names, false).unwrap();
+        assert_eq!(
+            why,
+            format!(
+                "vertex {}… (100000 bytes) is a cut vertex (removing it leaves 2 components), and a Hamiltonian \
+                 cycle without one vertex is still connected",
+                "m".repeat(80)
+            )
+        );
+        let lonely: Vec<String> = vec![long.clone(), "b".into(), "c".into()];
+        let why = why_none(&[vec![], vec![2], vec![1]], &lonely, true).unwrap();
+        assert!(why.starts_with(&format!("1 vertex has no neighbour ({}… (100000 bytes))", "m".repeat(80))), "{why}");
+    }
 }

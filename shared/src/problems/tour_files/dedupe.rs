@@ -14,18 +14,26 @@
 //!       ──► totals (classes by the order of their symmetry group) and, with --out, FILES read
 //!           again and the tours of the kept ordinals written
 //! ```
+//!
+//! Input that cannot be read twice (stdin, a pipe) is spooled, with `--out`, as it is read the
+//! first time: its valid tours as move lists in the scratch directory, read in its stead.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+use super::board::TourBoard;
 use super::canonical::Canonicalizer;
-use super::format::{write, Format};
+use super::format::{write, Closure, Format};
+use super::infer::BoardSource;
 use super::output::Output;
 use super::reader::{read_tours, ReadOptions};
+use super::tour::Tour;
 use crate::engine::dedupe::{BucketDeduper, DedupeStats, Partitioner, Shape};
-use crate::engine::jobdir::file_error;
+use crate::engine::jobdir::{create_file, file_error};
 use crate::error::{Error, Result};
+use crate::input::Source;
 use crate::units::bytes as size;
 
 /// Buckets at most: enough for a terabyte of forms in a gigabyte of memory.
@@ -77,15 +85,32 @@ pub fn dedupe(
     let shape = Shape { key_len: canon.form_len(), payload_len: PAYLOAD };
     let buckets = bucket_count(paths, &options.read, shape, options.mem_limit);
     let mut partitioner = Partitioner::create(&options.scratch, shape, buckets)?;
-    let compute = |tour: &super::tour::Tour| canon.canonical(tour);
+    // Input that cannot be read twice is kept for the second reading, in the scratch directory.
+    let rereadable = paths.iter().all(|path| Source::new(path).rereadable());
+    let mut spool = None;
+    if options.out.is_some() && !rereadable {
+        match Spool::create(partitioner.side_file("tours")) {
+            Ok(created) => spool = Some(created),
+            Err(error) => {
+                partitioner.abandon();
+                return Err(error);
+            }
+        }
+    }
+    let board = &options.read.board;
+    let compute = |tour: &Tour| canon.canonical(tour);
     let read = read_tours(paths, &options.read, &compute, &mut |ordinal, tour, canonical| {
+        if let Some(spool) = &mut spool {
+            spool.add(board, tour)?;
+        }
         let mut payload = [0u8; PAYLOAD];
         payload[..8].copy_from_slice(&ordinal.to_be_bytes());
         payload[8] = canonical.stabiliser;
         payload[9] = u8::from(tour.closed);
         partitioner.add(&canonical.form, &payload)
     });
-    let read = match read {
+    let spooled = read.and_then(|read| Ok((read, spool.map(Spool::finish).transpose()?)));
+    let (read, spooled) = match spooled {
         Ok(read) => read,
         Err(error) => {
             partitioner.abandon();
@@ -103,7 +128,9 @@ pub fn dedupe(
         ..Default::default()
     };
     let mut kept = Vec::new();
-    for survivor in partitioned.survivors()? {
+    // The survivors own the scratch directory: it goes (the spool with it) when they do.
+    let mut survivors = partitioned.survivors()?;
+    for survivor in &mut survivors {
         let (payload, _copies) = survivor?;
         let ordinal = u64::from_be_bytes(payload[..8].try_into().expect("eight bytes"));
         let stabiliser = payload[8];
@@ -120,9 +147,51 @@ pub fn dedupe(
         }
     }
     if let Some((target, format)) = &options.out {
-        write_kept(paths, options, &kept, target, *format, stdout)?;
+        match spooled {
+            Some(spool) => write_kept(&[spool], &Spool::read_options(board), &kept, target, *format, stdout)?,
+            None => write_kept(paths, &options.read, &kept, target, *format, stdout)?,
+        }
     }
+    drop(survivors);
     Ok(report)
+}
+
+/// The tours of input that cannot be read twice (stdin, a pipe), kept as they are read for
+/// `--out`'s second reading: every valid tour, in order, as a move list (which says whether the
+/// tour closes, as a compact line would not), so that the second reading numbers them alike.
+struct Spool {
+    path: PathBuf,
+    writer: BufWriter<File>,
+}
+
+impl Spool {
+    fn create(path: PathBuf) -> Result<Spool> {
+        let file = create_file(&path).map_err(|e| file_error(&path, "create", e))?;
+        Ok(Spool { path, writer: BufWriter::with_capacity(1 << 20, file) })
+    }
+
+    fn add(&mut self, board: &TourBoard, tour: &Tour) -> Result<()> {
+        self.writer
+            .write_all(write(board, tour, Format::Moves).as_bytes())
+            .map_err(|e| file_error(&self.path, "write", e))
+    }
+
+    /// Its path, once written.
+    fn finish(mut self) -> Result<PathBuf> {
+        self.writer.flush().map_err(|e| file_error(&self.path, "write", e))?;
+        Ok(self.path)
+    }
+
+    /// How it is read back: move lists of `board`, each closed where it says so.
+    fn read_options(board: &TourBoard) -> ReadOptions {
+        ReadOptions {
+            board: board.clone(),
+            source: BoardSource::Given,
+            from: Some(Format::Moves),
+            closure: Closure::Auto,
+            skip_invalid: false,
+        }
+    }
 }
 
 /// Refuses a memory limit that leaves a thread sorting buckets (here, or on the workers) less
@@ -147,7 +216,7 @@ fn check_mem_limit(mem_limit: u64, remote: Option<&dyn BucketDeduper>) -> Result
 /// Enough buckets that one bucket per thread fits the memory limit, from the input's size and
 /// the shortest line a tour can take.
 fn bucket_count(paths: &[PathBuf], read: &ReadOptions, shape: Shape, mem_limit: u64) -> usize {
-    let bytes: u64 = paths.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+    let bytes: u64 = paths.iter().filter_map(|path| Source::new(path).regular_size()).sum();
     let shortest_line = 2 * read.board.squares() as u64 + 4;
     let records = bytes / shortest_line + 1;
     let in_memory = records * (shape.record_len() as u64 + 16);
@@ -156,21 +225,21 @@ fn bucket_count(paths: &[PathBuf], read: &ReadOptions, shape: Shape, mem_limit: 
     (in_memory.div_ceil(share) as usize).clamp(threads as usize, MAX_BUCKETS)
 }
 
-/// Reads the input again and writes the tours whose ordinals are `kept` (ascending), each in
-/// `format`, to `target` (a file through a temporary file renamed into place, or `stdout`).
+/// Reads the input (`paths`, or the spool of input read once) again and writes the tours whose
+/// ordinals are `kept` (ascending), each in `format`, to `target` (a file through a temporary file renamed into place, or `stdout`).
 fn write_kept(
     paths: &[PathBuf],
-    options: &DedupeOptions,
+    read: &ReadOptions,
     kept: &[u64],
     target: &Output,
     format: Format,
     stdout: &mut dyn Write,
 ) -> Result<()> {
-    let board = &options.read.board;
+    let board = &read.board;
     let path = target.path();
     target.write("the distinct tours", stdout, &mut |out| {
         let mut next = kept.iter().copied().peekable();
-        read_tours(paths, &options.read, &|_| (), &mut |ordinal, tour, ()| {
+        read_tours(paths, read, &|_| (), &mut |ordinal, tour, ()| {
             if next.peek() == Some(&ordinal) {
                 next.next();
                 out.write_all(write(board, tour, format).as_bytes())

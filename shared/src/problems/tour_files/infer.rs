@@ -7,7 +7,7 @@
 //! title, a damaged tour) is passed over for the next; if none of the first lines names one, the
 //! first is refused, with the boards its length fits, and `--board WxH` to say which.
 //!
-//! Input that cannot be read ahead (a pipe) keeps the 8x8 default, and every error about its
+//! Input that cannot be read ahead (stdin, a pipe) keeps the 8x8 default, and every error about its
 //! lines says so ([`BoardSource`]).
 
 use std::fs::File;
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use super::board::{TourBoard, MAX_FILE_SIDE};
 use super::format::{boards_of_compact_length, detect, either, fits, Format, MAX_TOUR_LINE};
 use crate::error::{Error, Result};
-use crate::input::{quote, BoundedLines, Line};
+use crate::input::{quote, BoundedLines, Line, Source};
 use crate::problems::tours::board::BoardSize;
 
 /// The board of a file when nothing says otherwise: Phadke's 8x8.
@@ -58,6 +58,10 @@ impl BoardSource {
 /// regular file.
 pub fn read_board(paths: &[PathBuf], from: Option<Format>) -> Result<(BoardSize, BoardSource)> {
     for path in paths {
+        let source = Source::new(path);
+        if source == Source::Stdin {
+            return Ok((DEFAULT_BOARD, BoardSource::Default { path: source.name().to_path_buf() }));
+        }
         let file = File::open(path).map_err(|e| crate::engine::jobdir::file_error(path, "read the tours", e))?;
         let regular = file.metadata().is_ok_and(|meta| meta.is_file());
         if !regular {

@@ -1,5 +1,5 @@
-//! Reading tour files: one tour per line, in any of the [formats](super::format), checked as
-//! they are read, errors naming the file and line.
+//! Reading tour files (`-`: stdin): one tour per line, in any of the [formats](super::format),
+//! checked as they are read, errors naming the file and line.
 //!
 //! Lines are read in chunks and parsed (and whatever the caller computes from each tour) on
 //! every thread; the caller then sees them one by one in file order, each with its ordinal (the
@@ -9,8 +9,7 @@
 //! wrong`, or with `--skip-invalid` is counted and skipped (the first few are logged). No line
 //! is kept past its bound: a file without line breaks (`/dev/zero`) is refused after it.
 
-use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -21,7 +20,7 @@ use super::infer::BoardSource;
 use super::tour::Tour;
 use crate::engine::jobdir::file_error;
 use crate::error::{Error, Result};
-use crate::input::{BoundedLines, Line};
+use crate::input::{BoundedLines, Line, Source};
 
 /// Lines parsed together...
 const CHUNK: usize = 1 << 15;
@@ -60,9 +59,11 @@ pub fn read_tours<T: Send>(
     each: &mut dyn FnMut(u64, &Tour, T) -> Result<()>,
 ) -> Result<ReadStats> {
     let mut stats = ReadStats::default();
-    for path in paths {
-        let file = File::open(path).map_err(|e| file_error(path, "read the tours", e))?;
-        stats.bytes += file.metadata().map_err(|e| file_error(path, "read the tours", e))?.len();
+    for given in paths {
+        let source = Source::new(given);
+        let path = source.name();
+        let file = source.open().map_err(|e| file_error(path, "read the tours", e))?;
+        stats.bytes += source.regular_size().unwrap_or(0);
         let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, file), MAX_TOUR_LINE);
         let mut format = options.from;
         loop {
@@ -137,7 +138,7 @@ fn detect_format(path: &Path, chunk: &[(usize, std::result::Result<String, Strin
 /// a line that cannot (not text, too long) with what is wrong with it, and unless such lines are
 /// skipped, last: the rest of a line too long is never read.
 fn read_chunk(
-    lines: &mut BoundedLines<BufReader<File>>,
+    lines: &mut BoundedLines<impl BufRead>,
     path: &Path,
     skip_invalid: bool,
 ) -> Result<Vec<(usize, std::result::Result<String, String>)>> {

@@ -66,7 +66,7 @@ struct TourArgs {
     remove: Vec<String>,
 
     /// Remove the squares a picture of the board marks: one line per rank, the last rank first,
-    /// x for a square removed and . for one kept.
+    /// x for a square removed and . for one kept (`-`: stdin).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["sweep", "distinct", "remove"])]
     remove_mask: Option<String>,
 }
@@ -330,11 +330,7 @@ impl Problem for Tours {
             other => return Err(Error::Bug(format!("the tours have no command {other:?}"))),
         };
         let removed = match &args.remove_mask {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| Error::File { path: path.into(), message: e.to_string() })?;
-                holes::mask(&text, path, args.board)?
-            }
+            Some(path) => holes::read_mask(path, args.board)?,
             None => holes::squares(&args.remove, args.board)?,
         };
         let params = TourParams {
@@ -363,26 +359,30 @@ impl Problem for Tours {
     }
 }
 
+/// How the command line of a count of `tour` reads (`knight 6x8 --sweep`).
+fn command_line(tour: &TourParams) -> String {
+    let piece = if tour.piece == "tours" { format!("tours --moves {}", tour.moves) } else { tour.piece.clone() };
+    let kind = match tour.tours {
+        TourKind::Closed => "",
+        TourKind::Open => " --open",
+        TourKind::Both => " --tours both",
+    };
+    format!(
+        "{piece} {}{}{kind}{}",
+        tour.board,
+        if tour.sweep { " --sweep" } else { "" },
+        if tour.directed { " --directed" } else { "" }
+    ) + if tour.distinct { " --distinct" } else { "" }
+        + &if tour.removed.is_empty() { String::new() } else { format!(" --remove {}", tour.removed.join(",")) }
+}
+
 impl Task for CountTask {
     fn kind(&self) -> JobKind {
         JobKind::Sweep
     }
 
     fn command_line(&self) -> String {
-        let tour = &self.params;
-        let piece = if tour.piece == "tours" { format!("tours --moves {}", tour.moves) } else { tour.piece.clone() };
-        let kind = match tour.tours {
-            TourKind::Closed => "",
-            TourKind::Open => " --open",
-            TourKind::Both => " --tours both",
-        };
-        format!(
-            "{piece} {}{}{kind}{}",
-            tour.board,
-            if tour.sweep { " --sweep" } else { "" },
-            if tour.directed { " --directed" } else { "" }
-        ) + if tour.distinct { " --distinct" } else { "" }
-            + &if tour.removed.is_empty() { String::new() } else { format!(" --remove {}", tour.removed.join(",")) }
+        command_line(&self.params)
     }
 
     fn id_stem(&self) -> String {
@@ -458,6 +458,41 @@ impl Task for CountTask {
 
     fn reasons(&self) -> Vec<(usize, String)> {
         self.reasons_by_slot()
+    }
+
+    /// A sweep costs what its longest board alone costs: the same transfer matrix, whose last
+    /// rows the board's end cuts alike (`knight 7x10 --sweep` read 65.24 M states, the 7 x 10
+    /// board alone 64.90 M; 7 x 12, two passes each, 224.0 M and 223.3 M: docs/FLAGSHIP.md,
+    /// "`leaper plan`").
+    /// So the plan of either names the other, and a sweep along a board's longer side names the
+    /// single board, which runs along it.
+    fn plan_notes(&self) -> Vec<String> {
+        let tour = &self.params;
+        if tour.distinct || !tour.removed.is_empty() {
+            return Vec::new();
+        }
+        let (width, rows) = (self.plan.width, self.plan.rows);
+        let same = "a sweep costs what its longest board alone costs (knight 7x10 --sweep read 65.24 M states, \
+                    the 7x10 board alone 64.90 M)";
+        if !tour.sweep {
+            let sweep = TourParams { sweep: true, board: format!("{width}x{rows}"), ..tour.clone() };
+            return vec![format!(
+                "{same}: `{}` counts {width}x1 to {width}x{rows} for these figures",
+                command_line(&sweep)
+            )];
+        }
+        let mut notes = vec![format!(
+            "{same}: this one, {width} wide, counts {width}x1 to {width}x{rows} for the cost of {width}x{rows} alone"
+        )];
+        if rows < width {
+            let single = TourParams { sweep: false, ..tour.clone() };
+            notes.push(format!(
+                "the single board {} runs {rows} wide instead, along its longer side: `leaper plan {}`",
+                tour.board,
+                command_line(&single)
+            ));
+        }
+        notes
     }
 
     fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {

@@ -181,9 +181,10 @@ pub fn live_positions(edges: &[Vec<usize>], window: usize) -> Vec<u64> {
 }
 
 /// The worst-case key size of windows whose positions that can hold an edge are `live` (one
-/// mask per cell, [`live_positions`]), with up to `max_free` free ends.
+/// mask per cell, [`live_positions`]), with up to `max_free` free ends: the worst case of the
+/// most live positions, since a key's worst case grows with its positions.
 pub fn dense_worst_case_bits(live: &[u64], max_free: usize) -> u32 {
-    live.iter().map(|mask| worst_case_bits(mask.count_ones() as usize, max_free)).max().unwrap_or(2)
+    live.iter().map(|mask| mask.count_ones() as usize).max().map_or(2, |most| worst_case_bits(most, max_free))
 }
 
 /// Bits needed to store a rank below `u`.
@@ -493,6 +494,20 @@ mod tests {
 
     fn too_wide(bits: u32) -> Error {
         Error::InvalidRequest(format!("{bits} bits"))
+    }
+
+    #[test]
+    fn the_worst_case_grows_with_the_window_so_the_widest_cell_decides() {
+        // `dense_worst_case_bits` takes the worst case of the most live positions only.
+        for max_free in 0..=2 {
+            for len in 1..=64 {
+                assert!(worst_case_bits(len, max_free) >= worst_case_bits(len - 1, max_free), "{len} {max_free}");
+            }
+            let live: [u64; 4] = [0b1, 0b1011_0110, 0b11, 0];
+            let every: u32 = live.iter().map(|m| worst_case_bits(m.count_ones() as usize, max_free)).max().unwrap();
+            assert_eq!(dense_worst_case_bits(&live, max_free), every);
+        }
+        assert_eq!(dense_worst_case_bits(&[], 0), 2);
     }
 
     #[test]

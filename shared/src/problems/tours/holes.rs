@@ -16,11 +16,27 @@
 //! ....     rank 2
 //! x...     rank 1: a1 removed
 //! ```
+//!
+//! A mask file is read within a bound its board sets ([`mask_bytes`]): `/dev/zero`, or a file of
+//! a gigabyte for a 6 x 6 board, is refused after a few kilobytes (by its size, unread, where it
+//! is a regular file). `--remove` names each square once: `a1,a1` and an empty name (`--remove
+//! ""`, `a1,,b2`) are refused, as slips that would otherwise count a board other than the one
+//! meant.
 
 use std::collections::BTreeSet;
 
 use super::board::{BoardSize, Geometry};
 use crate::error::{Error, Result};
+use crate::input::{quote, read_text, Source};
+
+/// The most bytes a mask file of `board` may hold: a square a character with room for a space
+/// or two around it (8 bytes a square), a line ending a rank (8 bytes), and 4 KiB for blank lines
+/// and trailing space. A picture of the board takes 1 or 2 bytes a square: 4,432 bytes are
+/// allowed for 6 x 6, 8 MiB for a board of a million squares.
+pub fn mask_bytes(board: BoardSize) -> u64 {
+    let (cells, ranks) = (board.width as u64 * board.length as u64, board.length as u64);
+    8 * (cells + ranks) + 4096
+}
 
 /// The name of the square in column `file` and row `rank` (both from 0): `a1`.
 pub fn square_name(file: usize, rank: usize) -> String {
@@ -37,7 +53,7 @@ pub fn square_name(file: usize, rank: usize) -> String {
 /// The square `name` names on `board`: (file, rank) from 0.
 fn parse_square(name: &str, board: BoardSize) -> Result<(usize, usize)> {
     let name = name.trim().to_ascii_lowercase();
-    let invalid = |reason: String| Error::InvalidRequest(format!("--remove: square {name:?}: {reason}"));
+    let invalid = |reason: String| Error::InvalidRequest(format!("--remove: square {}: {reason}", quote(&name)));
     let split = name.find(|c: char| !c.is_ascii_lowercase()).unwrap_or(name.len());
     let (letters, digits) = name.split_at(split);
     if letters.is_empty() || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -55,14 +71,36 @@ fn parse_square(name: &str, board: BoardSize) -> Result<(usize, usize)> {
     Ok((file, rank - 1))
 }
 
-/// The squares `names` name on `board`, sorted by rank then file and each once, by name.
+/// The squares `names` (each a comma-separated list, as `--remove` was given) name on `board`,
+/// sorted by rank then file, by name. A square named twice, or an empty name, is refused.
 pub fn squares(names: &[String], board: BoardSize) -> Result<Vec<String>> {
     let mut squares = BTreeSet::new();
-    for name in names.iter().flat_map(|n| n.split(',')).filter(|n| !n.trim().is_empty()) {
-        let (file, rank) = parse_square(name, board)?;
-        squares.insert((rank, file));
+    for given in names {
+        for name in given.split(',') {
+            if name.trim().is_empty() {
+                return Err(Error::InvalidRequest(format!(
+                    "--remove {}: an empty square name; give the squares by name, each once, as in a1,h8",
+                    quote(given)
+                )));
+            }
+            let (file, rank) = parse_square(name, board)?;
+            if !squares.insert((rank, file)) {
+                return Err(Error::InvalidRequest(format!(
+                    "--remove: square {} is named twice; give each square once",
+                    square_name(file, rank)
+                )));
+            }
+        }
     }
     finish(squares, board)
+}
+
+/// The squares the mask file `path` (`-`: stdin) removes from `board`, read within
+/// [`mask_bytes`] of the board.
+pub fn read_mask(path: &str, board: BoardSize) -> Result<Vec<String>> {
+    let source = Source::new(path);
+    let text = read_text(&source, mask_bytes(board), &format!("mask file of the {board} board"))?;
+    mask(&text, &source.name().display().to_string(), board)
 }
 
 /// The squares a mask file (`source` names it in errors) removes from `board`.
@@ -164,11 +202,41 @@ mod tests {
         assert_eq!(square_name(26, 1), "aa2");
         let board = BoardSize::new(30, 4).unwrap();
         assert_eq!(parse_square("AB3", board).unwrap(), (27, 2));
-        assert_eq!(squares(&["h8,a1".into(), "a1".into()], BoardSize::new(8, 8).unwrap()).unwrap(), ["a1", "h8"]);
+        assert_eq!(squares(&["h8,a1".into(), "b1".into()], BoardSize::new(8, 8).unwrap()).unwrap(), ["a1", "b1", "h8"]);
         let error = squares(&["i1".into()], BoardSize::new(8, 8).unwrap()).unwrap_err().to_string();
         assert_eq!(error, "--remove: square \"i1\": not on the 8x8 board (files a-h, ranks 1-8)");
         let error = squares(&["1a".into()], BoardSize::new(8, 8).unwrap()).unwrap_err().to_string();
         assert!(error.contains("expected a file letter and a rank number"), "{error}");
+    }
+
+    #[test]
+    fn squares_are_named_once_and_never_empty() {
+        let board = BoardSize::new(8, 8).unwrap();
+        let error = |names: &[&str]| {
+            squares(&names.iter().map(|n| n.to_string()).collect::<Vec<_>>(), board).unwrap_err().to_string()
+        };
+        assert_eq!(error(&["a1,a1"]), "--remove: square a1 is named twice; give each square once");
+        assert_eq!(error(&["h8", "A1,H8"]), "--remove: square h8 is named twice; give each square once");
+        let empty = "--remove \"\": an empty square name; give the squares by name, each once, as in a1,h8";
+        assert_eq!(error(&[""]), empty);
+        assert_eq!(error(&["a1", " "]), empty.replace("\"\"", "\" \""));
+        assert!(error(&["a1,,b2"]).starts_with("--remove \"a1,,b2\": an empty square name"));
+        assert!(error(&["a1,"]).starts_with("--remove \"a1,\": an empty square name"));
+        // A long name is quoted by its first 80 characters.
+        let long = format!("a{}", "1".repeat(100_000));
+        assert!(error(&[&long]).len() < 200, "{}", error(&[&long]));
+    }
+
+    #[test]
+    fn a_mask_file_is_read_within_its_board_s_bound() {
+        let board = BoardSize::new(6, 6).unwrap();
+        assert_eq!(mask_bytes(board), 4432);
+        let error = read_mask("/dev/zero", board).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "/dev/zero: the mask file of the 6x6 board is larger than 4432 bytes, more than such a file holds: is it \
+             the right file?"
+        );
     }
 
     #[test]

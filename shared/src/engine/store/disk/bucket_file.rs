@@ -4,8 +4,9 @@
 //! ```text
 //! header  "LEAPBKT1"  format u32  residues u32  key words u32  0 u32               (24 bytes)
 //! blocks  zstd( count u32 | coding u8 per lane | keys: first absolute, then deltas, LEB128 |
-//!               lane 0 of every state, lane 1 XOR lane 0 of every state, lane 2 XOR lane 0, ...:
-//!               u64 LE (coding 0) or LEB128 (1) )
+//!               lane 0 of every state, lane 1 of every state (XOR lane 0, or as it is), ...:
+//!               u64 LE (coding bit 0 clear) or LEB128 (set); XOR lane 0 (bit 1 clear) or as
+//!               it is (set, format 4) )
 //! index   per block: offset u64  compressed length u32  states u32  first key (8 x key words)
 //! footer  states u64  blocks u32  index offset u64  crc32 u32  "LEAPEND1"         (32 bytes)
 //! ```
@@ -18,7 +19,13 @@
 //! numbers (docs/PERFORMANCE.md, "Counts lane by lane on disk"), and so are their residues while a
 //! count is below every modulus: the lanes of a state are then equal, and every lane but the first
 //! is stored XOR the first, as 0. A lane whose counts have passed the modulus is 64 random bits a
-//! state and stays u64. Format 2 sections (counts state by state, u64) are still read.
+//! state and stays u64. Format 4 lets a block store a lane as it is, not XOR the first, where
+//! that is shorter: the high word of an exact 128-bit count (`engine::arith`). Below `2^64` it
+//! is 0, and either way costs next to nothing (XOR the low word it repeats the first lane, which
+//! zstd finds); past `2^64` the low word is 64 random bits, the high word a few bits as it is but
+//! as random as the low word XOR it (the spare residue modulo `2^64 - 59` stays close to the low
+//! word, so XOR the first suits it). Formats 2 (counts state by state, u64) and 3 (every lane
+//! but the first XOR the first) are still read.
 //!
 //! The CRC covers every byte of the section before it. Counts live in the footer so the section
 //! is written in one streaming pass.
@@ -45,7 +52,7 @@ use crate::engine::store::{BucketInfo, StateBatch, StateVisitor};
 use crate::error::{Error, Result};
 
 /// Version of the bucket section layout; sections of another version are refused.
-pub const BUCKET_FORMAT: u32 = 3;
+pub const BUCKET_FORMAT: u32 = 4;
 /// The oldest bucket format this leaper still reads.
 const OLDEST_READ_FORMAT: u32 = 2;
 
@@ -62,23 +69,18 @@ const fn index_entry_bytes(key_words: usize) -> usize {
 pub(super) const BLOCK_STATES: usize = 16 * 1024;
 const ZSTD_LEVEL: i32 = 1;
 
-/// Lane `j` of a state's counts as the disk stores it: the first lane as it is, every other
-/// one XOR the first. While a count is below every modulus its residues are all equal to it,
-/// so the other lanes store as 0: one LEB128 byte, next to nothing through zstd. Example: residues (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12.
+/// Lane `j` of a state's counts as the disk stores it where it goes XOR the first (the first
+/// lane as it is). While a count is below every modulus its residues are all equal to it, so
+/// the other lanes store as 0: one LEB128 byte, next to nothing through zstd. Example: residues
+/// (300, 300, 300) are stored as 300, 0, 0; (5, 9) as 5, 12. A lane stored as it is (coding
+/// [`LANE_AS_IS`]) is the word itself: the exact 128-bit lane (300, 0) stores as 300, 0, where
+/// XOR the first would store 300, 300.
 #[inline(always)]
-fn stored_lane(lanes: &[u64], j: usize) -> u64 {
-    if j == 0 {
-        lanes[0]
+fn stored_lane(lanes: &[u64], j: usize, as_is: bool) -> u64 {
+    if j == 0 || as_is {
+        lanes[j]
     } else {
         lanes[j] ^ lanes[0]
-    }
-}
-
-/// Undoes [`stored_lane`] on the lanes of one state, decoded in order.
-#[inline(always)]
-fn restore_lanes(lanes: &mut [u64]) {
-    if let Some((first, rest)) = lanes.split_first_mut() {
-        rest.iter_mut().for_each(|lane| *lane ^= *first);
     }
 }
 
@@ -274,8 +276,9 @@ pub struct BucketFile<K: StateKey> {
 /// Maps `path` for reading.
 pub fn map_file(path: &Path) -> Result<Arc<Mmap>> {
     let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
-    // SAFETY: segment and bucket files are written and fsynced before their layer is read, and
-    // nothing writes them again while they are mapped.
+    // SAFETY: segment and bucket files are written and flushed before their layer is read (and
+    // fsynced before a checkpoint names it), and nothing writes them again while they are
+    // mapped.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| file_error(path, "memory-map", e))?;
     Ok(Arc::new(map))
 }
@@ -388,25 +391,41 @@ impl<K: StateKey> BucketFile<K> {
         let compressed = &self.bytes()[offset..offset + length];
         match self.format {
             2 => decode_block_v2::<K>(compressed, count, self.width, batch),
-            _ => decode_block::<K>(compressed, count, self.width, batch),
+            format => decode_block::<K>(compressed, count, self.width, format, batch),
         }
         .map_err(|what| damaged(&self.path, format!("block {i}: {what}")))
     }
 }
 
-/// The coding of one lane of counts in a block.
+/// The coding of one lane of counts in a block: bit 0, LEB128 ([`LANE_LEB128`]) or u64 LE
+/// ([`LANE_RAW`]); bit 1 ([`LANE_AS_IS`], format 4), the lane as it is rather than XOR the first.
 const LANE_RAW: u8 = 0;
 const LANE_LEB128: u8 = 1;
+const LANE_AS_IS: u8 = 2;
+
+/// Bytes of `value` in LEB128.
+#[inline(always)]
+fn varint_bytes(value: u64) -> usize {
+    (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
+}
 
 /// One compressed block of `records` (each a key's words, then `width` residues; keys
-/// ascending): its state count, each lane's coding, the
-/// keys (the first absolute, then deltas, LEB128), then the counts lane by lane (every lane
-/// after the first XOR the first), all through zstd. Bucket files and spill runs both use it.
+/// ascending): its state count, each lane's coding, the keys (the first absolute, then deltas,
+/// LEB128), then the counts lane by lane (every lane after the first XOR the first, or as it is
+/// where that is shorter), all through zstd. Bucket files and spill runs both use it.
 ///
 /// Example, two states with keys 5 and 9 and two lanes of residues, (3, 3) and (300, 300):
 /// `02 00 00 00` (two states), `01 01` (both lanes in LEB128), `05 04` (the keys), `03 AC 02`
-/// (the first lane: 3 and 300), `00 00` (the second, XOR the first).
+/// (the first lane: 3 and 300), `00 00` (the second, XOR the first). Had the lanes been an exact
+/// 128-bit count, (3, 0) and (300, 0), the second lane's coding would be `03` (LEB128, as it
+/// is), and its bytes `00 00` again.
 pub(super) fn encode_block<K: StateKey>(records: &[u64], width: usize) -> std::io::Result<Vec<u8>> {
+    encode_block_in::<K>(records, width, true)
+}
+
+/// [`encode_block`], with lanes as they are where `as_is_allowed` (format 4), never otherwise
+/// (format 3, for the tests of its reading).
+fn encode_block_in<K: StateKey>(records: &[u64], width: usize, as_is_allowed: bool) -> std::io::Result<Vec<u8>> {
     let stride = K::WORDS + width;
     let states = records.len() / stride;
     let mut raw = Vec::with_capacity(4 + width + states * (K::WORDS * 10 + 9 * width));
@@ -420,18 +439,29 @@ pub(super) fn encode_block<K: StateKey>(records: &[u64], width: usize) -> std::i
         previous = key;
     }
     for j in 0..width {
+        // As it is where that takes fewer LEB128 bytes than XOR the first and fewer than u64
+        // (otherwise XOR the first, as format 3 stored every lane).
+        let bytes = |as_is: bool| -> usize {
+            records.chunks_exact(stride).map(|record| varint_bytes(stored_lane(&record[K::WORDS..], j, as_is))).sum()
+        };
+        let as_is = as_is_allowed && j > 0 && {
+            let plain = bytes(true);
+            plain < bytes(false) && plain < 8 * states
+        };
         // LEB128 unless that comes to more than u64 would (a lane past its modulus).
         let start = raw.len();
         for record in records.chunks_exact(stride) {
-            stored_lane(&record[K::WORDS..], j).write_varint(&mut raw);
+            stored_lane(&record[K::WORDS..], j, as_is).write_varint(&mut raw);
         }
+        let mut coding = LANE_LEB128;
         if raw.len() - start >= 8 * states && states > 0 {
             raw.truncate(start);
-            raw[4 + j] = LANE_RAW;
+            coding = LANE_RAW;
             for record in records.chunks_exact(stride) {
-                raw.extend_from_slice(&stored_lane(&record[K::WORDS..], j).to_le_bytes());
+                raw.extend_from_slice(&stored_lane(&record[K::WORDS..], j, as_is).to_le_bytes());
             }
         }
+        raw[4 + j] = coding | if as_is { LANE_AS_IS } else { 0 };
     }
     compress(&raw)
 }
@@ -464,11 +494,13 @@ fn compress(raw: &[u8]) -> std::io::Result<Vec<u8>> {
 }
 
 /// Decodes a block [`encode_block`] made of `count` states with `width` residues each into
-/// `batch` (cleared first); the error says what is wrong with it.
+/// `batch` (cleared first), as bucket format `format` (3 or 4) lays it out; the error says what
+/// is wrong with it.
 pub(super) fn decode_block<K: StateKey>(
     compressed: &[u8],
     count: usize,
     width: usize,
+    format: u32,
     batch: &mut StateBatch,
 ) -> std::result::Result<(), String> {
     // The most a block can hold: every key delta and count a varint of full length.
@@ -478,27 +510,34 @@ pub(super) fn decode_block<K: StateKey>(
     let codings = &raw[4..4 + width];
     let mut at = decode_keys::<K>(&raw, 4 + width, count, batch)?;
     batch.residues.resize(count * width, 0);
+    let known = if format >= 4 { LANE_LEB128 | LANE_AS_IS } else { LANE_LEB128 };
     for (j, &coding) in codings.iter().enumerate() {
+        if coding & !known != 0 {
+            return Err(format!("unknown count coding {coding}"));
+        }
         for i in 0..count {
-            batch.residues[i * width + j] = match coding {
-                LANE_RAW => {
-                    let bytes = raw.get(at..at + 8).ok_or("count data truncated")?;
-                    at += 8;
-                    u64::from_le_bytes(bytes.try_into().unwrap())
-                }
-                LANE_LEB128 => {
-                    let (value, used) = u64::read_varint(&raw[at..]).ok_or("count data truncated")?;
-                    at += used;
-                    value
-                }
-                other => return Err(format!("unknown count coding {other}")),
+            batch.residues[i * width + j] = if coding & LANE_LEB128 == LANE_RAW {
+                let bytes = raw.get(at..at + 8).ok_or("count data truncated")?;
+                at += 8;
+                u64::from_le_bytes(bytes.try_into().unwrap())
+            } else {
+                let (value, used) = u64::read_varint(&raw[at..]).ok_or("count data truncated")?;
+                at += used;
+                value
             };
         }
     }
     if at != raw.len() {
         return Err("count data has the wrong length".into());
     }
-    batch.residues.chunks_exact_mut(width.max(1)).for_each(restore_lanes);
+    // Every lane stored XOR the first gets the first back.
+    for (j, &coding) in codings.iter().enumerate().skip(1) {
+        if coding & LANE_AS_IS == 0 {
+            for lanes in batch.residues.chunks_exact_mut(width) {
+                lanes[j] ^= lanes[0];
+            }
+        }
+    }
     Ok(())
 }
 
@@ -577,7 +616,7 @@ mod tests {
             writer.push(batch.key::<K>(i), batch.residues_of(i))?;
         }
         let section = writer.finish()?;
-        segment.finish()?;
+        segment.finish(true)?;
         Ok(section.info)
     }
 
@@ -589,6 +628,11 @@ mod tests {
             records.extend_from_slice(batch.residues_of(i));
         }
         records
+    }
+
+    /// The block layout of format 3 (every lane but the first XOR the first), to test its reading.
+    fn encode_block_v3<K: StateKey>(records: &[u64], width: usize) -> std::io::Result<Vec<u8>> {
+        encode_block_in::<K>(records, width, false)
     }
 
     /// The block layout of format 2 (residues state by state, u64 LE), to test its reading.
@@ -633,30 +677,89 @@ mod tests {
         let raw = zstd::bulk::decompress(&compressed, 1024).unwrap();
         assert_eq!(raw, [2, 0, 0, 0, 1, 1, 5, 4, 3, 0xAC, 2, 0, 0]);
         let mut back = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 2);
-        decode_block::<u64>(&compressed, 2, 2, &mut back).unwrap();
+        decode_block::<u64>(&compressed, 2, 2, BUCKET_FORMAT, &mut back).unwrap();
         assert_eq!(back, block);
+        // The same counts as exact 128-bit lanes, low word first: the high words as they are.
+        let mut wide = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 2);
+        wide.push(5u64, &[3, 0]);
+        wide.push(9u64, &[300, 0]);
+        let compressed = encode_block::<u64>(&records_of::<u64>(&wide), 2).unwrap();
+        let raw = zstd::bulk::decompress(&compressed, 1024).unwrap();
+        assert_eq!(raw, [2, 0, 0, 0, 1, 3, 5, 4, 3, 0xAC, 2, 0, 0]);
+        decode_block::<u64>(&compressed, 2, 2, BUCKET_FORMAT, &mut back).unwrap();
+        assert_eq!(back, wide);
+        // Format 3 knew no lane as it is: such a block there is damage, not counts.
+        let error = decode_block::<u64>(&compressed, 2, 2, 3, &mut back).unwrap_err();
+        assert!(error.contains("unknown count coding 3"), "{error}");
     }
 
     #[test]
-    fn small_counts_take_leb128_and_files_of_format_2_are_still_read() {
+    fn the_high_words_of_exact_128_bit_counts_past_2_64_are_stored_as_they_are() {
+        let dir = std::env::temp_dir().join(format!("leaper-bucket-wide-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Exact 128-bit counts and a spare residue modulo p = 2^64 - 59. Below 2^64 the high word
+        // is 0 and XOR the low word it repeats the low words, which zstd stores next to nothing:
+        // both formats take about the same. Past 2^64 (9 x 10's last rows) the low word is 64
+        // random bits; the high word is small as it is, and as random as the low word XOR it.
+        let p = u64::MAX - 58;
+        let sizes = |big: bool| -> Vec<u64> {
+            let mut batch = StateBatch::with_capacity(RecordLayout::of::<u64>(3), BLOCK_STATES + 100);
+            for i in 0..(BLOCK_STATES + 100) as u64 {
+                let small = (i * 7919) % 100_000 + 1;
+                let count = if big {
+                    (small as u128) << 60 | i.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128
+                } else {
+                    small as u128
+                };
+                batch.push(3 * i, &[count as u64, (count >> 64) as u64, (count % p as u128) as u64]);
+            }
+            [3, 4]
+                .into_iter()
+                .map(|format| {
+                    let path = dir.join(format!("f{format}-{big}.lpb"));
+                    let encode = if format == 3 { encode_block_v3::<u64> } else { encode_block::<u64> };
+                    let mut segment = SegmentWriter::create(&path).unwrap();
+                    let mut writer = BucketWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
+                    writer.push_records(&records_of::<u64>(&batch)).unwrap();
+                    let bytes = writer.finish().unwrap().info.bytes;
+                    segment.finish(true).unwrap();
+                    assert_eq!(read_all(&path, 3).unwrap(), batch, "format {format}");
+                    bytes
+                })
+                .collect()
+        };
+        let below = sizes(false);
+        assert!(below[1] * 100 <= below[0] * 101, "{below:?}");
+        let past = sizes(true);
+        assert!(past[1] * 10 < past[0] * 7, "{past:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn small_counts_take_leb128_and_files_of_formats_2_and_3_are_still_read() {
         let dir = std::env::temp_dir().join(format!("leaper-bucket-v2-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let batch = sample(BLOCK_STATES + 100, 3);
         let mut sizes = Vec::new();
-        for format in [2, 3] {
+        for format in [2, 3, 4] {
             let path = dir.join(format!("f{format}.lpb"));
-            let encode = if format == 2 { encode_block_v2::<u64> } else { encode_block::<u64> };
+            let encode = match format {
+                2 => encode_block_v2::<u64>,
+                3 => encode_block_v3::<u64>,
+                _ => encode_block::<u64>,
+            };
             let mut segment = SegmentWriter::create(&path).unwrap();
             let mut writer = BucketWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
             for i in 0..batch.len() {
                 writer.push(batch.key::<u64>(i), batch.residues_of(i)).unwrap();
             }
             sizes.push(writer.finish().unwrap().info.bytes);
-            segment.finish().unwrap();
+            segment.finish(true).unwrap();
             assert_eq!(read_all(&path, 3).unwrap(), batch, "format {format}");
         }
-        // Small counts in LEB128, the second lane as 0s, the random one raw: smaller than u64.
-        assert!(sizes[1] < sizes[0], "{sizes:?}");
+        // Small counts in LEB128, the second lane as 0s, the random one raw: smaller than u64;
+        // residues gain nothing from format 4 (every lane XOR the first is shortest).
+        assert!(sizes[1] < sizes[0] && sizes[2] == sizes[1], "{sizes:?}");
         // A lane that cannot be told apart from LEB128 or raw: one value of each length.
         let mut edges = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 130);
         for i in 0..130u64 {
@@ -730,7 +833,7 @@ mod tests {
             }
             sections.push(writer.finish().unwrap());
         }
-        segment.finish().unwrap();
+        segment.finish(true).unwrap();
         let map = map_file(&path).unwrap();
         for (section, batch) in sections.iter().zip(&batches) {
             assert_eq!(section.info.states, batch.len() as u64);

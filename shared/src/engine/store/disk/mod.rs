@@ -7,7 +7,10 @@
 //! appended to their bucket's array as they are; any others go to the bucket's table, which
 //! adds up equal keys. A bucket whose array and table together outgrow its share of the budget
 //! (the shares are three quarters of it) sorts what it holds and writes it out as a spill run
-//! (see [`spill`]). The arrays and tables keep their allocations from step to step.
+//! (see [`spill`]). The tables keep their allocations from step to step; each array is a
+//! mapping of its own, counted by the pages it has touched and freed (or kept as the next
+//! step's copy) when its bucket is written, so that what the accounts free leaves the process
+//! (docs/PERFORMANCE.md, "The memory limit held: arrays of their own").
 //! In `finish_step` each bucket sorts its array ([`records`]) and writes it, merged with its
 //! table and with its runs where it spilled, as one sorted, compressed, checksummed section of
 //! a segment file ([`segment`]: one file per writing thread); the segments are fsynced before
@@ -57,12 +60,23 @@ type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
 /// mapped for the whole step (on a large sweep, gigabytes beside the store's own:
 /// docs/PERFORMANCE.md, "Mapped pages released once read"). A page shared with a neighbouring
 /// section is read again from the cache.
+///
+/// Released from the 2 MiB boundary before the section to the one after it: a fault maps
+/// more than the page it asks for (the kernel maps pages around it, and a whole folio of the
+/// page cache, up to 2 MiB), so reading one small section mapped its neighbours' pages again
+/// after they were released (the 7 x 10 sweep at 64 MiB in 64 buckets: file pages resident at
+/// most 16.6 MiB, the program's code among them, and 12.5 MiB with the windows;
+/// docs/PERFORMANCE.md, "The memory limit held: arrays of their own").
 fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
     #[cfg(unix)]
     // SAFETY: the mapping is of a file nobody writes while it is mapped (see `map_file`), so a
-    // page dropped reads back the same bytes wherever a slice still points into it.
+    // page dropped reads back the same bytes wherever a slice still points into it (another
+    // thread reading a section in the same window reads it again from the cache).
     unsafe {
-        let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset as usize, bytes as usize);
+        const WINDOW: u64 = 2 << 20;
+        let start = offset / WINDOW * WINDOW;
+        let end = (offset + bytes).next_multiple_of(WINDOW).min(map.len() as u64);
+        let _ = map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start as usize, (end - start) as usize);
     }
     #[cfg(not(unix))]
     let _ = (map, offset, bytes);
@@ -88,6 +102,43 @@ pub fn disk_store(
         }),
         Err(unsupported_key(layout))
     )
+}
+
+/// The buckets of the next layer, `filled`, sorted and merged, each with its records, where
+/// they can be held in memory alone (every one came merged, none spilled, and together they
+/// take a bucket's share at most); else `filled` back, untouched, to be written.
+#[allow(clippy::type_complexity)]
+fn held_alone<'a, K: StateKey>(
+    mut filled: Vec<(usize, &'a mut Mutex<Pending<K>>)>,
+    layout: RecordLayout,
+    moduli: &Moduli,
+    share_words: usize,
+) -> std::result::Result<Vec<(usize, Vec<u64>)>, Vec<(usize, &'a mut Mutex<Pending<K>>)>> {
+    let mut words = 0;
+    for (_, slot) in &mut filled {
+        let pending = slot.get_mut().expect("pending lock");
+        if !pending.spill.is_empty() || !pending.table.is_empty() {
+            return Err(filled);
+        }
+        words += pending.appended.len();
+    }
+    if words > share_words {
+        return Err(filled);
+    }
+    Ok(filled
+        .into_iter()
+        .map(|(bucket, slot)| {
+            let appended = &mut slot.get_mut().expect("pending lock").appended;
+            sort_records::<K>(appended, layout);
+            fold_equal_keys::<K>(appended, layout, moduli);
+            // A copy of its size: the array, reserved for a bucket's whole share, stays for the
+            // next step (taken, it would be reserved afresh at every step: a large allocation
+            // and its page faults for a layer of a few states).
+            let records = appended.to_vec();
+            appended.clear();
+            (bucket, records)
+        })
+        .collect())
 }
 
 /// How a store splits its memory limit among the threads of the pool it runs on (see the
@@ -178,16 +229,36 @@ pub struct DiskStore<K: StateKey> {
     maps: HashMap<PathBuf, Arc<Mmap>>,
     /// The next layer's successors on their way to the segment files.
     pending: Vec<Mutex<Pending<K>>>,
-    /// Words appended to the next layer's arrays this step, over every bucket.
-    appended_words: AtomicUsize,
+    /// Words of the next layer's arrays whose pages are resident, over every bucket.
+    touched_words: AtomicUsize,
     /// The current layer's buckets still in memory, where they were written from their arrays.
     resident: Resident,
+    /// Checkpoints name only some layers ([`StateStore::pace_checkpoints`]): a layer is fsynced
+    /// when one is to name it, and a layer none names goes once read.
+    paced: bool,
+    /// With paced checkpoints: the layer the last checkpoint named (kept until a later one is
+    /// named), and whether the current layer's files are durable.
+    named: Option<u64>,
+    durable: bool,
+    /// With paced checkpoints, a small layer is held in memory alone (its buckets' copies in
+    /// `resident`), written only when a checkpoint is to name it: a step of a few states would
+    /// otherwise make a folder and a file and remove another's, which took milliseconds on a
+    /// busy disk. Whether the current layer is so held; per bucket its states (0: none, or on
+    /// disk), and the buckets that hold some.
+    held: bool,
+    unwritten_states: Vec<u64>,
+    unwritten: Vec<usize>,
 }
 
 /// The successors of one bucket of the next layer not yet on disk, and its spill runs.
 struct Pending<K: StateKey> {
     /// Successors merged before they came, as they came (whole records).
     appended: Vec<u64>,
+    /// Words of `appended` whose pages are resident: the most it has held since it was
+    /// allocated (a spill empties it, but its pages stay, for the records to come). Counting
+    /// its length instead let the copies of the current layer stay beside arrays emptied by
+    /// spills: a sweep held twice its shares.
+    touched: usize,
     /// Every other successor, equal keys added.
     table: AggregationTable<K>,
     spill: SpillRuns<K>,
@@ -195,7 +266,8 @@ struct Pending<K: StateKey> {
 
 impl<K: StateKey> Pending<K> {
     fn new(width: usize, table_bytes: usize) -> Self {
-        Pending { appended: Vec::new(), table: AggregationTable::bounded(width, table_bytes), spill: SpillRuns::new() }
+        let table = AggregationTable::bounded(width, table_bytes);
+        Pending { appended: Vec::new(), touched: 0, table, spill: SpillRuns::new() }
     }
 
     fn is_empty(&self) -> bool {
@@ -227,8 +299,14 @@ impl<K: StateKey> DiskStore<K> {
             current: vec![None; buckets],
             maps: HashMap::new(),
             pending: (0..buckets).map(|_| Mutex::new(Pending::new(width, table_bytes))).collect(),
-            appended_words: AtomicUsize::new(0),
+            touched_words: AtomicUsize::new(0),
             resident: Resident::new(buckets),
+            paced: false,
+            named: None,
+            durable: true,
+            held: false,
+            unwritten_states: vec![0; buckets],
+            unwritten: Vec::new(),
         })
     }
 
@@ -279,7 +357,9 @@ impl<K: StateKey> DiskStore<K> {
         }
         layer.files.par_iter().try_for_each(|file| -> Result<()> {
             let map = maps[&file.path].clone();
-            let found = BucketFile::<K>::section(map, &file.path, file.offset, file.info.bytes, width)?.info();
+            let found = BucketFile::<K>::section(map.clone(), &file.path, file.offset, file.info.bytes, width)?.info();
+            // Checked, its pages leave: a resumed layer would otherwise be resident whole.
+            release_pages(&map, file.offset, file.info.bytes);
             if found != file.info {
                 return Err(Error::File {
                     path: file.path.clone(),
@@ -317,9 +397,14 @@ impl<K: StateKey> DiskStore<K> {
 
     /// Makes the next layer's folder.
     fn make_next_dir(&self) -> Result<PathBuf> {
-        let next_dir = self.layer_dir(self.layer + 1);
-        fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
-        Ok(next_dir)
+        self.make_layer_dir(self.layer + 1)
+    }
+
+    /// Makes the folder of `layer`.
+    fn make_layer_dir(&self, layer: u64) -> Result<PathBuf> {
+        let dir = self.layer_dir(layer);
+        fs::create_dir_all(&dir).map_err(|e| file_error(&dir, "create the directory", e))?;
+        Ok(dir)
     }
 
     /// Removes a layer's folder: its segments, spills and runs (never a file leaper did not
@@ -336,12 +421,8 @@ impl<K: StateKey> DiskStore<K> {
         let layout = self.layout();
         sort_records::<K>(&mut pending.appended, layout);
         fold_equal_keys::<K>(&mut pending.appended, layout, &self.moduli);
-        let Pending { appended, table, spill } = pending;
+        let Pending { appended, table, spill, .. } = pending;
         spill.append(appended, table, &self.moduli, || self.spill_path(bucket))?;
-        let spilled = appended.len();
-        let _ = self
-            .appended_words
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |words| Some(words.saturating_sub(spilled)));
         appended.clear();
         Ok(())
     }
@@ -361,12 +442,15 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn bucket_states(&self, bucket: usize) -> Option<u64> {
-        Some(self.current[bucket].as_ref().map_or(0, |file| file.info.states))
+        Some(self.current[bucket].as_ref().map_or(self.unwritten_states[bucket], |file| file.info.states))
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
         if self.resident.visit(bucket, self.layout(), bucket_file::BLOCK_STATES, visit)? {
             return Ok(());
+        }
+        if self.current[bucket].is_none() && self.unwritten_states[bucket] > 0 {
+            return Err(Error::Bug(format!("bucket {bucket} of a layer held in memory alone was read twice")));
         }
         match &self.current[bucket] {
             Some(file) => {
@@ -407,15 +491,21 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         }
         if pending.appended.capacity() == 0 {
             // Once, for the whole share (its pages taken only as it fills): an array that
-            // doubled would copy itself.
+            // doubled would copy itself. At least the allocator's threshold for a mapping of its
+            // own, whose pages leave the process when it is freed: a smaller one came from the
+            // allocator's heaps, where freed pages stay, and the heaps grew step by step to
+            // twice the shares (the 7 x 10 sweep at 256 MiB: 473 MiB resident).
             let room = self.share_words.saturating_sub(pending.table.bytes() / 8).max(records.len());
-            pending.appended.reserve_exact(room);
+            pending.appended.reserve_exact(room.max(crate::heap::OWN_MAPPING_BYTES / 8));
         }
         pending.appended.extend_from_slice(records);
+        let grown = pending.appended.len().saturating_sub(pending.touched);
+        pending.touched += grown;
         drop(pending);
-        let appended = self.appended_words.fetch_add(records.len(), Ordering::Relaxed) + records.len();
+        let touched = self.touched_words.fetch_add(grown, Ordering::Relaxed) + grown;
         let held = self.resident.held_words();
-        if held > 0 && appended + held > self.share_words * self.pending.len() {
+        // A layer held in memory alone is small (a share at most) and has no other copy.
+        if held > 0 && touched + held > self.share_words * self.pending.len() && !self.held {
             // The next layer needs the room: the copies not yet read go, read from disk instead.
             self.resident.evict();
         }
@@ -426,24 +516,37 @@ impl<K: StateKey> StateStore for DiskStore<K> {
         // Copies of the current layer that no expansion read (a worker reads only its own
         // buckets) go before the next layer is kept.
         self.resident.clear();
-        *self.appended_words.get_mut() = 0;
-        let next_dir = self.make_next_dir()?;
+        self.forget_held();
+        *self.touched_words.get_mut() = 0;
+        let next_dir = self.layer_dir(self.layer + 1);
         let layout = self.layout();
         let width = self.moduli.len();
         let moduli = &self.moduli;
         let budget = self.aggregation_budget;
         let segments = Segments::new(&self.root, self.pass, self.layer + 1);
-        // The tables, and the arrays not kept as copies, stay, emptied, for the next step:
-        // allocated once, not regrown every step (regrowing would copy them).
-        let merged: Result<Vec<WrittenBucket>> = self
+        // In parallel over the buckets that hold states only: a layer of a few states would
+        // otherwise wake every thread for hundreds of empty buckets, step after step (a graph's
+        // thin stretches), and wait for each on a busy machine.
+        let mut filled: Vec<(usize, &mut Mutex<Pending<K>>)> = self
             .pending
-            .par_iter_mut()
+            .iter_mut()
             .enumerate()
-            .map(|(bucket, slot)| -> Result<WrittenBucket> {
+            .filter_map(|(bucket, slot)| (!slot.get_mut().expect("pending lock").is_empty()).then_some((bucket, slot)))
+            .collect();
+        if self.paced {
+            match held_alone::<K>(filled, layout, moduli, self.share_words) {
+                Ok(buckets) => return self.hold_alone(buckets),
+                Err(to_write) => filled = to_write,
+            }
+        }
+        fs::create_dir_all(&next_dir).map_err(|e| file_error(&next_dir, "create the directory", e))?;
+        // The tables stay, emptied, for the next step: allocated once, not regrown every step
+        // (regrowing would copy them). The arrays go (those written whole as the next step's
+        // copies), their pages with them: the next step counts its arrays from nothing.
+        let merged: Result<Vec<(usize, WrittenBucket)>> = filled
+            .into_par_iter()
+            .map(|(bucket, slot)| -> Result<(usize, WrittenBucket)> {
                 let pending = slot.get_mut().expect("pending lock");
-                if pending.is_empty() {
-                    return Ok((None, 0, None));
-                }
                 let spill = std::mem::replace(&mut pending.spill, SpillRuns::new());
                 // Written straight from its array, the array is the section: kept as the next
                 // step's copy in memory.
@@ -467,14 +570,15 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                     crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
                     Ok((Some(LayerFile { bucket, path, offset: section.offset, info: section.info }), spilled))
                 });
+                pending.touched = 0;
                 let copy = match written {
                     Ok(_) if whole => Some(std::mem::take(appended)),
                     _ => {
-                        appended.clear();
+                        *appended = Vec::new();
                         None
                     }
                 };
-                written.map(|(file, spilled)| (file, spilled, copy))
+                written.map(|(file, spilled)| (bucket, (file, spilled, copy)))
             })
             .collect();
         let merged = merged.inspect_err(|_| {
@@ -482,29 +586,34 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             for slot in &mut self.pending {
                 let pending = slot.get_mut().expect("pending lock");
                 pending.table.clear();
-                pending.appended.clear();
+                pending.appended = Vec::new();
+                pending.touched = 0;
                 pending.spill = SpillRuns::new();
             }
         })?;
-        let files = segments.finish()?;
+        // With paced checkpoints the fsyncs wait until a checkpoint is to name the layer.
+        let files = segments.finish(!self.paced)?;
         let mut maps = HashMap::new();
         for path in files {
             let map = map_file(&path)?;
             maps.insert(path, map);
         }
-        let spilled_bytes = merged.iter().map(|(_, spilled, _)| spilled).sum();
-        let (written, copies): (Vec<_>, Vec<_>) = merged.into_iter().map(|(file, _, copy)| (file, copy)).unzip();
-        sync_dir(&next_dir)?;
-        sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
-        crate::engine::fault::point("layer").map_err(|e| file_error(&next_dir, "write", e))?;
+        let spilled_bytes = merged.iter().map(|(_, (_, spilled, _))| spilled).sum();
+        let mut written: Vec<Option<LayerFile>> = vec![None; self.pending.len()];
+        let mut copies: Vec<(usize, Vec<u64>)> = Vec::new();
+        for (bucket, (file, _, copy)) in merged {
+            written[bucket] = file;
+            copies.extend(copy.map(|copy| (bucket, copy)));
+        }
+        if !self.paced {
+            self.sync_layer_dirs(self.layer + 1)?;
+        }
         self.current = written;
         self.maps = maps;
-        self.layer += 1;
+        self.next_is_current()?;
         // Only now, with the layer the current one: a step that failed keeps no copy of it.
-        for (bucket, copy) in copies.into_iter().enumerate() {
-            if let Some(copy) = copy {
-                self.resident.keep(bucket, copy);
-            }
+        for (bucket, copy) in copies {
+            self.resident.keep(bucket, copy);
         }
         Ok(self.summary(spilled_bytes))
     }
@@ -515,16 +624,47 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn release_older_layers(&mut self) -> Result<()> {
-        // Layers before `layer - 1` went at earlier steps, or were swept away on resume.
-        if self.layer > 0 {
+        if self.paced {
+            // The layers between the one named before and this one went as they were read.
+            if let Some(named) = self.named.filter(|&named| named != self.layer) {
+                self.remove_layer(named)?;
+            }
+            self.named = Some(self.layer);
+        } else if self.layer > 0 {
+            // Layers before `layer - 1` went at earlier steps, or were swept away on resume.
             self.remove_layer(self.layer - 1)?;
         }
         crate::engine::fault::point("release").map_err(|e| file_error(&self.root, "write", e))
     }
 
+    fn pace_checkpoints(&mut self) {
+        self.paced = true;
+        // A resumed store's layer is the one the last checkpoint named.
+        self.named = (self.layer > 0).then_some(self.layer);
+    }
+
+    fn make_durable(&mut self) -> Result<()> {
+        if self.durable {
+            return Ok(());
+        }
+        if self.held {
+            self.write_held()?;
+        }
+        for path in self.maps.keys() {
+            fs::File::open(path).and_then(|file| file.sync_all()).map_err(|e| file_error(path, "fsync", e))?;
+        }
+        self.sync_layer_dirs(self.layer)?;
+        self.durable = true;
+        Ok(())
+    }
+
     fn discard(&mut self) -> Result<()> {
         self.resident.clear();
+        self.forget_held();
         self.maps.clear();
+        if let Some(named) = self.named.filter(|&named| named != self.layer) {
+            self.remove_layer(named)?;
+        }
         self.remove_layer(self.layer)?;
         self.current.iter_mut().for_each(|file| *file = None);
         Ok(())
@@ -532,13 +672,94 @@ impl<K: StateKey> StateStore for DiskStore<K> {
 }
 
 impl<K: StateKey> DiskStore<K> {
+    /// Makes the folder of `layer` (its files fsynced), and its place in the pass's folder,
+    /// durable: the layer is then whole on disk, for a checkpoint to name.
+    fn sync_layer_dirs(&self, layer: u64) -> Result<()> {
+        let dir = self.layer_dir(layer);
+        sync_dir(&dir)?;
+        sync_dir(&self.path(JobFile::Pass { pass: self.pass }))?;
+        crate::engine::fault::point("layer").map_err(|e| file_error(&dir, "write", e))
+    }
+
     fn summary(&self, spilled_bytes: u64) -> LayerSummary {
         let mut summary = LayerSummary { spilled_bytes, ..LayerSummary::default() };
         for file in self.current.iter().flatten() {
             summary.states += file.info.states;
             summary.bytes += file.info.bytes;
         }
+        // A layer held in memory alone: its records' bytes.
+        let record_bytes = self.layout().record_bytes() as u64;
+        for &bucket in &self.unwritten {
+            summary.states += self.unwritten_states[bucket];
+            summary.bytes += self.unwritten_states[bucket] * record_bytes;
+        }
         summary
+    }
+
+    /// Forgets that the current layer is held in memory alone (it goes).
+    fn forget_held(&mut self) {
+        self.held = false;
+        for bucket in std::mem::take(&mut self.unwritten) {
+            self.unwritten_states[bucket] = 0;
+        }
+    }
+
+    /// The next layer, written or held, is now the current one: with paced checkpoints, not yet
+    /// durable, and the layer before it, read and named by no checkpoint, goes.
+    fn next_is_current(&mut self) -> Result<()> {
+        self.layer += 1;
+        self.durable = !self.paced;
+        if self.paced && self.named != Some(self.layer - 1) {
+            self.remove_layer(self.layer - 1)?;
+        }
+        Ok(())
+    }
+
+    /// Makes `buckets` (each its records, sorted and merged) the current layer, held in memory
+    /// alone (see [`DiskStore::unwritten`]).
+    fn hold_alone(&mut self, buckets: Vec<(usize, Vec<u64>)>) -> Result<LayerSummary> {
+        let stride = self.layout().stride();
+        self.current.iter_mut().for_each(|file| *file = None);
+        self.maps.clear();
+        self.next_is_current()?;
+        self.held = true;
+        for (bucket, records) in buckets {
+            self.unwritten_states[bucket] = (records.len() / stride) as u64;
+            self.unwritten.push(bucket);
+            self.resident.keep(bucket, records);
+            // Its array stays for the next step, its pages still resident: still charged.
+            *self.touched_words.get_mut() += self.pending[bucket].get_mut().expect("pending lock").touched;
+        }
+        Ok(self.summary(0))
+    }
+
+    /// Writes the current layer, held in memory alone, to its segment files (not yet fsynced),
+    /// as `finish_step` would have; its copies stay for the next step's reads.
+    fn write_held(&mut self) -> Result<()> {
+        self.held = false;
+        self.make_layer_dir(self.layer)?;
+        let segments = Segments::new(&self.root, self.pass, self.layer);
+        let width = self.moduli.len();
+        for bucket in std::mem::take(&mut self.unwritten) {
+            self.unwritten_states[bucket] = 0;
+            let records = self.resident.records(bucket).ok_or_else(|| {
+                Error::Bug(format!("bucket {bucket} of a layer held in memory alone was read before it was written"))
+            })?;
+            let file = segments.with_writer(|out| {
+                let path = out.path().to_path_buf();
+                let mut writer = BucketWriter::<K>::begin(out, width)?;
+                writer.push_records(records)?;
+                let section = writer.finish()?;
+                crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
+                Ok(LayerFile { bucket, path, offset: section.offset, info: section.info })
+            })?;
+            self.current[bucket] = Some(file);
+        }
+        for path in segments.finish(false)? {
+            let map = map_file(&path)?;
+            self.maps.insert(path, map);
+        }
+        Ok(())
     }
 }
 

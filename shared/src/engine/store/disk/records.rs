@@ -151,7 +151,7 @@ mod tests {
         let all = Moduli::first(9).unwrap();
         // Both digit widths of the radix sort (and the comparison sort for few records).
         for (width, records) in (1..=9).flat_map(|width| [(width, 100), (width, 600), (width, 10_000)]) {
-            let moduli = Moduli::from_values(all.values()[..width].to_vec());
+            let moduli = Moduli::from_values(all.values()[..width].to_vec()).unwrap();
             for wide in [false, true] {
                 let key_words = if wide { 2 } else { 1 };
                 let layout = RecordLayout::new(key_words, width);

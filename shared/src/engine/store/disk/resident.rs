@@ -47,6 +47,11 @@ impl Resident {
         debug_assert!(old.is_none(), "a bucket kept twice");
     }
 
+    /// The records of `bucket`, if in memory.
+    pub fn records(&mut self, bucket: usize) -> Option<&Vec<u64>> {
+        self.buckets[bucket].get_mut().expect("resident lock").as_ref()
+    }
+
     /// Words held by the copies not yet read.
     pub fn held_words(&self) -> usize {
         self.held.load(Ordering::Relaxed)

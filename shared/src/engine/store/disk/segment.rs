@@ -50,10 +50,13 @@ impl SegmentWriter {
         Ok(())
     }
 
-    /// Flushes and fsyncs the file.
-    pub fn finish(self) -> Result<PathBuf> {
+    /// Flushes the file, and fsyncs it when `sync` (a store whose checkpoints do not name every
+    /// layer fsyncs a layer only when one is to: [`crate::engine::store::StateStore::make_durable`]).
+    pub fn finish(self, sync: bool) -> Result<PathBuf> {
         let file = self.out.into_inner().map_err(|e| file_error(&self.path, "write", e.into_error()))?;
-        file.sync_all().map_err(|e| file_error(&self.path, "fsync", e))?;
+        if sync {
+            file.sync_all().map_err(|e| file_error(&self.path, "fsync", e))?;
+        }
         Ok(self.path)
     }
 }
@@ -95,9 +98,9 @@ impl Segments {
         written
     }
 
-    /// Fsyncs every segment; returns their paths.
-    pub fn finish(self) -> Result<Vec<PathBuf>> {
+    /// Flushes every segment, and fsyncs it when `sync`; returns their paths.
+    pub fn finish(self, sync: bool) -> Result<Vec<PathBuf>> {
         let writers = self.idle.into_inner().expect("segments lock");
-        writers.into_iter().map(SegmentWriter::finish).collect()
+        writers.into_iter().map(|writer| writer.finish(sync)).collect()
     }
 }

@@ -39,7 +39,7 @@ use memmap2::Mmap;
 
 use crate::engine::jobdir::{file_error, no_follow};
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::disk::bucket_file::{decode_block, encode_block, BucketWriter, BLOCK_STATES};
+use crate::engine::store::disk::bucket_file::{decode_block, encode_block, BucketWriter, BLOCK_STATES, BUCKET_FORMAT};
 use crate::engine::store::{AggregationTable, StateBatch};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
@@ -251,9 +251,11 @@ impl<'a, K: StateKey> Cursor<'a, K> {
         if let Some(block) = self.blocks.get(self.next_block) {
             let bytes = &self.map[block.offset..block.offset + block.length];
             let width = self.batch.layout.residues;
-            decode_block::<K>(bytes, block.states, width, &mut self.batch).map_err(|what| Error::File {
-                path: self.path.to_path_buf(),
-                message: format!("spill block {}: {what}", self.next_block),
+            decode_block::<K>(bytes, block.states, width, BUCKET_FORMAT, &mut self.batch).map_err(|what| {
+                Error::File {
+                    path: self.path.to_path_buf(),
+                    message: format!("spill block {}: {what}", self.next_block),
+                }
             })?;
             self.next_block += 1;
         }
@@ -339,7 +341,7 @@ mod tests {
             let mut writer = BucketWriter::<u64>::begin(&mut segment, 1).unwrap();
             let spilled = runs.merge_into(&[3, 1, 7, 10], &mut table, &mut writer, &moduli, budget).unwrap();
             let section = writer.finish().unwrap();
-            segment.finish().unwrap();
+            segment.finish(true).unwrap();
             assert!(table.is_empty());
             let mut merged = Vec::new();
             BucketFile::<u64>::open(&out, 1)

@@ -13,12 +13,22 @@ use std::collections::HashSet;
 use std::fmt::Display;
 
 use crate::error::{Error, Result};
+use crate::input::cut;
 
 /// The most vertices a graph read may have: far more than any graph whose Hamiltonian cycles
 /// can be counted, and few enough that a few bytes claiming more (sparse6 `:~~...` says up to
 /// 2^36 vertices in 8 bytes, DIMACS `p edge 4000000000 0`) are refused before anything is
 /// allocated for them.
 pub const MAX_VERTICES: usize = 1 << 20;
+
+/// The most bytes a graph file (or stdin) may hold; past it the input is refused after reading
+/// one byte more, never read whole (`/dev/zero`). The transfer matrix takes a step per vertex
+/// and keeps every edge within a window of 31 vertices, so a graph it can count has fewer than
+/// 31 edges per vertex; the graphs it counts in a day have thousands of vertices, not millions.
+/// 64 MiB holds far more: an edge list of [`MAX_VERTICES`] vertices and four million edges
+/// (numbers of up to seven digits: 16 bytes an edge), sparse6 of as many vertices and ten
+/// million edges or more (21 to 42 bits an edge), or graph6 (n²/12 bytes) of 28,000 vertices.
+pub const MAX_GRAPH_BYTES: u64 = 64 << 20;
 
 /// A simple undirected graph: no loops, no repeated edges. Vertex `v` (numbered from 0) has a
 /// name ([`Graph::name`]: the file's own, or its number) and its neighbours, sorted.
@@ -148,7 +158,7 @@ impl Builder {
         let (graph, merged) = self.merged();
         let mut notes = Vec::new();
         let at = |edge: Edge, count: usize| {
-            let names = format!("{} {}", graph.name(edge.u), graph.name(edge.v));
+            let names = format!("{} {}", cut(graph.name(edge.u)), cut(graph.name(edge.v)));
             match (count > 1, edge.line) {
                 (false, 0) => format!("({names})"),
                 (false, line) => format!("(line {line}: {names})"),
@@ -356,6 +366,12 @@ mod tests {
         builder.edge(0, 1, 0);
         builder.edge(0, 1, 0);
         assert_eq!(builder.finish("g.s6").unwrap().1, ["g.s6: 1 repeated edge merged (0 1)"]);
+        // A long name is cut to 80 characters.
+        let mut builder = Builder::new(vec!["a".into(), "b".repeat(1000)]);
+        builder.edge(0, 1, 1);
+        builder.edge(1, 0, 2);
+        let expected = format!("g.txt: 1 repeated edge merged (line 2: {}… (1000 bytes) a)", "b".repeat(80));
+        assert_eq!(builder.finish("g.txt").unwrap().1, [expected]);
     }
 
     #[test]

@@ -45,12 +45,10 @@ const BIAS: u8 = 63;
 /// The first byte of a four- or eight-byte N(n).
 const LONG: u8 = 126;
 
-/// Whether `line` (a first line, its header removed) is a whole graph6 graph: characters `?`
-/// to `~` only, as many as its N(n) asks.
-pub(super) fn looks_like_graph6(line: &str) -> bool {
-    let bytes = line.as_bytes();
-    bytes.iter().all(|b| (BIAS..=LONG).contains(b))
-        && size(bytes).is_some_and(|(n, used)| (bytes.len() - used) as u128 == graph6_bytes(n))
+/// Whether `line` is made of graph6's characters alone, `?` to `~`: graph6 or a damaged graph6
+/// line, whose length the reader checks.
+pub(super) fn in_graph6_alphabet(line: &str) -> bool {
+    !line.is_empty() && line.bytes().all(|b| (BIAS..=LONG).contains(&b))
 }
 
 /// Whether `line` is a sparse6 graph, incremental or not: `:` or `;`, then characters `?` to
@@ -171,8 +169,10 @@ pub(super) fn read_graph6(text: &str, source: &str) -> Result<Builder> {
             source,
             Some(number),
             format!(
-                "graph6 of {n} vertices has {expected} characters after the vertex count (n(n-1)/2 bits, six a \
-                 character); this line has {found}"
+                "{} is no whole graph6 graph: graph6 of {n} vertices has {} after the vertex count (n(n-1)/2 \
+                 bits, six a character), this line {found}",
+                quote(line),
+                if expected == 1 { "1 character".to_string() } else { format!("{expected} characters") }
             ),
         ));
     }
@@ -488,13 +488,13 @@ mod tests {
         );
         assert_eq!(
             error("C~~", false),
-            "g.g6 line 1: graph6 of 4 vertices has 1 characters after the vertex count (n(n-1)/2 bits, six a \
-             character); this line has 2"
+            "g.g6 line 1: \"C~~\" is no whole graph6 graph: graph6 of 4 vertices has 1 character after the vertex \
+             count (n(n-1)/2 bits, six a character), this line 2"
         );
         assert_eq!(
             error("IheA@GUA", false),
-            "g.g6 line 1: graph6 of 10 vertices has 8 characters after the vertex count (n(n-1)/2 bits, six a \
-             character); this line has 7"
+            "g.g6 line 1: \"IheA@GUA\" is no whole graph6 graph: graph6 of 10 vertices has 8 characters after the \
+             vertex count (n(n-1)/2 bits, six a character), this line 7"
         );
         assert_eq!(error("~??", false), "g.g6 line 1: \"~??\" is cut short in its vertex count");
         assert_eq!(error("C~\n\nC~\nDQc\n", false), "g.g6: the file holds 3 graphs, one a line; leaper reads one graph a file: put the graph to count in a file of its own");
@@ -533,9 +533,10 @@ mod tests {
 
     #[test]
     fn the_first_line_is_recognised() {
-        assert!(looks_like_graph6("C~") && looks_like_graph6("IheA@GUAo") && looks_like_graph6("@"));
-        assert!(!looks_like_graph6("C~~") && !looks_like_graph6("a b") && !looks_like_graph6("ab"));
-        assert!(!looks_like_graph6("") && !looks_like_graph6(":Fa@x^"));
+        let graph6 = in_graph6_alphabet;
+        // Damaged lines (`C~~`, `IheA`) are graph6 too: the reader says what is wrong with them.
+        assert!(graph6("C~") && graph6("IheA@GUAo") && graph6("@") && graph6("C~~") && graph6("IheA"));
+        assert!(!graph6("a b") && !graph6("") && !graph6(":Fa@x^") && !graph6("a1") && !graph6("#C~"));
         assert!(looks_like_sparse6(":Fa@x^") && looks_like_sparse6(";Fa"));
         assert!(!looks_like_sparse6(":") && !looks_like_sparse6(":a :b") && !looks_like_sparse6("Fa@x^"));
     }

@@ -26,9 +26,11 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use graph::{Graph, MAX_VERTICES};
+pub use graph::{Graph, MAX_GRAPH_BYTES, MAX_VERTICES};
 
-use crate::error::Result;
+use graph::Builder;
+
+use crate::error::{Error, Result};
 
 /// The formats a graph is read from (and written to); the names are `--from`'s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
@@ -69,14 +71,17 @@ impl Format {
     /// * sparse6: the first line that is not blank starts with `>>sparse6<<`, or is `:` (or
     ///   `;`, incremental sparse6) followed by characters `?` to `~` only;
     /// * graph6: that line starts with `>>graph6<<` or `&` (digraph6, refused by the reader with
-    ///   its reason), or is characters `?` to `~` only, as many as graph6 gives the vertex count
-    ///   its first characters say (`C~`, `IheA@GUAo`);
+    ///   its reason), or is characters `?` to `~` only (`C~`, `IheA@GUAo`) and no line of the
+    ///   text holds two tokens (an edge);
     /// * DIMACS: the first line that is neither blank nor a comment (starting with `c`) is the
     ///   problem line: `p` and two tokens or more (an edge list line has at most two);
     /// * an edge list otherwise.
     ///
-    /// An edge list whose first line happens to read as graph6 (a lone vertex `A_`) or sparse6
-    /// (`:A`), or whose first vertex is `p`, is read with `--from edges`.
+    /// A line of graph6's characters is graph6 whatever its length: a damaged or cut-short line
+    /// (`E~~`, a cut-short Petersen graph `IheA`) is refused by the graph6 reader, which says
+    /// what is wrong, and is never taken for an edge list of one vertex named `E~~`. An edge list
+    /// whose first line reads as sparse6 (`:A`), whose first vertex is `p`, or that is nothing
+    /// but lone vertices named in graph6's characters (`a`), is read with `--from edges`.
     pub fn detect(text: &str) -> Format {
         let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
         let Some(first) = lines.clone().next() else {
@@ -85,7 +90,11 @@ impl Format {
         if first.starts_with(graph6::SPARSE6_HEADER) || graph6::looks_like_sparse6(first) {
             return Format::Sparse6;
         }
-        if first.starts_with(graph6::GRAPH6_HEADER) || first.starts_with('&') || graph6::looks_like_graph6(first) {
+        let holds_an_edge = || lines.clone().any(|line| line.split_whitespace().nth(1).is_some());
+        if first.starts_with(graph6::GRAPH6_HEADER)
+            || first.starts_with('&')
+            || (graph6::in_graph6_alphabet(first) && !holds_an_edge())
+        {
             return Format::Graph6;
         }
         match lines.find(|line| !line.starts_with('c')) {
@@ -122,12 +131,23 @@ impl Graph {
     /// error and note) in `format`, or the format [`Format::detect`] finds; and the notes on
     /// what reading changed (repeated edges merged, loops dropped, a DIMACS edge count that is
     /// not the edges listed).
+    ///
+    /// A text whose recognised format fails to read is refused, never read again as another
+    /// format: the error says which format it was taken for and why, and that `--from` gives
+    /// another.
     pub fn read(text: &str, format: Option<Format>, source: &str) -> Result<(Graph, Vec<String>)> {
-        let (builder, mut notes) = match format.unwrap_or_else(|| Format::detect(text)) {
-            Format::EdgeList => (edge_list::read(text, source)?, Vec::new()),
-            Format::Graph6 => (graph6::read_graph6(text, source)?, Vec::new()),
-            Format::Sparse6 => (graph6::read_sparse6(text, source)?, Vec::new()),
-            Format::Dimacs => dimacs::read(text, source)?,
+        let detected = Format::detect(text);
+        let read = |format| -> Result<(Builder, Vec<String>)> {
+            Ok(match format {
+                Format::EdgeList => (edge_list::read(text, source)?, Vec::new()),
+                Format::Graph6 => (graph6::read_graph6(text, source)?, Vec::new()),
+                Format::Sparse6 => (graph6::read_sparse6(text, source)?, Vec::new()),
+                Format::Dimacs => dimacs::read(text, source)?,
+            })
+        };
+        let (builder, mut notes) = match format {
+            Some(given) => read(given)?,
+            None => read(detected).map_err(|error| recognised_as(error, detected))?,
         };
         let (graph, merged) = builder.finish(source)?;
         notes.extend(merged);
@@ -143,6 +163,23 @@ impl Graph {
             Format::Sparse6 => self.to_sparse6(),
             Format::Dimacs => self.to_dimacs(),
         }
+    }
+}
+
+/// `error`, a reader's refusal of a text recognised as `format`, with how the format was
+/// recognised: the text was not read as any other.
+fn recognised_as(error: Error, format: Format) -> Error {
+    let why = match format {
+        Format::Graph6 => "a line of graph6's characters alone",
+        Format::Sparse6 => "a first line that begins with ':'",
+        Format::Dimacs => "a first line that begins with 'p'",
+        Format::EdgeList => return error,
+    };
+    match error {
+        Error::InvalidRequest(message) => Error::InvalidRequest(format!(
+            "{message} (recognised as {format}: {why}; --from reads it as another format)"
+        )),
+        other => other,
     }
 }
 
@@ -194,9 +231,12 @@ mod tests {
             ("# comment\nC~\n", Format::EdgeList),
             ("c d\nd e\n", Format::EdgeList),
             ("c d\np q\n", Format::EdgeList),
-            ("C~~\n", Format::EdgeList),
+            ("C~~\n", Format::Graph6),
+            ("E~~\nF~~w\n", Format::Graph6),
+            ("A_\nA_ b\n", Format::EdgeList),
             (":a :b\n", Format::EdgeList),
-            ("a\n", Format::EdgeList),
+            ("a\n", Format::Graph6),
+            ("a1\n", Format::EdgeList),
             ("", Format::EdgeList),
         ];
         for (text, format) in cases {

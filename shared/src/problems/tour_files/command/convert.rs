@@ -18,7 +18,7 @@ pub struct ConvertTool;
 
 #[derive(Debug, Args)]
 struct ConvertArgs {
-    /// The tour files.
+    /// The tour files (`-`: stdin).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 

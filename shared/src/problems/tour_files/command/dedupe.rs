@@ -7,6 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::shared_args::{args, ReadArgs, ThreadsArg};
+use crate::engine::dedupe::{default_scratch, remove_stale_scratch};
 use crate::engine::limits::parse_size;
 use crate::engine::problem::{write_json_line, write_line, OutputFormat, Tool, ToolContext};
 use crate::error::{Error, Result};
@@ -21,7 +22,7 @@ pub struct DedupeTool;
 
 #[derive(Debug, Args)]
 struct DedupeArgs {
-    /// The tour files.
+    /// The tour files (`-`: stdin).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 
@@ -41,8 +42,8 @@ struct DedupeArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "2GiB")]
     mem_limit: u64,
 
-    /// Directory for the bucket files (made, then removed; default: beside --out, or in the
-    /// current directory).
+    /// Directory for the bucket files (made, then removed; default: OUT.dedupe-PID beside --out,
+    /// or leaper.dedupe-PID in the current directory, where those of runs killed are removed).
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
 
@@ -84,7 +85,12 @@ impl Tool for DedupeTool {
                 Some(Output::File(path)) => path.clone(),
                 _ => PathBuf::from("leaper"),
             };
-            PathBuf::from(format!("{}.dedupe-{}", base.display(), std::process::id()))
+            // What runs killed beside the same base left is removed, as their outputs'
+            // temporary files are.
+            for stale in remove_stale_scratch(&base) {
+                tracing::info!(dir = %stale.display(), "removed the scratch directory of a dedupe no longer running");
+            }
+            default_scratch(&base)
         });
         let options = DedupeOptions {
             read: args.read.options(&args.files)?,

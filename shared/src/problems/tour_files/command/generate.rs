@@ -10,6 +10,7 @@ use super::shared_args::{args, ThreadsArg};
 use crate::engine::jobdir::file_error;
 use crate::engine::problem::{write_json_line, write_line, OutputFormat, Tool, ToolContext};
 use crate::error::{Error, Result};
+use crate::input::quote;
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::format::{write, Format};
 use crate::problems::tour_files::output::Output;
@@ -76,7 +77,7 @@ fn parse_count(text: &str) -> std::result::Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(0) => Err("ask for at least one tour".into()),
         Ok(count) => Ok(count),
-        Err(_) => Err(format!("{text:?} is not a number of tours")),
+        Err(_) => Err(format!("{} is not a number of tours", quote(text))),
     }
 }
 
@@ -94,7 +95,7 @@ impl Tool for GenerateTool {
         target.check("tour file")?;
         let start = match &args.start {
             Some(name) => Some(board.parse_name(name).ok_or_else(|| {
-                Error::InvalidRequest(format!("--start {name:?} is not a square of the {} board", board.size()))
+                Error::InvalidRequest(format!("--start {} is not a square of the {} board", quote(name), board.size()))
             })?),
             None => None,
         };

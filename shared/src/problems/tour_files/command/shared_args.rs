@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, FromArgMatches};
 
 use crate::error::{Error, Result};
+use crate::input::Source;
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::format::{Closure, Format};
 use crate::problems::tour_files::infer::{read_board, BoardSource};
@@ -37,8 +38,14 @@ pub(super) struct ReadArgs {
 }
 
 impl ReadArgs {
-    /// How to read `files`: on the board of `--board`, or else of their first tour.
+    /// How to read `files`: on the board of `--board`, or else of their first tour. Stdin (`-`)
+    /// is read once: named twice, it is refused.
     pub(super) fn options(&self, files: &[PathBuf]) -> Result<ReadOptions> {
+        if files.iter().filter(|file| Source::new(file) == Source::Stdin).count() > 1 {
+            return Err(Error::InvalidRequest(
+                "stdin (-) is given twice; it holds one input, read once: give it once".into(),
+            ));
+        }
         let closure = match (self.closed, self.open) {
             (true, _) => Closure::Closed,
             (_, true) => Closure::Open,

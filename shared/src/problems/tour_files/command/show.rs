@@ -17,7 +17,7 @@ pub struct ShowTool;
 
 #[derive(Debug, Args)]
 struct ShowArgs {
-    /// The tour file.
+    /// The tour file (`-`: stdin).
     file: PathBuf,
 
     #[command(flatten)]

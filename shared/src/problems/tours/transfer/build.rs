@@ -323,10 +323,15 @@ impl<K: StateKey> TransferMatrix<K> {
     /// neighbours, for the folded boards of `--distinct`), where mirror images share a key,
     /// the window and the key's layout. Example: `tours (frontier 2): 1,2 on 9x10, closed
     /// tours of 1 to 10 rows, columns 0,8,2,6,4,1,7,3,5, graph 5c9e6f3a, mirrors after
-    /// 0,2,4,6,8, window 23, dense 64-bit keys`.
+    /// 0,2,4,6,8, window 23, dense 64-bit keys`; a graph's columns `0 to 99999 in order`.
     pub fn key_layout(&self) -> String {
         let width = self.walked.width();
-        let columns: Vec<String> = (0..width).map(|i| self.order.column(i).to_string()).collect();
+        // A graph's vertices are one row, processed as the order chosen numbers them: a range,
+        // not a list as long as the graph, which every checkpoint would repeat.
+        let columns = match &self.walked {
+            Walked::Graph { vertices, .. } => format!("0 to {} in order", vertices.saturating_sub(1)),
+            Walked::Board(_) => (0..width).map(|i| self.order.column(i).to_string()).collect::<Vec<_>>().join(","),
+        };
         let mut graph = crc32fast::Hasher::new();
         for mask in &self.neighbours {
             graph.update(&mask.to_le_bytes());
@@ -342,7 +347,7 @@ impl<K: StateKey> TransferMatrix<K> {
             self.kind.name(),
             self.min_rows,
             self.walked.rows(),
-            columns.join(","),
+            columns,
             graph.finalize(),
             if mirrors.is_empty() { "none".to_string() } else { mirrors.join(",") },
             self.reach,

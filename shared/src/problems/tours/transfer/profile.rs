@@ -33,16 +33,20 @@ impl<K: StateKey> TransferMatrix<K> {
     ///
     /// In the orders of [`order`](crate::problems::tours::order) (from the edges inwards), the
     /// board's end cuts less: the 6 x 14 sweep's last four rows keep 0.83, 0.36, 0.079 and
-    /// 0.0023 of the settled rows' states (row-major: 0.75, 0.24, 0.043 and 0.0011), so closed
-    /// tours take 0.85, 0.35 and 0.4. (What tour ends and those orders do to the first rows'
-    /// growth, the layer model draws from the facts `ends` and `reordered`.)
+    /// 0.0023 of the settled rows' states (row-major: 0.75, 0.24, 0.043 and 0.0011); the last
+    /// four rows of 7 x 10 keep 0.84, 0.41, 0.14 and 0.005 of 7 x 12's, those of 9 x 10 about
+    /// 0.8, 0.41, 0.106 and 0.0015 of its saturated row 5 (docs/FLAGSHIP.md, "The 9 x 10 run"),
+    /// so closed tours take 0.85, 0.4 and 0.55 (0.11 and 0.0028 for the rows within a move).
+    /// These are what a row whose layers are even keeps; the layer model spreads each along its
+    /// row (coordinator/src/plan/model.rs, `BoardEnd`). (What tour ends and those orders do to
+    /// the first rows' growth, the layer model draws from the facts `ends` and `reordered`.)
     pub(super) fn profile_hint(&self) -> ProfileHint {
         let width = self.walked.width();
         let rows_reached = self.walked.rows_reached();
         let reordered = self.order != RowOrder::row_major(width);
         let (first, fall) = if self.kind.has_ends() { (0.5, 0.12) } else { (0.2, 0.025) };
         let (before, within_a_move): (&[f64], f64) = match (self.move_masks.is_some(), self.kind) {
-            (true, TourKind::Closed) if reordered => (&[0.85, 0.35], 0.4),
+            (true, TourKind::Closed) if reordered => (&[0.85, 0.4], 0.55),
             (true, TourKind::Closed) => (&[0.7, 0.25], 0.25),
             (true, TourKind::Open) => (&[0.7, 0.42], 0.33),
             _ => (&[], 1.0),
