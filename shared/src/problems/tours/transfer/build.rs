@@ -425,7 +425,7 @@ mod tests {
             (knight(5, 8), 1, TourKind::Closed),
             (knight(6, 6), 6, TourKind::Closed),
             (knight(7, 6), 6, TourKind::Closed),
-            (knight(8, 4), 1, TourKind::Closed),
+            (knight(8, 5), 1, TourKind::Closed),
             (knight(5, 6), 6, TourKind::Open),
             (Geometry::new(6, 5, MoveSet::leaper(1, 3).unwrap()), 1, TourKind::Both),
             (knight(9, 8), 1, TourKind::Closed),
