@@ -172,6 +172,9 @@ pub struct TransferMatrix<K> {
     /// Tests: the neighbourhood test runs after `residual_from` too.
     #[cfg(test)]
     pub(super) neighbours_everywhere: bool,
+    /// Tests: states with a FULL first cell are checked again as they are expanded.
+    #[cfg(test)]
+    pub(super) recheck_full_first: bool,
 }
 
 impl<K: StateKey> TransferMatrix<K> {
@@ -283,6 +286,8 @@ impl<K: StateKey> TransferMatrix<K> {
             residual_from: usize::MAX,
             #[cfg(test)]
             neighbours_everywhere: false,
+            #[cfg(test)]
+            recheck_full_first: false,
             width,
             cells: walked.cells(),
             walked,
@@ -420,7 +425,7 @@ mod tests {
             (knight(5, 8), 1, TourKind::Closed),
             (knight(6, 6), 6, TourKind::Closed),
             (knight(7, 6), 6, TourKind::Closed),
-            (knight(8, 4), 1, TourKind::Closed),
+            (knight(8, 5), 1, TourKind::Closed),
             (knight(5, 6), 6, TourKind::Open),
             (Geometry::new(6, 5, MoveSet::leaper(1, 3).unwrap()), 1, TourKind::Both),
             (knight(9, 8), 1, TourKind::Closed),

@@ -29,8 +29,12 @@ impl<K: StateKey> TransferMatrix<K> {
         if self.codec.first_is_full(key, cell) && !self.mirrors_after(cell) {
             // A FULL first cell takes no edge: the key moves on without being decoded (a fifth
             // of the states of the 7 x 8 sweep). Mirror points decode it, for the mirror image.
-            let (full, ends) = self.codec.kinds(key, cell);
-            if self.survives(cell, full, full | ends, self.codec.ends_used(key), 0) {
+            // Where the check of the cells left asked this state the same question when it was
+            // emitted, it is not asked again.
+            if self.asked_when_emitted(cell) || {
+                let (full, ends) = self.codec.kinds(key, cell);
+                self.survives(cell, full, full | ends, self.codec.ends_used(key), 0, None)
+            } {
                 emit(self.codec.moved_past_full(key, cell));
             }
             return;
@@ -105,7 +109,7 @@ impl<K: StateKey> TransferMatrix<K> {
         newly_full: u64,
         emit: &mut impl FnMut(K),
     ) {
-        if !self.survives(cell, next.full, next.used, next.ends_used, newly_full) {
+        if !self.survives(cell, next.full, next.used, next.ends_used, newly_full, Some(&next.mate)) {
             return;
         }
         if self.mirrors_after(cell) {

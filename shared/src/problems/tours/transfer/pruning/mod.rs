@@ -20,6 +20,11 @@
 //!    forced on cells that have exactly the edges they need; open tours with tour ends still to
 //!    place, by the cells left short of edges, at most one per tour end. That check implies the
 //!    neighbourhood test, which there is left out.
+//! 3. With it, the chains of the forced edges ([`chains`]): where they and the state's paths
+//!    close a cycle that leaves a cell out, no tour. The chains come with the check's verdict;
+//!    the paths are the state's (its mates), so a branch whose mates are not at hand (the
+//!    shortcut past a FULL first cell, whose state was asked the same when it was emitted)
+//!    skips this rule.
 //!
 //! Not pruning, and elsewhere: the step takes no edge to a FULL cell, and counts or drops every
 //! cycle it closes ([`super::step`]); before counting, a board with no tour at all is told by
@@ -27,10 +32,12 @@
 //! ([`forced`](crate::problems::tours::forced)) apply the rules of [`residual`] to the whole
 //! board, and follow the paths they make.
 
+pub(super) mod chains;
 pub(super) mod residual;
 
 use super::build::TransferMatrix;
 use crate::engine::StateKey;
+use crate::problems::tours::frontier::MAX_WINDOW;
 use residual::{MoveMasks, MAX_REGION};
 
 impl<K: StateKey> TransferMatrix<K> {
@@ -47,8 +54,19 @@ impl<K: StateKey> TransferMatrix<K> {
     /// 47,490,756 states either way (before the key shared at mirror points was chosen by its
     /// first cells: now 40,277,096), in 6% less time without the test
     /// (`the_check_of_the_cells_left_implies_the_neighbourhood_test`).
+    ///
+    /// `mate`, where given, is the branch's window (before it moves on), for the chains of
+    /// rule 3.
     #[inline]
-    pub(super) fn survives(&self, cell: usize, full: u64, used: u64, ends_used: u8, newly_full: u64) -> bool {
+    pub(super) fn survives(
+        &self,
+        cell: usize,
+        full: u64,
+        used: u64,
+        ends_used: u8,
+        newly_full: u64,
+        mate: Option<&[u8; MAX_WINDOW + 1]>,
+    ) -> bool {
         // An EMPTY cell must be covered only if every board still possible contains it: boards
         // reach at least the last row anything touches, and at least `min_rows`.
         let last_used = 63 - used.leading_zeros() as usize;
@@ -60,7 +78,7 @@ impl<K: StateKey> TransferMatrix<K> {
         {
             return false;
         }
-        self.may_complete(cell, full, used, ends_used, covered_end)
+        self.may_complete(cell, full, used, ends_used, covered_end, mate)
     }
 
     /// The neighbourhood test of [`survives`](Self::survives): no cell whose neighbourhood just
@@ -115,6 +133,24 @@ impl<K: StateKey> TransferMatrix<K> {
         true
     }
 
+    /// Whether a state before `cell` whose first cell is FULL passed the check of the cells
+    /// left, as it is now, when it was emitted: where the check ran then (the step before
+    /// `cell` is at least [`residual_from`](Self::residual_from)), it asked of the cells
+    /// from `cell` on what it would ask now of the cells from `cell + 1` on, with `cell`
+    /// FULL: the same cells lack the same edges, for the same board lengths and tour ends
+    /// still to place, and the chains (rule 3) were asked too. (A state emitted at a mirror
+    /// point may be the image of the one asked; the cells left are symmetric there, so the
+    /// verdict is the image's too.) So expanding it asks nothing again: a fifth of the states
+    /// read, a lookup each (`full_first_states_are_not_asked_twice`).
+    #[inline]
+    pub(super) fn asked_when_emitted(&self, cell: usize) -> bool {
+        #[cfg(test)]
+        if self.recheck_full_first {
+            return false;
+        }
+        cell > self.residual_from
+    }
+
     /// Whether the neighbourhood test runs where the check of the cells left does too (tests).
     #[inline]
     fn neighbours_everywhere(&self) -> bool {
@@ -146,9 +182,19 @@ impl<K: StateKey> TransferMatrix<K> {
     /// are placed are checked as closed tours are: every cell left needs all its edges. Before
     /// that any cell may still become a tour end and do with one edge fewer, and the weaker
     /// test of [`MoveMasks::ends_allow`] holds (which every state a closed tour may complete
-    /// passes too, so `--tours both` asks it of its states without a tour end).
+    /// passes too, so `--tours both` asks it of its states without a tour end). Where `mate`
+    /// is given, a board length whose forced chains close a short cycle with the state's paths
+    /// ([`chains`]) does not count as one the state may complete.
     #[inline]
-    fn may_complete(&self, cell: usize, full: u64, used: u64, ends_used: u8, covered_end: usize) -> bool {
+    fn may_complete(
+        &self,
+        cell: usize,
+        full: u64,
+        used: u64,
+        ends_used: u8,
+        covered_end: usize,
+        mate: Option<&[u8; MAX_WINDOW + 1]>,
+    ) -> bool {
         let Some(masks) = &self.move_masks else {
             return true;
         };
@@ -165,7 +211,9 @@ impl<K: StateKey> TransferMatrix<K> {
         debug_assert!(covered_end <= cells && (cells - covered_end).is_multiple_of(width));
         let mut end = cells;
         loop {
-            if masks.cells_left_allow_cached(cell + 1, end, full, ends, spare_ends) {
+            // Bit `q` of the region is window position `q + 1`.
+            let chains = masks.cells_left_cached(cell + 1, end, full, ends, spare_ends);
+            if chains.is_some_and(|chains| mate.is_none_or(|mate| !chains.close_a_short_cycle(mate, 1))) {
                 return true;
             }
             if end < covered_end + width {
@@ -191,6 +239,9 @@ mod tests {
         // (knight and wazir) few cells have exactly the edges they need, and it rejects few.
         // Open tours before both tour ends are placed get the weaker test (no edge forced), so
         // fewer of the dead are rejected: 58-76% (47-49% when those states were not checked).
+        // The chains of forced edges with the state's paths (rule 3, `chains`) reject more of
+        // the dead, and no live state either: on the closed knight boards, some states no
+        // other rule rejects.
         let knight_and_wazir = MoveSet::leapers(&[(1, 2), (0, 1)]).unwrap();
         for (geometry, min_rows, kind, share) in [
             (knight(6, 6), 6, TourKind::Closed, 0.5),
@@ -206,7 +257,7 @@ mod tests {
             let plain = unchecked(TransferMatrix::new(geometry.clone(), min_rows, kind));
             let (layers, successors, tours) = layers_with_successors(&plain);
             let mut alive_after = vec![false; layers.last().unwrap().len()];
-            let (mut dead, mut rejected) = (0, 0);
+            let (mut dead, mut rejected, mut by_chains) = (0, 0, 0);
             for cell in (0..geometry.cells()).rev() {
                 let alive: Vec<bool> = successors[cell]
                     .iter()
@@ -217,12 +268,16 @@ mod tests {
                     let state = plain.codec().decode(key, cell);
                     let ends = state.used & !state.full;
                     let spare_ends = kind.ends_to_place(state.ends_used);
-                    let allowed = (first_end..=geometry.cells())
-                        .step_by(geometry.width)
-                        .any(|end| masks.cells_left_allow(cell, end, state.full, ends, spare_ends));
+                    let lengths = || (first_end..=geometry.cells()).step_by(geometry.width);
+                    let chains = |end| masks.cells_left_chains(cell, end, state.full, ends, spare_ends);
+                    let by_degrees = lengths().any(|end| chains(end).is_some());
+                    // Bit `q` of the region from `cell` on is position `q` of the state.
+                    let allowed = lengths()
+                        .any(|end| chains(end).is_some_and(|chains| !chains.close_a_short_cycle(&state.mate, 0)));
                     assert!(allowed || !alive, "{geometry:?}: live state {:?} before cell {cell} rejected", state.mate);
                     dead += usize::from(!alive);
                     rejected += usize::from(!allowed);
+                    by_chains += usize::from(by_degrees && !allowed);
                 }
                 alive_after = alive;
             }
@@ -232,6 +287,9 @@ mod tests {
             assert_eq!(checked_tours[reported.clone()], tours[reported], "{geometry:?}");
             assert!(rejected as f64 > share * dead as f64, "{geometry:?}: {rejected} of {dead} dead states rejected");
             assert!(rejected > 0, "{geometry:?}: no dead state rejected");
+            if kind == TourKind::Closed && geometry.moves == MoveSet::knight() {
+                assert!(by_chains > 0, "{geometry:?}: the chains rejected no state the degrees let through");
+            }
         }
     }
 
@@ -260,5 +318,34 @@ mod tests {
             assert_eq!(tours, tours_both, "{geometry:?} {kind:?}");
         }
         assert_eq!(TransferMatrix::<u64>::new(knight(5, 14), 14, TourKind::Closed).unwrap().residual_from, 5);
+    }
+
+    #[test]
+    fn full_first_states_are_not_asked_twice() {
+        // A state whose first cell is FULL passed the check of the cells left when it was
+        // emitted; asking it again as it is expanded rejects nothing: every layer is the same.
+        // Sweeps and single boards, each kind of tour, a board longer than the check reaches.
+        for (geometry, min_rows, kind) in [
+            (knight(6, 6), 6, TourKind::Closed),
+            (knight(5, 10), 1, TourKind::Closed),
+            (knight(5, 14), 14, TourKind::Closed),
+            (knight(5, 6), 6, TourKind::Open),
+            (knight(4, 8), 1, TourKind::Open),
+            (knight(5, 6), 1, TourKind::Both),
+        ] {
+            let once = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
+            let mut twice = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
+            twice.recheck_full_first = true;
+            let (layers, _, tours) = layers_with_successors(&once);
+            let (layers_twice, _, tours_twice) = layers_with_successors(&twice);
+            let full_first: usize = layers
+                .iter()
+                .enumerate()
+                .map(|(cell, layer)| layer.iter().filter(|&&key| once.codec().first_is_full(key, cell)).count())
+                .sum();
+            assert!(full_first > 100, "{geometry:?}: {full_first} states with a FULL first cell");
+            assert_eq!(layers, layers_twice, "{geometry:?} {kind:?}");
+            assert_eq!(tours, tours_twice, "{geometry:?} {kind:?}");
+        }
     }
 }

@@ -15,7 +15,10 @@
 //! 2. a cell with exactly as many open edges as it lacks takes them all (they are forced);
 //! 3. a cell with more forced edges than it lacks has no tour;
 //! 4. a cell whose forced edges are all it lacks loses its other open edges (they are struck),
-//!    which may leave its neighbours with fewer: back to rule 1, until nothing changes.
+//!    which may leave its neighbours with fewer: back to rule 1, until nothing changes;
+//! 5. the forced edges make chains ([`super::chains`]): a cycle of forced edges that leaves a
+//!    cell out has no tour, and the chains between path ends come with the verdict, for the
+//!    state's paths to be compared with.
 //!
 //! Each rule only removes states with no completion, so counts do not depend on it: the suite's
 //! counts are unchanged, and the tests of [`super`] check on small boards that no state with a
@@ -43,11 +46,12 @@
 //!
 //! Successors share their FULL cells and path ends far more often than their keys, so each
 //! thread keeps the verdicts it gave lately, by a hash of what they read
-//! ([`MoveMasks::degrees_allow`] runs once per distinct question).
+//! ([`MoveMasks::degrees_chains`] runs once per distinct question).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::chains::ForcedChains;
 use crate::problems::tours::board::Geometry;
 use crate::problems::tours::order::RowOrder;
 
@@ -59,15 +63,16 @@ pub const MAX_REGION: usize = 64;
 /// row-major order.
 const MOST_MOVES: usize = 24;
 
-/// Verdicts a thread remembers: a direct-mapped table of 64 KiB, which stays in the core's L2
+/// Verdicts a thread remembers: a direct-mapped table of 96 KiB, which stays in the core's L2
 /// cache beside a group's table. A table of 1 MiB answered more questions from memory but took
 /// the cache from the rest: the 7 x 8 sweep ran 0.97 of its time with 4 Ki slots, 0.96-0.99
 /// with 2 to 8 Ki, 0.99 with 16 Ki; 7 x 10 0.96, 8 x 7 0.99 (docs/PERFORMANCE.md).
 const CACHE_SLOTS: usize = 1 << 12;
 
-/// One remembered verdict: the FULL cells and path ends asked about, and a tag holding the
-/// cells the question spanned, the verdict, and a bit saying the slot is used.
-type Remembered = (u64, u64);
+/// One remembered verdict: the FULL cells and path ends asked about, a tag holding the cells
+/// the question spanned, the verdict and a bit saying the slot is used, and the chains of
+/// forced edges found where the verdict allows ([`ForcedChains`]).
+type Remembered = (u64, u64, ForcedChains);
 
 thread_local! {
     /// The verdicts of the board whose id is first; a board asking for its own clears them.
@@ -83,6 +88,8 @@ pub struct MoveMasks {
     /// Per offset between neighbours: the offset, and the cells (bit `v` of a bit set over the
     /// board, with a word of padding) that have a neighbour at that offset.
     moves: Vec<(i64, Vec<u64>)>,
+    /// The offsets alone, in the same order.
+    offsets: Vec<i64>,
     /// Tells this board's verdicts from another's in a thread's table.
     id: u64,
 }
@@ -107,8 +114,9 @@ impl MoveMasks {
         if offsets.len() > MOST_MOVES {
             return None;
         }
-        let moves = offsets
-            .into_iter()
+        let moves: Vec<(i64, Vec<u64>)> = offsets
+            .iter()
+            .copied()
             .map(|d| {
                 let mut words = vec![0u64; edges.len() / 64 + 2];
                 for (v, adjacent) in edges.iter().enumerate() {
@@ -119,24 +127,39 @@ impl MoveMasks {
                 (d, words)
             })
             .collect();
-        Some(MoveMasks { moves, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) })
+        Some(MoveMasks { moves, offsets, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) })
     }
 
     /// Whether the cells `base..end` may all get their edges with `spare_ends` tour ends still to
-    /// place: [`degrees_allow`](Self::degrees_allow) when none is, else
-    /// [`ends_allow`](Self::ends_allow).
-    pub fn cells_left_allow(&self, base: usize, end: usize, full: u64, ends: u64, spare_ends: u32) -> bool {
+    /// place: [`degrees_chains`](Self::degrees_chains) when none is, with the chains of forced
+    /// edges, else [`ends_allow`](Self::ends_allow), with none (no edge is forced then); `None`
+    /// where they may not.
+    pub fn cells_left_chains(
+        &self,
+        base: usize,
+        end: usize,
+        full: u64,
+        ends: u64,
+        spare_ends: u32,
+    ) -> Option<ForcedChains> {
         match spare_ends {
-            0 => self.degrees_allow(base, end, full, ends),
-            spare => self.ends_allow(base, end, full, ends, spare),
+            0 => self.degrees_chains(base, end, full, ends),
+            spare => self.ends_allow(base, end, full, ends, spare).then_some(ForcedChains::NONE),
         }
     }
 
-    /// [`cells_left_allow`](Self::cells_left_allow), asked once per distinct question on each
-    /// thread.
+    /// [`cells_left_chains`](Self::cells_left_chains), asked once per distinct question on
+    /// each thread.
     #[inline]
-    pub fn cells_left_allow_cached(&self, base: usize, end: usize, full: u64, ends: u64, spare_ends: u32) -> bool {
-        let answer = |masks: &Self| masks.cells_left_allow(base, end, full, ends, spare_ends);
+    pub fn cells_left_cached(
+        &self,
+        base: usize,
+        end: usize,
+        full: u64,
+        ends: u64,
+        spare_ends: u32,
+    ) -> Option<ForcedChains> {
+        let answer = |masks: &Self| masks.cells_left_chains(base, end, full, ends, spare_ends);
         // The tag holds `base` and `end` in 20 bits each and the spare ends in 2; windows hold
         // at most 32 cells.
         if end >= 1 << 20 || spare_ends > 3 || full >> 32 != 0 || ends >> 32 != 0 {
@@ -151,15 +174,15 @@ impl MoveMasks {
             let (owner, table) = &mut *verdicts;
             if *owner != self.id {
                 table.clear();
-                table.resize(CACHE_SLOTS, (0, 0));
+                table.resize(CACHE_SLOTS, (0, 0, ForcedChains::NONE));
                 *owner = self.id;
             }
-            let (seen, seen_tag) = table[slot];
+            let (seen, seen_tag, chains) = table[slot];
             if seen == asked && seen_tag | 2 == tag | 2 {
-                return seen_tag & 2 != 0;
+                return (seen_tag & 2 != 0).then_some(chains);
             }
             let verdict = answer(self);
-            table[slot] = (asked, tag | (verdict as u64) << 1);
+            table[slot] = (asked, tag | (verdict.is_some() as u64) << 1, verdict.unwrap_or(ForcedChains::NONE));
             verdict
         })
     }
@@ -184,7 +207,15 @@ impl MoveMasks {
     /// Whether the cells `base..end`, of which `full` are FULL and `ends` are path ends (see
     /// [`open_edges`](Self::open_edges)), may all get the edges they lack from each other, by
     /// the module's rules: `false` proves they cannot.
+    #[cfg(test)]
     pub fn degrees_allow(&self, base: usize, end: usize, full: u64, ends: u64) -> bool {
+        self.degrees_chains(base, end, full, ends).is_some()
+    }
+
+    /// [`degrees_allow`](Self::degrees_allow), and where it allows, the chains the forced
+    /// edges make ([`super::chains`]); `None` also where forced EMPTY cells close a cycle of
+    /// their own that leaves a cell out.
+    pub fn degrees_chains(&self, base: usize, end: usize, full: u64, ends: u64) -> Option<ForcedChains> {
         let (ends, empty, mut open) = self.open_edges(base, end, full, ends);
         let moves = self.moves.len();
         // Per move: the cells whose edge of that move is forced (`open` holds those forced or
@@ -194,7 +225,7 @@ impl MoveMasks {
         loop {
             let (one, two, three) = at_least(&open[..moves]);
             if ends & !one != 0 || empty & !two != 0 {
-                return false;
+                return None;
             }
             let tight = (ends & !two) | (empty & !three);
             for ((forced, open), (offset, _)) in forced.iter_mut().zip(&open).zip(&self.moves) {
@@ -202,7 +233,7 @@ impl MoveMasks {
             }
             let (one, two, three) = at_least(&forced[..moves]);
             if ends & two != 0 || empty & three != 0 {
-                return false;
+                return None;
             }
             let done = (ends & one) | (empty & two);
             let mut struck = false;
@@ -212,7 +243,7 @@ impl MoveMasks {
                 *open = kept;
             }
             if !struck {
-                return true;
+                return ForcedChains::of(&forced[..moves], &self.offsets, ends, empty, ends | empty);
             }
         }
     }
@@ -241,7 +272,7 @@ impl MoveMasks {
 
 /// Per cell, whether at least one, two and three of `masks` have its bit.
 #[inline]
-fn at_least(masks: &[u64]) -> (u64, u64, u64) {
+pub(super) fn at_least(masks: &[u64]) -> (u64, u64, u64) {
     let (mut one, mut two, mut three) = (0u64, 0u64, 0u64);
     for &mask in masks {
         three |= two & mask;
@@ -281,17 +312,21 @@ mod tests {
     #[test]
     fn the_corner_of_the_residual_example() {
         // `residual`'s example: the knight on 4 x 5 after cell 3, cell 10 FULL; the corner 19
-        // has one move left and lacks two. Without cell 10 FULL the cells left pass.
+        // has one move left and lacks two. Without cell 10 FULL every cell has the edges it
+        // lacks open (rules 1 to 4 pass), but the corners 4 and 19 have exactly two each, both
+        // to 10 and 13: the forced edges close the cycle 4-10-19-13, which leaves the other
+        // cells out (`chains`). A board with tours passes: the whole 6 x 6 board.
         let masks = MoveMasks::new(&knight(4, 5)).unwrap();
         assert!(!masks.degrees_allow(4, 20, 1 << (10 - 4), 0));
-        assert!(masks.degrees_allow(4, 20, 0, 0));
+        assert!(!masks.degrees_allow(4, 20, 0, 0));
+        assert!(MoveMasks::new(&knight(6, 6)).unwrap().degrees_allow(0, 36, 0, 0));
         // `ends_allow`'s example: cells 4 and 19 one edge short each, so an open tour with both
         // ends to place passes and one with a single end left fails; a cell with no edge open
         // fails whatever is left (cell 19 with 13 FULL too).
         assert!(masks.ends_allow(4, 20, 1 << (10 - 4), 0, 2));
         assert!(!masks.ends_allow(4, 20, 1 << (10 - 4), 0, 1));
         assert!(!masks.ends_allow(4, 20, 1 << (10 - 4) | 1 << (13 - 4), 0, 2));
-        assert!(masks.cells_left_allow_cached(4, 20, 1 << (10 - 4), 0, 2));
-        assert!(!masks.cells_left_allow_cached(4, 20, 1 << (10 - 4), 0, 0));
+        assert!(masks.cells_left_cached(4, 20, 1 << (10 - 4), 0, 2).is_some());
+        assert!(masks.cells_left_cached(4, 20, 1 << (10 - 4), 0, 0).is_none());
     }
 }
