@@ -37,11 +37,17 @@ impl ForcedChains {
     pub const NONE: ForcedChains = ForcedChains(0);
 
     /// The chains of `forced` (per move, the cells whose edge of that move is forced; `offsets`,
-    /// each move's offset) between the path ends `ends`, through EMPTY cells of two forced
-    /// edges each, among the `lacking` cells (the path ends and the EMPTY cells). `None` where
-    /// forced EMPTY cells close a cycle of their own that leaves a lacking cell out: no tour.
-    pub(super) fn of(forced: &[u64], offsets: &[i64], ends: u64, empty: u64, lacking: u64) -> Option<ForcedChains> {
-        let (one, two, _) = super::residual::at_least(forced);
+    /// each move's offset; `one` and `two`, the cells with at least one and two forced edges)
+    /// between the path ends `ends`, through EMPTY cells of two forced edges each, among the
+    /// `lacking` cells (the path ends and the EMPTY cells). `None` where forced EMPTY cells
+    /// close a cycle of their own that leaves a lacking cell out: no tour.
+    pub(super) fn of(
+        (forced, offsets): (&[u64], &[i64]),
+        (one, two): (u64, u64),
+        ends: u64,
+        empty: u64,
+        lacking: u64,
+    ) -> Option<ForcedChains> {
         // EMPTY cells with two forced edges: the inside of a chain.
         let inside = empty & two;
         // The forced neighbour of `x` other than `not`.

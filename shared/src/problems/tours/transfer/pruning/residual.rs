@@ -243,7 +243,7 @@ impl MoveMasks {
                 *open = kept;
             }
             if !struck {
-                return ForcedChains::of(&forced[..moves], &self.offsets, ends, empty, ends | empty);
+                return ForcedChains::of((&forced[..moves], &self.offsets), (one, two), ends, empty, ends | empty);
             }
         }
     }
@@ -272,7 +272,7 @@ impl MoveMasks {
 
 /// Per cell, whether at least one, two and three of `masks` have its bit.
 #[inline]
-pub(super) fn at_least(masks: &[u64]) -> (u64, u64, u64) {
+fn at_least(masks: &[u64]) -> (u64, u64, u64) {
     let (mut one, mut two, mut three) = (0u64, 0u64, 0u64);
     for &mask in masks {
         three |= two & mask;
