@@ -5,7 +5,8 @@
 //! the manifest with each worker's part of the layer and the workers Release older layers.
 //! A failed call aborts the step: the coordinator waits for every worker to answer again (a
 //! restarted worker keeps its id: its place in `--workers` and its data directory), prepares
-//! them all again from the last committed layer and reruns the step.
+//! them all again from the last committed layer and reruns the step. Each Expand reply's waits
+//! go to the straggler rule (`crate::straggler`).
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +23,7 @@ use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 
+use crate::straggler::{self, ShareWindow, StepTimes, Straggler};
 use crate::workers::{connect_workers, release_all};
 
 /// How many times a step is tried before the job stops.
@@ -67,6 +69,13 @@ pub struct ClusterHost<'a> {
     generation: u64,
     /// Expansion threads of each worker (from Info), for the shuffle's share of the time.
     threads: Vec<u64>,
+    /// Each worker's id (from Info), recorded with its part of the layer.
+    ids: Vec<String>,
+    /// The workers' shares of the last steps, and the straggler they name (its index), shown
+    /// by the display through `named`.
+    shares: ShareWindow,
+    straggler: Option<usize>,
+    named: straggler::Named,
 }
 
 /// A worker that failed in a way the protocol cannot name: transient, the step is rerun.
@@ -82,14 +91,15 @@ fn malformed(peer: &str, what: &str) -> Error {
 impl<'a> ClusterHost<'a> {
     /// Connects to `addresses` and checks, before any work, that each answers, speaks this
     /// format, and does not belong to another job.
+    /// The display learns the straggler through `named`.
     pub fn connect(
         addresses: &[String],
         credentials: &Credentials,
         job: &'a mut SweepCheckpoints,
-        plan: ClusterPlan,
+        (plan, named): (ClusterPlan, straggler::Named),
         patience: Duration,
     ) -> anyhow::Result<Self> {
-        let (runtime, clients, threads) = connect_workers(addresses, credentials, job.job().id())?;
+        let (runtime, clients, identities) = connect_workers(addresses, credentials, job.job().id())?;
         let workers = addresses.len();
         Ok(ClusterHost {
             runtime,
@@ -106,7 +116,11 @@ impl<'a> ClusterHost<'a> {
             committed_layers: vec![None; workers],
             seed: Vec::new(),
             generation: 0,
-            threads,
+            threads: identities.iter().map(|worker| worker.threads).collect(),
+            ids: identities.into_iter().map(|worker| worker.id).collect(),
+            shares: ShareWindow::default(),
+            straggler: None,
+            named,
         })
     }
 
@@ -252,7 +266,11 @@ impl<'a> ClusterHost<'a> {
             if reply.sent.iter().sum::<u64>() != reply.handed || reply.handed > reply.emitted {
                 return Err(malformed(address, "sent a different number of records than it handed on"));
             }
+            if !reply.wait_micros.is_empty() && reply.wait_micros.len() != expected.len() {
+                return Err(malformed(address, "a malformed expand reply"));
+            }
         }
+        self.observe_shares(&replies);
         let sent_bytes: u64 = replies.iter().map(|r| r.sent_bytes).sum();
         let shuffle_micros: u64 = replies.iter().map(|r| r.shuffle_micros).sum();
         let thread_micros: u64 = replies.iter().zip(&self.threads).map(|(r, t)| r.expand_micros * t).sum();
@@ -266,6 +284,30 @@ impl<'a> ClusterHost<'a> {
         );
         outcome.layer = self.merge_all(&expected)?;
         Ok(outcome)
+    }
+
+    /// Each worker's share of the step just run, into the window; the straggler named (or no
+    /// longer) in the logs and the display when that changes.
+    fn observe_shares(&mut self, replies: &[ExpandReply]) {
+        let times: Vec<StepTimes> = replies
+            .iter()
+            .map(|reply| StepTimes { expand_micros: reply.expand_micros, wait_micros: &reply.wait_micros })
+            .collect();
+        self.shares.observe(straggler::step_shares(&times));
+        let now = Straggler::among(&self.shares.totals());
+        let index = now.map(|straggler| straggler.index);
+        if index != self.straggler {
+            match now {
+                Some(straggler) => {
+                    let address = &self.addresses[straggler.index];
+                    tracing::warn!("{} (a slow link or machine)", straggler.describe(address));
+                }
+                None => tracing::info!("no worker is much slower than the others now"),
+            }
+            self.straggler = index;
+        }
+        let label = now.map(|straggler| straggler.label(&self.addresses[straggler.index]));
+        *self.named.lock().unwrap_or_else(|e| e.into_inner()) = label;
     }
 
     /// After a failure: wait until every worker answers, then prepare them all again from the
@@ -371,11 +413,18 @@ impl SweepHost for ClusterHost<'_> {
 
     fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
         let mid_pass = progress.next_cell > 0;
+        let shares = self.shares.totals();
         let workers = self
             .addresses
             .iter()
             .zip(&self.layers)
-            .map(|(address, layer)| WorkerLayer { address: address.clone(), layer: layer.clone().filter(|_| mid_pass) })
+            .enumerate()
+            .map(|(index, (address, layer))| WorkerLayer {
+                address: address.clone(),
+                layer: layer.clone().filter(|_| mid_pass),
+                id: Some(self.ids[index].clone()),
+                share_micros: shares.get(index).copied(),
+            })
             .collect();
         self.job.commit_cluster(progress, workers)?;
         self.committed_step = self.step;
