@@ -4,9 +4,9 @@
 //! check that every record sent was received, Merge on every worker, then the driver commits
 //! the manifest with each worker's part of the layer and the workers Release older layers.
 //! A failed call aborts the step: the coordinator waits for every worker to answer again (a
-//! restarted worker keeps its id: its place in `--workers` and its data directory), prepares
-//! them all again from the last committed layer and reruns the step. Each Expand reply's waits
-//! go to the straggler rule (`crate::straggler`).
+//! restarted worker keeps its id: its place in `--workers` and its data directory), saying which
+//! it waits for, prepares them all again from the last committed layer and reruns the step. Each
+//! Expand reply's waits go to the straggler rule (`crate::straggler`).
 
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,9 @@ const ATTEMPTS: usize = 4;
 /// Workers are polled this often during every call; three missed answers abort the step.
 const HEARTBEAT: Duration = Duration::from_secs(5);
 const MISSED_HEARTBEATS: usize = 3;
+/// While it waits for workers to answer again, the coordinator says whom it waits for when that
+/// changes, and again this often.
+const WAITING_NOTICE: Duration = Duration::from_secs(30);
 
 /// What the workers are asked to count (the job's sweep).
 #[derive(Clone, Debug)]
@@ -310,32 +313,72 @@ impl<'a> ClusterHost<'a> {
         *self.named.lock().unwrap_or_else(|e| e.into_inner()) = label;
     }
 
-    /// After a failure: wait until every worker answers, then prepare them all again from the
-    /// last committed layer.
+    /// The workers that do not answer Info within 5 s, by index.
+    fn silent_workers(&self) -> Vec<usize> {
+        let calls: Vec<_> = self
+            .clients
+            .iter()
+            .map(|client| {
+                let mut client = client.clone();
+                self.runtime.spawn(async move {
+                    matches!(tokio::time::timeout(Duration::from_secs(5), client.info(InfoRequest {})).await, Ok(Ok(_)))
+                })
+            })
+            .collect();
+        self.runtime.block_on(async {
+            let mut silent = Vec::new();
+            for (index, call) in calls.into_iter().enumerate() {
+                if !call.await.unwrap_or(false) {
+                    silent.push(index);
+                }
+            }
+            silent
+        })
+    }
+
+    /// `workers` by address, for messages.
+    fn named_workers(&self, workers: &[usize]) -> String {
+        let addresses: Vec<&str> = workers.iter().map(|&w| self.addresses[w].as_str()).collect();
+        format!("{} {}", if addresses.len() == 1 { "worker" } else { "workers" }, addresses.join(", "))
+    }
+
+    /// After a failure: wait until every worker answers, saying whom it waits for, then prepare
+    /// them all again from the last committed layer.
     fn recover(&mut self, failure: &Error) -> Result<()> {
         tracing::warn!(error = %failure, "step aborted; waiting for every worker to answer, then rerunning it from the last committed layer");
-        let deadline = Instant::now() + self.patience;
+        let started = Instant::now();
+        let deadline = started + self.patience;
+        // Whom it last said it waits for, and when.
+        let mut told: Option<(Vec<usize>, Instant)> = None;
         loop {
-            let answers = self.runtime.block_on(async {
-                let mut all = true;
-                for client in &self.clients {
-                    let info = tokio::time::timeout(Duration::from_secs(5), client.clone().info(InfoRequest {})).await;
-                    all &= matches!(info, Ok(Ok(_)));
+            let silent = self.silent_workers();
+            if silent.is_empty() {
+                if told.is_some() {
+                    tracing::warn!(
+                        "every worker answers again after {} s; rerunning the step from the last committed layer",
+                        started.elapsed().as_secs()
+                    );
                 }
-                all
-            });
-            if answers {
                 return self.prepare_all();
             }
             if Instant::now() > deadline {
                 return Err(Error::Unavailable {
-                    peer: "(cluster)".into(),
+                    peer: self.named_workers(&silent),
                     message: format!(
-                        "not every worker answered within {} s after: {failure}; restart it and run `leaper resume \
-                         --job-dir DIR`",
+                        "did not answer within {} s after: {failure}; restart it and run `leaper resume --job-dir \
+                         DIR`",
                         self.patience.as_secs()
                     ),
                 });
+            }
+            if told.as_ref().is_none_or(|(whom, at)| *whom != silent || at.elapsed() >= WAITING_NOTICE) {
+                tracing::warn!(
+                    "waiting for {} to answer ({} s so far; the job waits up to {} s, then stops)",
+                    self.named_workers(&silent),
+                    started.elapsed().as_secs(),
+                    self.patience.as_secs()
+                );
+                told = Some((silent, Instant::now()));
             }
             std::thread::sleep(Duration::from_millis(200));
         }
