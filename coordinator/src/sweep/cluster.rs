@@ -5,8 +5,10 @@
 //! the manifest with each worker's part of the layer and the workers Release older layers.
 //! A failed call aborts the step: the coordinator waits for every worker to answer again (a
 //! restarted worker keeps its id: its place in `--workers` and its data directory), saying which
-//! it waits for, prepares them all again from the last committed layer and reruns the step. Each
-//! Expand reply's waits go to the straggler rule (`crate::straggler`).
+//! it waits for, prepares them all again from the last committed layer and reruns the step. A
+//! worker restarted on another address comes back through `leaper resume --workers`: each place
+//! must be held by the worker whose id the checkpoint records there. Each Expand reply's waits
+//! go to the straggler rule (`crate::straggler`).
 
 use std::time::{Duration, Instant};
 
@@ -366,7 +368,8 @@ impl<'a> ClusterHost<'a> {
                     peer: self.named_workers(&silent),
                     message: format!(
                         "did not answer within {} s after: {failure}; restart it and run `leaper resume --job-dir \
-                         DIR`",
+                         DIR` (add `--workers` with every worker's address, in the job's order, if one now has \
+                         another)",
                         self.patience.as_secs()
                     ),
                 });
@@ -382,6 +385,48 @@ impl<'a> ClusterHost<'a> {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// The workers of a checkpoint are this run's: as many, and each place held by the same
+    /// worker (its id, where the checkpoint records it), at the checkpoint's address or, a worker
+    /// that moved, at another.
+    fn check_same_workers(&self, committed: &[WorkerLayer]) -> Result<()> {
+        let listed = || committed.iter().map(|w| w.address.as_str()).collect::<Vec<_>>().join(",");
+        if committed.len() != self.addresses.len() {
+            return Err(Error::InvalidRequest(format!(
+                "the committed layer lies on {} workers, this run names {}: resume with the job's workers, in its \
+                 order (the checkpoint's: {})",
+                committed.len(),
+                self.addresses.len(),
+                listed()
+            )));
+        }
+        for (place, (worker, (address, id))) in committed.iter().zip(self.addresses.iter().zip(&self.ids)).enumerate() {
+            match &worker.id {
+                Some(recorded) if recorded != id => {
+                    return Err(Error::InvalidRequest(format!(
+                        "worker {address} (id {id}) is not the worker that holds part {} of the committed layer (id \
+                         {recorded}, at {} when it committed): give the job's workers in its order (the \
+                         checkpoint's: {}), each at its address now",
+                        place + 1,
+                        worker.address,
+                        listed()
+                    )));
+                }
+                None if &worker.address != address => {
+                    return Err(Error::InvalidRequest(format!(
+                        "the checkpoint's workers differ from this run's --workers, and it does not record who they \
+                         are (a checkpoint of an older leaper): resume with the same workers in the same order ({})",
+                        listed()
+                    )));
+                }
+                Some(_) if &worker.address != address => {
+                    tracing::info!(worker = place + 1, from = %worker.address, to = %address, "a worker of the job moved");
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// After a failure: a job that never committed a step frees its workers (they were claimed
@@ -423,15 +468,7 @@ impl SweepHost for ClusterHost<'_> {
         let committed = self.job.manifest().filter(|_| progress.next_cell > 0).map(|m| m.workers.clone());
         match committed {
             Some(workers) => {
-                if workers.len() != self.addresses.len()
-                    || workers.iter().zip(&self.addresses).any(|(w, a)| &w.address != a)
-                {
-                    return Err(Error::InvalidRequest(
-                        "the checkpoint's workers differ from this job's --workers; resume with the same workers in \
-                         the same order"
-                            .into(),
-                    ));
-                }
+                self.check_same_workers(&workers)?;
                 self.committed_step = progress.next_cell as u64 + 1;
                 self.committed_layers = workers.into_iter().map(|w| w.layer).collect();
             }
