@@ -149,6 +149,12 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "FILE", requires = "listen", help_heading = "Cluster")]
     pub listen_token_file: Option<PathBuf>,
 
+    /// The job's workers at their addresses now, in the job's order: a worker restarted elsewhere
+    /// with its data directory is checked by the id kept there. Later resumes keep them (default:
+    /// the workers of the last checkpoint).
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster")]
+    pub workers: Option<Vec<String>>,
+
     /// Write the results as an OEIS b-file (default: the one the job started with).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub bfile: Option<PathBuf>,
@@ -188,6 +194,21 @@ impl ResumeArgs {
             }
         } else if self.bfile.is_some() || self.mem_limit.is_some() || self.stride.is_some() || self.offset.is_some() {
             anyhow::bail!("--bfile, --stride, --offset and --mem-limit apply to sweeps; this job is a subtree search");
+        }
+        if let Some(workers) = &self.workers {
+            let job = &request.run.cluster.workers;
+            if job.is_empty() {
+                anyhow::bail!("--workers gives a cluster job's workers new addresses; this job runs in this process");
+            }
+            if request.sweep.is_some() && workers.len() != job.len() {
+                anyhow::bail!(
+                    "--workers names {} workers, the job has {}: its layers lie on its own workers, each owning its \
+                     buckets; give all of them, in the job's order, each at its address now",
+                    workers.len(),
+                    job.len()
+                );
+            }
+            request.run.cluster.workers = workers.clone();
         }
         if self.listen.is_some() {
             let cluster = &mut request.run.cluster;

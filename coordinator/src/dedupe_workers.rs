@@ -30,8 +30,8 @@ impl RemoteBuckets {
     /// Connects to the workers with the checks every job makes (format, not another job's,
     /// listed once); `purpose` names the run in their refusals.
     pub fn connect(addresses: &[String], credentials: &Credentials, purpose: &str) -> AnyResult<RemoteBuckets> {
-        let (runtime, clients, threads) = connect_workers(addresses, credentials, purpose)?;
-        let threads = threads.iter().map(|&t| t as usize).sum::<usize>().max(1);
+        let (runtime, clients, workers) = connect_workers(addresses, credentials, purpose)?;
+        let threads = workers.iter().map(|worker| worker.threads as usize).sum::<usize>().max(1);
         Ok(RemoteBuckets { runtime, addresses: addresses.to_vec(), clients, threads })
     }
 

@@ -213,7 +213,9 @@ impl EtaModel {
         let mut states = Vec::new();
         if self.pass == 0 {
             let first = self.first_pass()?;
-            states.extend_from_slice(&first[self.next_cell..]);
+            // A pass whose layer emptied before its last cell is over at the checkpoint of that
+            // step (`next_cell` is its steps, past the profile): nothing is left of it.
+            states.extend_from_slice(first.get(self.next_cell..).unwrap_or(&[]));
             for _ in 1..self.shape.passes {
                 states.extend_from_slice(&first);
             }

@@ -158,6 +158,11 @@ fn job_stopped(dir: &Path, new: bool, created: bool) -> String {
 /// [`jobdir::remove_uncommitted`]: leaper_core::engine::jobdir::remove_uncommitted
 fn remove_uncommitted(dir: &Path, created: bool) -> leaper_core::Result<bool> {
     use leaper_core::engine::jobdir;
+    // A job that has committed keeps everything: no step need reach its commit first (a cluster
+    // step waiting for a worker that is gone never would).
+    if jobdir::has_commits(dir) {
+        return Ok(false);
+    }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !jobdir::commit_waiting() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));

@@ -7,7 +7,7 @@
 //!    │                   └──► subtree (leases) ┴─► workers (connect, check)
 //!    └──► plan (probe, model, estimate) ──► request (its sweep options), machine (threads)
 //! status ◄── serve       progress ──► eta, results; memory ──► machine
-//! leaves, importing nothing of the crate: console, numbers, machine, output
+//! leaves, importing nothing of the crate: console, numbers, machine, output, straggler
 //! ```
 //!
 //! No module imports one that imports it, however far round: `scripts/import-graph` checks it.
@@ -30,6 +30,7 @@ pub mod results;
 pub mod run;
 pub mod serve;
 pub mod status;
+pub mod straggler;
 pub mod subtree;
 pub mod sweep;
 pub mod workers;

@@ -25,6 +25,7 @@ use crate::console;
 use crate::eta::{Eta, EtaModel, Shape};
 use crate::numbers::{bytes, compact, counted, format_duration, grouped};
 use crate::results::ResultStream;
+use crate::straggler::Named;
 
 /// How many times longer than its last look took the watch waits before it looks again at the
 /// ETA and the peak memory: the model reads every step's time and layer, and the peak is read
@@ -55,6 +56,8 @@ pub struct SweepWatch<'r, 'a> {
     states: u64,
     seconds: f64,
     out_of_core: bool,
+    /// A cluster sweep's straggler, as its host names it.
+    straggler: Option<Named>,
 }
 
 impl<'r, 'a> SweepWatch<'r, 'a> {
@@ -85,7 +88,14 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             states: 0,
             seconds: 0.0,
             out_of_core,
+            straggler: None,
         }
+    }
+
+    /// The watch of a cluster sweep, whose display names the straggler its host names.
+    pub fn with_straggler(mut self, named: Named) -> Self {
+        self.straggler = Some(named);
+        self
     }
 
     /// The watch of a resumed sweep, told the size of the committed layer its next step reads.
@@ -124,12 +134,15 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             } else {
                 String::new()
             };
+            let straggler =
+                self.straggler.as_ref().and_then(|named| named.lock().unwrap_or_else(|e| e.into_inner()).clone());
             display.bar.set_message(format!(
-                "pass {}/{}{maybe_more} · row {}, column {}",
+                "pass {}/{}{maybe_more} · row {}, column {}{}",
                 step.pass + 1,
                 step.passes,
                 step.position.row + 1,
-                step.position.col + 1
+                step.position.col + 1,
+                straggler.map_or(String::new(), |label| format!(" · {label}"))
             ));
             let disk =
                 if self.out_of_core { format!(" · {} on disk", bytes(step.layer.bytes)) } else { String::new() };

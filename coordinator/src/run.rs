@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
-use leaper_core::engine::jobdir::{JobDir, JobFile};
+use leaper_core::engine::jobdir::{JobDir, JobFile, Manifest};
 use leaper_core::engine::Job;
 
 use crate::cli::ResumeArgs;
@@ -128,12 +128,30 @@ fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u
 pub fn resume(args: ResumeArgs) -> Result<()> {
     let directory = JobDir::open(&args.job_dir)?;
     let mut request = JobRequest::from_spec(directory.spec(), &args.job_dir)?;
+    if args.workers.is_none() {
+        if let Some(moved) = checkpoint_workers(&args.job_dir, &request) {
+            console::note(&format!(
+                "the job's workers moved: going on with the last checkpoint's, {}",
+                moved.join(",")
+            ));
+            request.run.cluster.workers = moved;
+        }
+    }
     args.apply(&mut request)?;
     let job = request.task.job()?;
     let listener = serve::bind(&request.run.cluster)?;
     let results = ResultStream::new(&request);
     results.say_why_zero();
     run_in(directory, job, &request, listener, results, true)
+}
+
+/// The addresses of the last checkpoint's workers where a resume with `--workers` moved them
+/// from those `job.toml` names: the resumes after it go on with them. A manifest that does not
+/// read says nothing here: the resume itself refuses it, with the way back.
+fn checkpoint_workers(dir: &std::path::Path, request: &JobRequest) -> Option<Vec<String>> {
+    let manifest = Manifest::load(dir).ok().flatten()?;
+    let addresses: Vec<String> = manifest.workers.iter().map(|worker| worker.address.clone()).collect();
+    (!addresses.is_empty() && addresses != request.run.cluster.workers).then_some(addresses)
 }
 
 /// Runs (or, `resuming`, continues) a job in its directory to the end and prints its counts.

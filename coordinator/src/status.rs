@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::eta::{Eta, EtaModel, Shape};
 use crate::numbers::{bytes, counted, format_duration, grouped};
 use crate::request::JobRequest;
+use crate::straggler::Straggler;
 
 /// The status of a sweep, as `--format json` prints it.
 /// Fields a peer of another release lacks read as their defaults.
@@ -55,6 +56,10 @@ pub struct SweepStatus {
     /// `(board, count)` of the counts already final while the sweep runs (a sweep's short
     /// boards are final long before its end).
     pub settled: Vec<(String, String)>,
+    /// On a cluster, the worker much slower than the others over the last committed steps (its
+    /// address; see `straggler.rs`), and how much slower, in words.
+    pub straggler: Option<String>,
+    pub straggler_slowness: Option<String>,
 }
 
 /// Where a subtree job stands, as `leaper status --format json` prints it.
@@ -75,7 +80,8 @@ pub struct SubtreeStatus {
 /// The status of either kind of job.
 #[derive(Debug)]
 pub enum Status {
-    Sweep(SweepStatus),
+    /// Boxed: a sweep's status is far larger than a subtree job's.
+    Sweep(Box<SweepStatus>),
     Subtree(SubtreeStatus),
 }
 
@@ -100,7 +106,7 @@ impl Status {
         Ok(match (spec.header.kind, job) {
             (JobKind::Sweep, Job::Sweep(sweep)) => {
                 let label = |slot| request.task.slot_label(slot);
-                Status::Sweep(SweepStatus::read(dir, &spec, sweep.as_ref(), pid, &label)?)
+                Status::Sweep(Box::new(SweepStatus::read(dir, &spec, sweep.as_ref(), pid, &label)?))
             }
             (JobKind::Subtree, Job::Subtree(search)) => {
                 let (header, done) = match Ledger::read(dir) {
@@ -164,7 +170,7 @@ impl Status {
     /// The status a coordinator sent as `json`, of a job whose work is counted in `unit`.
     pub fn from_json(json: &str, unit: &str) -> Result<Status> {
         Ok(match unit {
-            STEPS => Status::Sweep(serde_json::from_str(json)?),
+            STEPS => Status::Sweep(Box::new(serde_json::from_str(json)?)),
             SHARDS => Status::Subtree(serde_json::from_str(json)?),
             other => bail!("the coordinator counts its work in {other:?}, which this leaper does not know"),
         })
@@ -218,6 +224,8 @@ impl SweepStatus {
             .iter()
             .map(|(slot, count)| Ok((label(*slot)?, count.clone())))
             .collect::<leaper_core::Result<_>>()?;
+        let shares: Option<Vec<u64>> = m.workers.iter().map(|worker| worker.share_micros).collect();
+        let straggler = shares.and_then(|shares| Straggler::among(&shares)).filter(|_| m.result.is_none());
         Ok(SweepStatus {
             job,
             command,
@@ -239,6 +247,8 @@ impl SweepStatus {
             counts: m.result.clone(),
             labels,
             settled,
+            straggler: straggler.map(|s| m.workers[s.index].address.clone()),
+            straggler_slowness: straggler.map(|s| s.slowness()),
         })
     }
 
@@ -281,6 +291,9 @@ impl SweepStatus {
             let eta = self.eta_seconds.map_or(Eta::Estimating, |left| Eta::Left(Duration::from_secs_f64(left)));
             let when = if self.pid.is_some() { "the live display's estimate" } else { "of work, once resumed" };
             writeln!(out, "eta       {} ({when})", eta.text())?;
+        }
+        if let (Some(address), Some(slowness)) = (&self.straggler, &self.straggler_slowness) {
+            writeln!(out, "straggler {address}: {slowness} (a slow link or machine)")?;
         }
         if let Some(at) = self.committed_unix {
             writeln!(out, "committed {} ago", format_duration(Duration::from_secs(unix_now().saturating_sub(at))))?;

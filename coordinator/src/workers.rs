@@ -10,14 +10,22 @@ use leaper_proto::v1::{EndPassRequest, InfoRequest};
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 
+/// What a worker says of itself before any work.
+pub struct Identity {
+    /// Its expansion threads.
+    pub threads: u64,
+    /// The id kept in its data directory, whatever address reaches it.
+    pub id: String,
+}
+
 /// Connects to `addresses` and checks, before any work, that none is listed twice, each
 /// answers, speaks this format, and does not belong to another job; returns the runtime the
-/// clients live on, the clients, and each worker's thread count.
+/// clients live on, the clients, and what each worker said of itself.
 pub fn connect_workers(
     addresses: &[String],
     credentials: &Credentials,
     job_id: &str,
-) -> Result<(Runtime, Vec<Client>, Vec<u64>)> {
+) -> Result<(Runtime, Vec<Client>, Vec<Identity>)> {
     let mut seen = std::collections::HashSet::new();
     if let Some(duplicate) = addresses.iter().find(|a| !seen.insert(a.as_str())) {
         bail!("worker {duplicate} is listed twice in --workers: each worker owns its own buckets");
@@ -32,8 +40,8 @@ pub fn connect_workers(
         let _runtime = runtime.enter();
         addresses.iter().map(|a| client(a, credentials)).collect::<leaper_core::Result<Vec<_>>>()?
     };
-    let threads = runtime.block_on(async {
-        let mut threads = Vec::new();
+    let workers = runtime.block_on(async {
+        let mut workers = Vec::new();
         let mut identities: std::collections::HashMap<String, (&String, String)> = Default::default();
         for (address, client) in addresses.iter().zip(&clients) {
             let info = tokio::time::timeout(Duration::from_secs(10), client.clone().info(InfoRequest {}))
@@ -63,11 +71,11 @@ pub fn connect_workers(
                 );
             }
             identities.insert(info.worker_id.clone(), (address, info.data_dir.clone()));
-            threads.push(u64::from(info.threads.max(1)));
+            workers.push(Identity { threads: u64::from(info.threads.max(1)), id: info.worker_id });
         }
-        Ok(threads)
+        Ok(workers)
     })?;
-    Ok((runtime, clients, threads))
+    Ok((runtime, clients, workers))
 }
 
 /// Says why a worker's first call failed, and what TLS had to do with it.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{free_address, text, wait_until_listening};
+use common::{free_address, text, wait_for_cells, wait_until_listening};
 
 const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
 
@@ -322,21 +322,6 @@ fn two_workers_count_boards_that_need_128_bit_keys_as_brute_force_does() {
     }
     drop(workers);
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// Waits until the job in `job_dir` has committed `cells` steps.
-fn wait_for_cells(job_dir: &Path, cells: u64) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let output = leaper(&["status", "--job-dir", job_dir.to_str().unwrap(), "--format", "json"]);
-        if let Ok(status) = serde_json::from_slice::<serde_json::Value>(&output.stdout) {
-            if status["cells_done"].as_u64().unwrap_or(0) >= cells {
-                return;
-            }
-        }
-        assert!(Instant::now() < deadline, "the job did not reach {cells} steps");
-        std::thread::sleep(Duration::from_millis(25));
-    }
 }
 
 const LONG_BOARD: &[&str] = &["knight", "6x10", "--sweep", "--buckets", "31"];

@@ -125,6 +125,25 @@ fn a_crash_in_the_very_first_step_resumes() {
 }
 
 #[test]
+fn status_reads_the_checkpoint_of_the_step_that_emptied_the_layer() {
+    // `knight 6x10 --sweep`'s layer empties at step 55 of 60: that step's checkpoint says the
+    // next cell is the 60th, past the 54 steps profiled, and `leaper status` (and a coordinator's
+    // status service) panicked on it estimating what was left.
+    let board: &[&str] = &["knight", "6x10", "--sweep", "--format", "json"];
+    let dir = scratch("emptied-layer");
+    let output = leaper(&with_job_dir(board, &dir), Some("crash@manifest:55"));
+    assert!(!output.status.success(), "the crash did not stop the job");
+    let status = leaper(&["status", "--job-dir", dir.to_str().unwrap(), "--format", "json"], None);
+    assert!(status.status.success(), "{}", text(&status.stderr));
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!((status["cells_done"].as_u64(), status["cells"].as_u64()), (Some(60), Some(60)), "{status}");
+    assert_eq!(status["eta_seconds"].as_f64(), Some(0.0), "{status}");
+    let output = resume(&dir);
+    assert_eq!(text(&output.stdout), reference(board), "{}", text(&output.stderr));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_refused_resume_leaves_the_half_written_layer_where_it_was() {
     // A crash in the middle of writing a layer's bucket files, then a damaged committed file.
     let dir = crashed("refused-resume", "crash@bucket:40");

@@ -65,6 +65,8 @@ pub struct ShuffleStore<'a> {
     sent: Vec<AtomicU64>,
     sent_bytes: AtomicU64,
     shuffle_micros: AtomicU64,
+    /// Per peer: microseconds the expansion's threads spent blocked on its full stream.
+    blocked: Vec<AtomicU64>,
 }
 
 /// What a worker's expansion sent.
@@ -74,6 +76,8 @@ pub struct Shipped {
     /// Compressed bytes to other workers, and microseconds spent compressing and sending.
     pub bytes: u64,
     pub micros: u64,
+    /// Per worker: microseconds threads spent blocked on its stream, summed over threads.
+    pub blocked: Vec<u64>,
 }
 
 impl<'a> ShuffleStore<'a> {
@@ -88,6 +92,7 @@ impl<'a> ShuffleStore<'a> {
             sent: (0..workers).map(|_| AtomicU64::new(0)).collect(),
             sent_bytes: AtomicU64::new(0),
             shuffle_micros: AtomicU64::new(0),
+            blocked: (0..workers).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -124,10 +129,14 @@ impl<'a> ShuffleStore<'a> {
         let batch = encode_batch(&job.job_id, job.generation, job.step.load(Ordering::SeqCst), &sections, job.layout);
         self.sent_bytes.fetch_add(batch.records.len() as u64, Ordering::Relaxed);
         let sender = self.senders[peer].as_ref().expect("a sender for every peer");
+        let sending = Instant::now();
         let sent = sender.blocking_send(batch).map_err(|_| Error::Unavailable {
             peer: self.job.workers[peer].clone(),
             message: "the stream to it closed (the peer failed or refused the batch)".into(),
         });
+        // A send returns at once while the stream has room: the time is the peer's (or its
+        // link's) back-pressure.
+        self.blocked[peer].fetch_add(sending.elapsed().as_micros() as u64, Ordering::Relaxed);
         self.shuffle_micros.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
         sent
     }
@@ -144,6 +153,7 @@ impl<'a> ShuffleStore<'a> {
             records: self.sent.iter().map(|n| n.load(Ordering::SeqCst)).collect(),
             bytes: self.sent_bytes.load(Ordering::SeqCst),
             micros: self.shuffle_micros.load(Ordering::SeqCst),
+            blocked: self.blocked.iter().map(|n| n.load(Ordering::SeqCst)).collect(),
         })
     }
 }

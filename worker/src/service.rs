@@ -253,7 +253,11 @@ impl Worker for WorkerService {
                 Some(client) => {
                     let (sender, receiver) = mpsc::channel::<StateBatch>(4);
                     let mut client = client.clone();
-                    pushes.push(Some(tokio::spawn(async move { client.push(ReceiverStream::new(receiver)).await })));
+                    // When the peer took the last batch: the tail of the wait on it.
+                    pushes.push(Some(tokio::spawn(async move {
+                        let taken = client.push(ReceiverStream::new(receiver)).await;
+                        (taken, std::time::Instant::now())
+                    })));
                     senders.push(Some(sender));
                 }
                 None => {
@@ -277,9 +281,13 @@ impl Worker for WorkerService {
         .await
         .map_err(join_error)?
         .map_err(to_status)?;
+        let expanded = std::time::Instant::now();
+        let threads = self.threads.max(1) as u64;
+        let mut wait_micros: Vec<u64> = shipped.blocked.iter().map(|blocked| blocked / threads).collect();
         for (peer, push) in pushes.into_iter().enumerate() {
             let Some(push) = push else { continue };
-            let accepted = push.await.map_err(join_error)?.map_err(|e| {
+            let (accepted, taken) = push.await.map_err(join_error)?;
+            let accepted = accepted.map_err(|e| {
                 Status::unavailable(format!("worker {} did not take its states: {}", job.workers[peer], e.message()))
             })?;
             if accepted.into_inner().records != shipped.records[peer] {
@@ -288,6 +296,7 @@ impl Worker for WorkerService {
                     job.workers[peer]
                 )));
             }
+            wait_micros[peer] += taken.saturating_duration_since(expanded).as_micros() as u64;
         }
         Ok(Response::new(ExpandReply {
             closed: outcome.closed,
@@ -298,6 +307,7 @@ impl Worker for WorkerService {
             sent_bytes: shipped.bytes,
             shuffle_micros: shipped.micros,
             expand_micros: started.elapsed().as_micros() as u64,
+            wait_micros,
         }))
     }
 

@@ -52,7 +52,8 @@ impl ShardLeaser {
         terms: LeaseTerms,
         patience: Duration,
     ) -> anyhow::Result<Self> {
-        let (runtime, clients, threads) = connect_workers(addresses, credentials, &terms.job_id)?;
+        let (runtime, clients, workers) = connect_workers(addresses, credentials, &terms.job_id)?;
+        let threads: Vec<u64> = workers.iter().map(|worker| worker.threads).collect();
         Ok(ShardLeaser { runtime, addresses: addresses.to_vec(), clients, threads, terms, patience })
     }
 

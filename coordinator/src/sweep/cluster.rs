@@ -4,8 +4,11 @@
 //! check that every record sent was received, Merge on every worker, then the driver commits
 //! the manifest with each worker's part of the layer and the workers Release older layers.
 //! A failed call aborts the step: the coordinator waits for every worker to answer again (a
-//! restarted worker keeps its id: its place in `--workers` and its data directory), prepares
-//! them all again from the last committed layer and reruns the step.
+//! restarted worker keeps its id: its place in `--workers` and its data directory), saying which
+//! it waits for, prepares them all again from the last committed layer and reruns the step. A
+//! worker restarted on another address comes back through `leaper resume --workers`: each place
+//! must be held by the worker whose id the checkpoint records there. Each Expand reply's waits
+//! go to the straggler rule (`crate::straggler`).
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +25,7 @@ use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 
+use crate::straggler::{self, ShareWindow, StepTimes, Straggler};
 use crate::workers::{connect_workers, release_all};
 
 /// How many times a step is tried before the job stops.
@@ -29,6 +33,9 @@ const ATTEMPTS: usize = 4;
 /// Workers are polled this often during every call; three missed answers abort the step.
 const HEARTBEAT: Duration = Duration::from_secs(5);
 const MISSED_HEARTBEATS: usize = 3;
+/// While it waits for workers to answer again, the coordinator says whom it waits for when that
+/// changes, and again this often.
+const WAITING_NOTICE: Duration = Duration::from_secs(30);
 
 /// What the workers are asked to count (the job's sweep).
 #[derive(Clone, Debug)]
@@ -67,6 +74,13 @@ pub struct ClusterHost<'a> {
     generation: u64,
     /// Expansion threads of each worker (from Info), for the shuffle's share of the time.
     threads: Vec<u64>,
+    /// Each worker's id (from Info), recorded with its part of the layer.
+    ids: Vec<String>,
+    /// The workers' shares of the last steps, and the straggler they name (its index), shown
+    /// by the display through `named`.
+    shares: ShareWindow,
+    straggler: Option<usize>,
+    named: straggler::Named,
 }
 
 /// A worker that failed in a way the protocol cannot name: transient, the step is rerun.
@@ -82,14 +96,15 @@ fn malformed(peer: &str, what: &str) -> Error {
 impl<'a> ClusterHost<'a> {
     /// Connects to `addresses` and checks, before any work, that each answers, speaks this
     /// format, and does not belong to another job.
+    /// The display learns the straggler through `named`.
     pub fn connect(
         addresses: &[String],
         credentials: &Credentials,
         job: &'a mut SweepCheckpoints,
-        plan: ClusterPlan,
+        (plan, named): (ClusterPlan, straggler::Named),
         patience: Duration,
     ) -> anyhow::Result<Self> {
-        let (runtime, clients, threads) = connect_workers(addresses, credentials, job.job().id())?;
+        let (runtime, clients, identities) = connect_workers(addresses, credentials, job.job().id())?;
         let workers = addresses.len();
         Ok(ClusterHost {
             runtime,
@@ -106,7 +121,11 @@ impl<'a> ClusterHost<'a> {
             committed_layers: vec![None; workers],
             seed: Vec::new(),
             generation: 0,
-            threads,
+            threads: identities.iter().map(|worker| worker.threads).collect(),
+            ids: identities.into_iter().map(|worker| worker.id).collect(),
+            shares: ShareWindow::default(),
+            straggler: None,
+            named,
         })
     }
 
@@ -252,7 +271,11 @@ impl<'a> ClusterHost<'a> {
             if reply.sent.iter().sum::<u64>() != reply.handed || reply.handed > reply.emitted {
                 return Err(malformed(address, "sent a different number of records than it handed on"));
             }
+            if !reply.wait_micros.is_empty() && reply.wait_micros.len() != expected.len() {
+                return Err(malformed(address, "a malformed expand reply"));
+            }
         }
+        self.observe_shares(&replies);
         let sent_bytes: u64 = replies.iter().map(|r| r.sent_bytes).sum();
         let shuffle_micros: u64 = replies.iter().map(|r| r.shuffle_micros).sum();
         let thread_micros: u64 = replies.iter().zip(&self.threads).map(|(r, t)| r.expand_micros * t).sum();
@@ -268,35 +291,142 @@ impl<'a> ClusterHost<'a> {
         Ok(outcome)
     }
 
-    /// After a failure: wait until every worker answers, then prepare them all again from the
-    /// last committed layer.
+    /// Each worker's share of the step just run, into the window; the straggler named (or no
+    /// longer) in the logs and the display when that changes.
+    fn observe_shares(&mut self, replies: &[ExpandReply]) {
+        let times: Vec<StepTimes> = replies
+            .iter()
+            .map(|reply| StepTimes { expand_micros: reply.expand_micros, wait_micros: &reply.wait_micros })
+            .collect();
+        self.shares.observe(straggler::step_shares(&times));
+        let now = Straggler::among(&self.shares.totals());
+        let index = now.map(|straggler| straggler.index);
+        if index != self.straggler {
+            match now {
+                Some(straggler) => {
+                    let address = &self.addresses[straggler.index];
+                    tracing::warn!("{} (a slow link or machine)", straggler.describe(address));
+                }
+                None => tracing::info!("no worker is much slower than the others now"),
+            }
+            self.straggler = index;
+        }
+        let label = now.map(|straggler| straggler.label(&self.addresses[straggler.index]));
+        *self.named.lock().unwrap_or_else(|e| e.into_inner()) = label;
+    }
+
+    /// The workers that do not answer Info within 5 s, by index.
+    fn silent_workers(&self) -> Vec<usize> {
+        let calls: Vec<_> = self
+            .clients
+            .iter()
+            .map(|client| {
+                let mut client = client.clone();
+                self.runtime.spawn(async move {
+                    matches!(tokio::time::timeout(Duration::from_secs(5), client.info(InfoRequest {})).await, Ok(Ok(_)))
+                })
+            })
+            .collect();
+        self.runtime.block_on(async {
+            let mut silent = Vec::new();
+            for (index, call) in calls.into_iter().enumerate() {
+                if !call.await.unwrap_or(false) {
+                    silent.push(index);
+                }
+            }
+            silent
+        })
+    }
+
+    /// `workers` by address, for messages.
+    fn named_workers(&self, workers: &[usize]) -> String {
+        let addresses: Vec<&str> = workers.iter().map(|&w| self.addresses[w].as_str()).collect();
+        format!("{} {}", if addresses.len() == 1 { "worker" } else { "workers" }, addresses.join(", "))
+    }
+
+    /// After a failure: wait until every worker answers, saying whom it waits for, then prepare
+    /// them all again from the last committed layer.
     fn recover(&mut self, failure: &Error) -> Result<()> {
         tracing::warn!(error = %failure, "step aborted; waiting for every worker to answer, then rerunning it from the last committed layer");
-        let deadline = Instant::now() + self.patience;
+        let started = Instant::now();
+        let deadline = started + self.patience;
+        // Whom it last said it waits for, and when.
+        let mut told: Option<(Vec<usize>, Instant)> = None;
         loop {
-            let answers = self.runtime.block_on(async {
-                let mut all = true;
-                for client in &self.clients {
-                    let info = tokio::time::timeout(Duration::from_secs(5), client.clone().info(InfoRequest {})).await;
-                    all &= matches!(info, Ok(Ok(_)));
+            let silent = self.silent_workers();
+            if silent.is_empty() {
+                if told.is_some() {
+                    tracing::warn!(
+                        "every worker answers again after {} s; rerunning the step from the last committed layer",
+                        started.elapsed().as_secs()
+                    );
                 }
-                all
-            });
-            if answers {
                 return self.prepare_all();
             }
             if Instant::now() > deadline {
                 return Err(Error::Unavailable {
-                    peer: "(cluster)".into(),
+                    peer: self.named_workers(&silent),
                     message: format!(
-                        "not every worker answered within {} s after: {failure}; restart it and run `leaper resume \
-                         --job-dir DIR`",
+                        "did not answer within {} s after: {failure}; restart it and run `leaper resume --job-dir \
+                         DIR` (add `--workers` with every worker's address, in the job's order, if one now has \
+                         another)",
                         self.patience.as_secs()
                     ),
                 });
             }
+            if told.as_ref().is_none_or(|(whom, at)| *whom != silent || at.elapsed() >= WAITING_NOTICE) {
+                tracing::warn!(
+                    "waiting for {} to answer ({} s so far; the job waits up to {} s, then stops)",
+                    self.named_workers(&silent),
+                    started.elapsed().as_secs(),
+                    self.patience.as_secs()
+                );
+                told = Some((silent, Instant::now()));
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// The workers of a checkpoint are this run's: as many, and each place held by the same
+    /// worker (its id, where the checkpoint records it), at the checkpoint's address or, a worker
+    /// that moved, at another.
+    fn check_same_workers(&self, committed: &[WorkerLayer]) -> Result<()> {
+        let listed = || committed.iter().map(|w| w.address.as_str()).collect::<Vec<_>>().join(",");
+        if committed.len() != self.addresses.len() {
+            return Err(Error::InvalidRequest(format!(
+                "the committed layer lies on {} workers, this run names {}: resume with the job's workers, in its \
+                 order (the checkpoint's: {})",
+                committed.len(),
+                self.addresses.len(),
+                listed()
+            )));
+        }
+        for (place, (worker, (address, id))) in committed.iter().zip(self.addresses.iter().zip(&self.ids)).enumerate() {
+            match &worker.id {
+                Some(recorded) if recorded != id => {
+                    return Err(Error::InvalidRequest(format!(
+                        "worker {address} (id {id}) is not the worker that holds part {} of the committed layer (id \
+                         {recorded}, at {} when it committed): give the job's workers in its order (the \
+                         checkpoint's: {}), each at its address now",
+                        place + 1,
+                        worker.address,
+                        listed()
+                    )));
+                }
+                None if &worker.address != address => {
+                    return Err(Error::InvalidRequest(format!(
+                        "the checkpoint's workers differ from this run's --workers, and it does not record who they \
+                         are (a checkpoint of an older leaper): resume with the same workers in the same order ({})",
+                        listed()
+                    )));
+                }
+                Some(_) if &worker.address != address => {
+                    tracing::info!(worker = place + 1, from = %worker.address, to = %address, "a worker of the job moved");
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// After a failure: a job that never committed a step frees its workers (they were claimed
@@ -338,15 +468,7 @@ impl SweepHost for ClusterHost<'_> {
         let committed = self.job.manifest().filter(|_| progress.next_cell > 0).map(|m| m.workers.clone());
         match committed {
             Some(workers) => {
-                if workers.len() != self.addresses.len()
-                    || workers.iter().zip(&self.addresses).any(|(w, a)| &w.address != a)
-                {
-                    return Err(Error::InvalidRequest(
-                        "the checkpoint's workers differ from this job's --workers; resume with the same workers in \
-                         the same order"
-                            .into(),
-                    ));
-                }
+                self.check_same_workers(&workers)?;
                 self.committed_step = progress.next_cell as u64 + 1;
                 self.committed_layers = workers.into_iter().map(|w| w.layer).collect();
             }
@@ -371,11 +493,18 @@ impl SweepHost for ClusterHost<'_> {
 
     fn commit(&mut self, progress: &SweepProgress) -> Result<()> {
         let mid_pass = progress.next_cell > 0;
+        let shares = self.shares.totals();
         let workers = self
             .addresses
             .iter()
             .zip(&self.layers)
-            .map(|(address, layer)| WorkerLayer { address: address.clone(), layer: layer.clone().filter(|_| mid_pass) })
+            .enumerate()
+            .map(|(index, (address, layer))| WorkerLayer {
+                address: address.clone(),
+                layer: layer.clone().filter(|_| mid_pass),
+                id: Some(self.ids[index].clone()),
+                share_micros: shares.get(index).copied(),
+            })
             .collect();
         self.job.commit_cluster(progress, workers)?;
         self.committed_step = self.step;

@@ -86,7 +86,10 @@ pub fn run(
                 let cluster = cluster_plan(request, args, job)?;
                 let workers = &request.run.cluster.workers;
                 let finished_before = start.pass >= passes;
-                let mut host = ClusterHost::connect(workers, &credentials, checkpoints, cluster, WORKER_PATIENCE)?;
+                let straggler = crate::straggler::Named::default();
+                watch = watch.with_straggler(straggler.clone());
+                let mut host =
+                    ClusterHost::connect(workers, &credentials, checkpoints, (cluster, straggler), WORKER_PATIENCE)?;
                 let counted = run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start);
                 if counted.is_err() {
                     // A start that committed nothing must not leave the workers claimed.

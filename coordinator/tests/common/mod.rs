@@ -54,3 +54,18 @@ pub fn wait_until_listening(address: &str, what: &str) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Waits (up to 120 s) until the sweep in `job_dir` has committed `cells` steps of its pass.
+pub fn wait_for_cells(job_dir: &std::path::Path, cells: u64) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let output = leaper(&["status", "--job-dir", job_dir.to_str().unwrap(), "--format", "json"], None);
+        if let Ok(status) = serde_json::from_slice::<serde_json::Value>(&output.stdout) {
+            if status["cells_done"].as_u64().unwrap_or(0) >= cells {
+                return;
+            }
+        }
+        assert!(Instant::now() < deadline, "the job did not reach {cells} steps");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}

@@ -115,6 +115,15 @@ pub struct LayerRecord {
 pub struct WorkerLayer {
     pub address: String,
     pub layer: Option<LayerRecord>,
+    /// The worker's id (`worker-id` in its data directory, whatever address reaches it): a
+    /// resume that gives the job's workers at new addresses is checked against it. `None` in
+    /// manifests written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The worker's share of the last steps' time, in microseconds (the coordinator's straggler
+    /// rule), from which `leaper status` names a worker much slower than the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_micros: Option<u64>,
 }
 
 /// One bucket of a layer: its section of a segment file.
