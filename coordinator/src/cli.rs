@@ -27,7 +27,9 @@ use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
   leaper COMMAND --help                  # a command's options, by group, and its examples"
 )]
 pub struct Cli {
-    /// Log format on stderr: text, or JSON lines for log collectors (never the live display).
+    /// Log format on stderr: text, or JSON lines for log collectors (never the live display; an
+    /// event for every step). Text on a pipe or a file is quiet: no line in a run's first 30 s,
+    /// then a progress line at most every 30 s (LEAPER_PROGRESS_EVERY=SECONDS), and the summary.
     #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Logging")]
     pub log_format: LogFormat,
 
@@ -35,8 +37,8 @@ pub struct Cli {
     #[arg(long, short, global = true, conflicts_with = "verbose", help_heading = "Logging")]
     pub quiet: bool,
 
-    /// More on stderr: -v brings the step lines back under the progress display (and, without
-    /// a terminal, adds debug lines), -vv more. RUST_LOG sets levels exactly.
+    /// More on stderr: -v a line for every step (under the progress display on a terminal; without
+    /// one, instead of a progress line every 30 s), -vv debug lines. RUST_LOG sets levels exactly.
     #[arg(long, short, action = clap::ArgAction::Count, global = true, help_heading = "Logging")]
     pub verbose: u8,
 
@@ -352,6 +354,7 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
         log_format: *matches.get_one::<LogFormat>("log_format").expect("a default"),
         quiet: matches.get_flag("quiet"),
         verbose: matches.get_count("verbose"),
+        progress_every: crate::console::progress_every_from_env()?,
     };
     let (name, sub) = matches.subcommand().expect("a subcommand is required");
     let action = match problems::owning(name) {

@@ -58,8 +58,11 @@ fn six_by_six_closed_tours_agree_with_the_transfer_matrix_and_the_published_clas
     assert_eq!(totals["images"], 9862);
     // One tour per class, and deduplicating those again changes nothing.
     let distinct = dir.join("distinct.txt");
-    let printed = run(&["tours", "dedupe", path(&file), "--board", "6x6", "--out", path(&distinct)]);
+    let output = leaper(&["tours", "dedupe", path(&file), "--board", "6x6", "--out", path(&distinct)], None);
+    let printed = text(&output.stdout);
     assert!(printed.contains("classes         1245 (1245 closed, 0 open)"), "{printed}");
+    // Through a pipe, a tool of a second says nothing on stderr (it said `INFO ... buckets=2`).
+    assert_eq!(text(&output.stderr), "");
     let again = json(&["tours", "dedupe", path(&distinct), "--board", "6x6"]);
     assert_eq!((again["tours"].as_u64(), again["classes"].as_u64()), (Some(1245), Some(1245)));
     // The kept tours are the first of each class, in input order: the file is a subsequence.
