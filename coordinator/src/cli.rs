@@ -60,14 +60,16 @@ pub enum Builtin {
   leaper status --job-dir runs/8x12 --format json
   leaper status --coordinator HOST:7100 --token-file secret --follow   # from anywhere")]
     Status(StatusArgs),
-    /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N]
+    /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N|ADDR,...]
     /// [--disk-per-worker SIZE] [--mem-per-worker SIZE]` runs its first steps, predicts the rest
     /// and prints peak states, disk per worker, states read and wall time (`leaper plan --help`).
+    /// --workers is a number, or a count's own list of addresses, priced by its length.
     #[command(
         disable_help_flag = true,
         after_help = "Examples:
   leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB
-  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB"
+  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB
+  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101   # a count's own list: 3 workers"
     )]
     Plan {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
