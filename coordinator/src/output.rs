@@ -1,6 +1,7 @@
 //! Results beyond what a problem prints: OEIS b-files of a sweep's counts, in the sequence's own
-//! indexing, with a header saying what made them; and [`closed_stdout`], which tells a reader of
-//! standard output that went away (`leaper ... | head`) from a failure.
+//! indexing, with a header saying what made them; [`closed_stdout`], which tells a reader of
+//! standard output that went away (`leaper ... | head`) from a failure; and [`AnsweredNo`], a
+//! run that printed "no" (exit status 1, as grep's).
 //!
 //! `leaper knight 3x12 --sweep --bfile b.txt --stride 2` counts the closed tours of 3x1 ... 3x12
 //! and writes the sequence "closed tours of 3 x 2n": the even lengths 2, 4, ..., 12, as
@@ -158,6 +159,24 @@ pub fn closed_stdout(error: &anyhow::Error) -> bool {
                 if path == Path::new("standard output") && message.ends_with(&broken_pipe)
         )
     })
+}
+
+/// The end of a run whose printed answer is no (`tangram fit` of an outline the pieces cannot
+/// build): not a failure, but a status of 1, as grep's when nothing matches ([`answered_no`]).
+#[derive(Debug)]
+pub struct AnsweredNo;
+
+impl std::fmt::Display for AnsweredNo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the answer printed is no")
+    }
+}
+
+impl std::error::Error for AnsweredNo {}
+
+/// Whether a run ended with [`AnsweredNo`]: exit with status 1, and nothing more to say.
+pub fn answered_no(error: &anyhow::Error) -> bool {
+    error.downcast_ref::<AnsweredNo>().is_some()
 }
 
 #[cfg(test)]
