@@ -109,6 +109,42 @@ fn the_same_tours_in_another_format_and_orientation_are_duplicates() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 58: `--out /dev/null` was refused as "not a regular file". A character device or a
+/// named pipe is written in place (a file renamed over /dev/null would replace the device); a
+/// link to a regular file is still refused.
+#[test]
+fn outputs_may_be_character_devices_and_named_pipes() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("streams");
+    let file = enumerate_6x6(&dir);
+    let moves = dir.join("tours.moves");
+    run(&["tours", "convert", path(&file), "--board", "6x6", "--to", "moves", "--out", path(&moves)]);
+    let to = |out: &Path| {
+        leaper(&["tours", "convert", path(&file), "--board", "6x6", "--to", "moves", "--out", path(out)], None)
+    };
+    let output = to(Path::new("/dev/null"));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "/dev/null was replaced");
+    // A b-file too (written whole, not tour by tour).
+    let output = leaper(&["knight", "3x12", "--sweep", "--bfile", "/dev/null"], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "/dev/null was replaced");
+
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reading = fifo.clone();
+    let reader = std::thread::spawn(move || fs::read(reading).unwrap());
+    let output = to(&fifo);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(reader.join().unwrap(), fs::read(&moves).unwrap(), "the pipe got the tours");
+
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink(&moves, &link).unwrap();
+    let output = to(&link);
+    assert!(!output.status.success() && text(&output.stderr).contains("not a regular file"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn open_tours_are_compared_with_their_closing_connection() {
     let dir = scratch("open");

@@ -26,6 +26,7 @@
 //! which the colours already say.
 
 use anyhow::{bail, Result};
+use leaper_core::engine::jobdir::is_stream;
 use leaper_core::engine::problem::{table, Params};
 use leaper_core::engine::store::memory_store;
 use leaper_core::engine::sweep::{
@@ -123,7 +124,8 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
             asked.to.name()
         );
     }
-    if let Some(file) = &asked.file {
+    // A stream (`--out /dev/null`) keeps nothing: no disk to run out of.
+    if let Some(file) = asked.file.as_ref().filter(|file| !is_stream(file)) {
         let free = file.parent().and_then(crate::machine::free_disk);
         if let Some(free) = free.filter(|&free| size > u128::from(free)) {
             bail!(
@@ -180,7 +182,7 @@ fn check_generated_size(name: &str, board: BoardSize, closed: bool, matches: &cl
         );
     }
     let out = matches.try_get_one::<std::path::PathBuf>("out").ok().flatten();
-    let file = out.filter(|out| out.as_path() != std::path::Path::new("-"));
+    let file = out.filter(|out| out.as_path() != std::path::Path::new("-") && !is_stream(out));
     if let Some(file) = file {
         // The file's own path: free_disk looks from its nearest existing ancestor (`o.txt`'s
         // parent is an empty path).
