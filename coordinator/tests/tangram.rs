@@ -198,6 +198,15 @@ fn the_drawing_holds_every_dissection_grouped_by_outline() {
     assert_eq!(svg.matches("<polygon").count(), 142 * 9);
     assert_eq!(svg.matches("<text").count(), 13, "one caption per possible outline");
     assert!(svg.contains("(4,4,2,2,2,2) sides 2\u{221a}2, 2\u{221a}2, 2\u{221a}2, 2\u{221a}2: 1 dissection<"));
+    // On white, each of the seven pieces in a colour of its own (they were all one grey).
+    assert!(svg.contains(r#"<rect width="100%" height="100%" fill="white"/>"#));
+    let piece_fills: std::collections::BTreeSet<&str> = svg
+        .lines()
+        .filter(|line| line.starts_with("<polygon") && line.contains(r#"stroke-width="1""#))
+        .map(|line| line.split(r#"fill=""#).nth(1).unwrap().split('"').next().unwrap())
+        .collect();
+    assert_eq!(piece_fills.len(), 7, "{piece_fills:?}");
+    assert!(!piece_fills.contains("white") && !piece_fills.contains("none"), "{piece_fills:?}");
     // Nothing to draw: no empty drawing, and the user is told.
     let empty = dir.join("none.svg");
     let output = leaper(&["tangram", "fit", "--outline", "8,1,0,0,0,0", "--svg", empty.to_str().unwrap()], None);
