@@ -8,7 +8,7 @@ mod common;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 
-use common::{leaper, scratch, text};
+use common::{free_address, leaper, scratch, text, wait_until_listening};
 
 /// The sweep the tests watch: one second, ten lengths, 6x8's count final at step 48 of 60.
 const SWEEP: [&str; 3] = ["knight", "6x10", "--sweep"];
@@ -281,5 +281,40 @@ fn status_lists_the_lengths_already_final_and_resume_prints_them_first() {
     let resumed = leaper(&["resume", "--job-dir", job_dir], None);
     assert!(resumed.status.success(), "{}", text(&resumed.stderr));
     assert_eq!(text(&resumed.stdout), COUNTS);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 58: `status --follow` printed the status every second while a step ran, its ETA alone
+/// counting down. It prints again when a step is committed or the state changes, and only
+/// then: here a commit held for two seconds (`pause@manifest:30`) once the ETA is known.
+#[test]
+fn status_follow_prints_a_status_only_when_something_changed() {
+    let dir = scratch("console", "follow");
+    std::fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("token");
+    std::fs::write(&token, "follow-secret\n").unwrap();
+    let (job, address) = (dir.join("job"), free_address());
+    let counting = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(SWEEP)
+        .args(["--job-dir", job.to_str().unwrap(), "--listen", &address, "--token-file", token.to_str().unwrap()])
+        .env("LEAPER_FAULT", "pause@manifest:30")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("leaper runs");
+    wait_until_listening(&address, "the status service");
+    let follow = ["status", "--coordinator", &address, "--token-file", token.to_str().unwrap(), "--follow"];
+    let followed = leaper(&[&follow[..], &["--format", "json"]].concat(), None);
+    assert!(followed.status.success(), "{}", text(&followed.stderr));
+    let lines: Vec<serde_json::Value> =
+        text(&followed.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let moved: Vec<(String, u64)> =
+        lines.iter().map(|l| (l["state"].as_str().unwrap().to_string(), l["cells_done"].as_u64().unwrap())).collect();
+    assert!(moved.windows(2).all(|w| w[0] != w[1]), "a status again with nothing changed: {moved:?}");
+    assert!(moved.iter().any(|(_, done)| *done == 29), "the paused commit was seen: {moved:?}");
+    assert_eq!(moved.last().unwrap(), &("finished".to_string(), 60));
+    let output = counting.wait_with_output().unwrap();
+    assert_eq!(text(&output.stdout), COUNTS);
     std::fs::remove_dir_all(&dir).unwrap();
 }
