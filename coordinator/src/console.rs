@@ -81,7 +81,7 @@ pub fn progress_every_from_env() -> anyhow::Result<Duration> {
     };
     let text = value.to_string_lossy();
     match text.trim().parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 && seconds < 1e9 => Ok(Duration::from_secs_f64(seconds)),
+        Ok(seconds) if (0.0..1e9).contains(&seconds) => Ok(Duration::from_secs_f64(seconds)),
         _ => anyhow::bail!(
             "{PROGRESS_EVERY_VAR}={text:?}: the seconds between progress lines must be a number, 0 or more"
         ),
