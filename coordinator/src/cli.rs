@@ -27,7 +27,9 @@ use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
   leaper COMMAND --help                  # a command's options, by group, and its examples"
 )]
 pub struct Cli {
-    /// Log format on stderr: text, or JSON lines for log collectors (never the live display).
+    /// Log format on stderr: text, or JSON lines for log collectors (never the live display; an
+    /// event for every step). Text on a pipe or a file is quiet: no line in a run's first 30 s,
+    /// then a progress line at most every 30 s (LEAPER_PROGRESS_EVERY=SECONDS), and the summary.
     #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Logging")]
     pub log_format: LogFormat,
 
@@ -35,8 +37,8 @@ pub struct Cli {
     #[arg(long, short, global = true, conflicts_with = "verbose", help_heading = "Logging")]
     pub quiet: bool,
 
-    /// More on stderr: -v brings the step lines back under the progress display (and, without
-    /// a terminal, adds debug lines), -vv more. RUST_LOG sets levels exactly.
+    /// More on stderr: -v a line for every step (under the progress display on a terminal; without
+    /// one, instead of a progress line every 30 s), -vv debug lines. RUST_LOG sets levels exactly.
     #[arg(long, short, action = clap::ArgAction::Count, global = true, help_heading = "Logging")]
     pub verbose: u8,
 
@@ -58,14 +60,16 @@ pub enum Builtin {
   leaper status --job-dir runs/8x12 --format json
   leaper status --coordinator HOST:7100 --token-file secret --follow   # from anywhere")]
     Status(StatusArgs),
-    /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N]
+    /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N|ADDR,...]
     /// [--disk-per-worker SIZE] [--mem-per-worker SIZE]` runs its first steps, predicts the rest
     /// and prints peak states, disk per worker, states read and wall time (`leaper plan --help`).
+    /// --workers is a number, or a count's own list of addresses, priced by its length.
     #[command(
         disable_help_flag = true,
         after_help = "Examples:
   leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB
-  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB"
+  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB
+  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101   # a count's own list: 3 workers"
     )]
     Plan {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
@@ -373,6 +377,7 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
         log_format: *matches.get_one::<LogFormat>("log_format").expect("a default"),
         quiet: matches.get_flag("quiet"),
         verbose: matches.get_count("verbose"),
+        progress_every: crate::console::progress_every_from_env()?,
     };
     let (name, sub) = matches.subcommand().expect("a subcommand is required");
     let action = match problems::owning(name) {

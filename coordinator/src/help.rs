@@ -58,7 +58,8 @@ const EXAMPLES: &[(&str, &str)] = &[
     (
         "tours enumerate",
         "  leaper tours enumerate 6x6 --closed --out tours6.txt   # all 9862 closed 6x6 tours
-  leaper tours enumerate 5x5 --open --to moves --out o.txt   # the 864 open 5x5 tours, as move lists",
+  leaper tours enumerate 5x5 --open --to moves --out o.txt   # the 864 open 5x5 tours, as move lists
+  leaper tours enumerate 3x4 --moves 1,0+1,1 --to moves      # the king's 120 closed tours",
     ),
     (
         "tours generate",

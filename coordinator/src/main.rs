@@ -30,6 +30,10 @@ fn main() -> ExitCode {
             if leaper_coordinator::output::closed_stdout(&error) {
                 return ExitCode::SUCCESS;
             }
+            // A question answered no (`tangram fit`) said so on stdout: status 1, as grep's.
+            if leaper_coordinator::output::answered_no(&error) {
+                return ExitCode::from(1);
+            }
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }

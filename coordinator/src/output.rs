@@ -1,6 +1,7 @@
 //! Results beyond what a problem prints: OEIS b-files of a sweep's counts, in the sequence's own
-//! indexing, with a header saying what made them; and [`closed_stdout`], which tells a reader of
-//! standard output that went away (`leaper ... | head`) from a failure.
+//! indexing, with a header saying what made them; [`closed_stdout`], which tells a reader of
+//! standard output that went away (`leaper ... | head`) from a failure; and [`AnsweredNo`], a
+//! run that printed "no" (exit status 1, as grep's).
 //!
 //! `leaper knight 3x12 --sweep --bfile b.txt --stride 2` counts the closed tours of 3x1 ... 3x12
 //! and writes the sequence "closed tours of 3 x 2n": the even lengths 2, 4, ..., 12, as
@@ -96,14 +97,17 @@ pub fn check_indexing(task: &dyn Task, indexing: Indexing) -> Result<()> {
 
 /// Writes the b-file to `path` durably (a temporary file, synced, renamed into place), so an
 /// interrupted run never leaves a truncated b-file: the header, then `n a(n)` for each row the
-/// indexing keeps. `command` is the job's command line without `leaper` and the b-file options.
+/// indexing keeps. `command` is the job's command line without `leaper` and the b-file options:
+/// every option that changes the rows (the problem's [`Task::command_line`], the indexing), so
+/// that the `# command:` line, pasted into a shell, writes the same file.
 pub fn write_bfile(path: &Path, command: &str, indexing: Indexing, rows: &[(usize, String)]) -> Result<()> {
     let rows = indexing.apply(rows)?;
     // The file's own name: the directory it was written in means nothing to a reader.
     let name = path.file_name().map_or(path.as_os_str(), |name| name).to_string_lossy();
     let mut text = format!(
-        "# leaper {}\n# command: leaper {command} --bfile {name}{}\n# date: {}\n",
+        "# leaper {}\n# command: leaper {command} --bfile {}{}\n# date: {}\n",
         env!("CARGO_PKG_VERSION"),
+        shell_word(&name),
         indexing.options(),
         today().context("cannot date the b-file")?
     );
@@ -111,6 +115,16 @@ pub fn write_bfile(path: &Path, command: &str, indexing: Indexing, rows: &[(usiz
         text.push_str(&format!("{n} {value}\n"));
     }
     Ok(replace_output(path, text.as_bytes(), "bfile")?)
+}
+
+/// `word` as a POSIX shell reads it back: as it is when it holds nothing the shell would take
+/// apart (`b.txt`), else in single quotes (`'my b-file.txt'`, a quote inside as `'\''`).
+pub fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-.,/:=+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 /// Today's date in UTC, `YYYY-MM-DD`.
@@ -160,9 +174,35 @@ pub fn closed_stdout(error: &anyhow::Error) -> bool {
     })
 }
 
+/// The end of a run whose printed answer is no (`tangram fit` of an outline the pieces cannot
+/// build): not a failure, but a status of 1, as grep's when nothing matches ([`answered_no`]).
+#[derive(Debug)]
+pub struct AnsweredNo;
+
+impl std::fmt::Display for AnsweredNo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the answer printed is no")
+    }
+}
+
+impl std::error::Error for AnsweredNo {}
+
+/// Whether a run ended with [`AnsweredNo`]: exit with status 1, and nothing more to say.
+pub fn answered_no(error: &anyhow::Error) -> bool {
+    error.downcast_ref::<AnsweredNo>().is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_the_shell_would_take_apart_is_quoted() {
+        assert_eq!(shell_word("b-file_1.txt"), "b-file_1.txt");
+        assert_eq!(shell_word("my rows.txt"), "'my rows.txt'");
+        assert_eq!(shell_word("a'b$c"), r"'a'\''b$c'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn a_closed_standard_output_is_told_from_other_failures() {

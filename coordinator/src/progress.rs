@@ -1,7 +1,9 @@
 //! Progress, as a person or a log collector sees it: every finished step (or shard) updates the
-//! live display on a terminal, or becomes one tracing line (`step done`, inside the `job` span
-//! and the sweep's `step` span) when stderr is not a terminal; a finished run ends with one
-//! summary line. A sweep's ETA comes from [`EtaModel`]; counts that became final go to the
+//! live display on a terminal; on a pipe, a person is told where the run is at most every 30 s
+//! (the same words as the display's, on one line: [`console::progress`]), a collector of JSON
+//! lines gets every step as an event (`step done`, inside the `job` span and the sweep's `step`
+//! span), and so does `-v` in text; a finished run ends with one summary line. A sweep's ETA
+//! comes from [`EtaModel`]; counts that became final go to the
 //! [`ResultStream`] at once.
 //!
 //! ```text
@@ -41,6 +43,9 @@ pub struct SweepWatch<'r, 'a> {
     looked: Option<Look>,
     clock: Instant,
     display: Option<Display>,
+    /// Without a display, when a progress line is next due on a pipe.
+    spacing: Option<Spacing>,
+    label: String,
     results: &'r mut ResultStream<'a>,
     /// Counts a resumed job's checkpoint holds as final: printed once a step shows the job
     /// directory sound (a damaged one is refused with nothing printed).
@@ -79,6 +84,8 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             looked: None,
             clock: Instant::now(),
             display,
+            spacing: Spacing::new(),
+            label: label.to_string(),
             results,
             earlier: start.settled.clone(),
             steps: job.steps(),
@@ -124,10 +131,10 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         let Look { eta, rss, .. } = self.look();
         let rate = self.states as f64 / self.seconds.max(1e-9);
         log_step(step, rate, eta, rss);
-        if let Some(display) = &self.display {
-            let position = (step.pass * self.steps + step.step + 1) as u64;
-            let done = if step.layer.states == 0 { (step.pass + 1) * self.steps } else { position as usize };
-            display.bar.set_position(done as u64);
+        let line_due = self.spacing.as_mut().is_some_and(Spacing::due);
+        if self.display.is_some() || line_due {
+            let position = step.pass * self.steps + step.step + 1;
+            let done = if step.layer.states == 0 { (step.pass + 1) * self.steps } else { position };
             // An exact pass that may be followed by residue passes says so, not `pass 1/1`.
             let maybe_more = if step.passes < self.passes_possible {
                 format!(" ({} if a count outgrows {} bits)", self.passes_possible, self.exact_bits)
@@ -136,21 +143,32 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             };
             let straggler =
                 self.straggler.as_ref().and_then(|named| named.lock().unwrap_or_else(|e| e.into_inner()).clone());
-            display.bar.set_message(format!(
+            let place = format!(
                 "pass {}/{}{maybe_more} · row {}, column {}{}",
                 step.pass + 1,
                 step.passes,
                 step.position.row + 1,
                 step.position.col + 1,
                 straggler.map_or(String::new(), |label| format!(" · {label}"))
-            ));
+            );
             let disk =
                 if self.out_of_core { format!(" · {} on disk", bytes(step.layer.bytes)) } else { String::new() };
-            display.set_detail(
-                format!("{} states · {}/s", grouped(step.layer.states), compact(rate)),
-                format!("{disk} · {} memory", bytes(rss)),
-                eta,
-            );
+            let before = format!("{} states · {}/s", grouped(step.layer.states), compact(rate));
+            let after = format!("{disk} · {} memory", bytes(rss));
+            match &self.display {
+                Some(display) => {
+                    display.bar.set_position(done as u64);
+                    display.bar.set_message(place);
+                    display.set_detail(before, after, eta);
+                }
+                None => console::progress(&format!(
+                    "{}: {done}/{} steps · {place} · {before} · {} elapsed · ETA {}{after}",
+                    self.label,
+                    self.steps * step.passes,
+                    format_duration(self.clock.elapsed()),
+                    eta.text()
+                )),
+            }
         }
         self.results.settled(&step.settled);
     }
@@ -245,19 +263,54 @@ fn log_step(step: &StepReport, rate: f64, eta: Eta, rss: u64) {
     }
 }
 
-/// Watches a subtree job's shards: display, or at most one log line every two seconds.
+/// When the next progress line on a pipe is due: [`console::spaced_progress`] after the last
+/// (or after the watch began: a run that ends sooner writes none).
+struct Spacing {
+    every: Duration,
+    last: Instant,
+}
+
+impl Spacing {
+    /// `None` unless stderr is a pipe a person reads.
+    fn new() -> Option<Spacing> {
+        console::spaced_progress().map(|every| Spacing { every, last: Instant::now() })
+    }
+
+    /// Whether a line is due now; if so, the next is due a spacing from now.
+    fn due(&mut self) -> bool {
+        let now = Instant::now();
+        let due = now.duration_since(self.last) >= self.every;
+        if due {
+            self.last = now;
+        }
+        due
+    }
+}
+
+/// Watches a subtree job's shards: display; on a pipe a person reads, a line at most every
+/// [`console::spaced_progress`]; in JSON or with `-v`, a log line at most every two seconds.
 pub struct ShardWatch {
+    label: String,
     total: usize,
     clock: Instant,
     done_before: usize,
     last_line: Option<Instant>,
     display: Option<Display>,
+    spacing: Option<Spacing>,
 }
 
 impl ShardWatch {
     pub fn new(label: &str, total: usize, done_before: usize) -> ShardWatch {
         let display = Display::new(label, total as u64, "shards", done_before as u64);
-        ShardWatch { total, clock: Instant::now(), done_before, last_line: None, display }
+        ShardWatch {
+            label: label.to_string(),
+            total,
+            clock: Instant::now(),
+            done_before,
+            last_line: None,
+            display,
+            spacing: Spacing::new(),
+        }
     }
 
     pub fn shard(&mut self, done: &ShardDone) {
@@ -270,6 +323,20 @@ impl ShardWatch {
             display.bar.set_position(done.done as u64);
             display.bar.set_message(format!("shard {}", done.label));
             display.set_detail(format!("{rate:.1} shards/s"), String::new(), eta);
+            return;
+        }
+        if let Some(spacing) = &mut self.spacing {
+            if spacing.due() {
+                console::progress(&format!(
+                    "{}: {}/{} shards · shard {} · {rate:.1} shards/s · {} elapsed · ETA {}",
+                    self.label,
+                    done.done,
+                    self.total,
+                    done.label,
+                    format_duration(self.clock.elapsed()),
+                    eta.text()
+                ));
+            }
             return;
         }
         let now = Instant::now();

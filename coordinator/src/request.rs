@@ -227,6 +227,7 @@ pub(crate) fn parse_stride(text: &str) -> std::result::Result<usize, String> {
 pub struct ClusterArgs {
     /// Run the job on these workers (`host:port,...`, each a running `leaper-worker`). A sweep's
     /// worker order fixes which worker owns which buckets. Needs --job-dir and --token-file.
+    /// `leaper plan` takes the same list (or a number: `--workers 8`) and prices that many.
     #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workers: Vec<String>,

@@ -73,6 +73,9 @@ impl<'a> ResultStream<'a> {
         if sweep.is_some_and(|s| s.verify) {
             console::note("verified: every count was rebuilt from its moduli and agrees with one spare modulus");
         }
+        if self.task.answers_no(counts) {
+            return Err(crate::output::AnsweredNo.into());
+        }
         Ok(())
     }
 

@@ -115,6 +115,13 @@ struct CoordinatorService {
     stopping: watch::Receiver<bool>,
 }
 
+/// What a watcher is sent the status again for: the job's state and its work done (a step
+/// committed, a shard finished). Not the whole status: its ETA counts down between commits, and
+/// a status a second that says only that buries the ones that say something.
+fn what_moved(progress: &JobProgress) -> (&str, &str, u64, u64) {
+    (&progress.job_id, &progress.state, progress.done, progress.total)
+}
+
 /// The job's status now, as the wire carries it.
 async fn progress(dir: &Path) -> Result<JobProgress, tonic::Status> {
     let dir = dir.to_path_buf();
@@ -155,7 +162,7 @@ impl Coordinator for CoordinatorService {
                 let stopped = *stopping.borrow_and_update();
                 let now = progress(&dir).await;
                 let end = stopped || now.as_ref().map_or(true, |p| p.state == "finished");
-                if now.as_ref().ok() != last.as_ref() {
+                if now.as_ref().ok().map(what_moved) != last.as_ref().map(what_moved) {
                     last = now.as_ref().ok().cloned();
                     if send.send(now).await.is_err() {
                         return;

@@ -1,5 +1,6 @@
-//! What a person sees: the live display on a terminal (stderr on a pseudo-terminal), step lines
-//! without colour through a pipe, nothing but results with --quiet; results on stdout as each
+//! What a person sees: the live display on a terminal (stderr on a pseudo-terminal), through a
+//! pipe the summary and a progress line at most every 30 s (every step with -v, or in JSON),
+//! nothing but results with --quiet; results on stdout as each
 //! becomes final, and in the checkpoint for `leaper status`.
 
 mod common;
@@ -7,7 +8,7 @@ mod common;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 
-use common::{leaper, scratch, text};
+use common::{free_address, leaper, scratch, text, wait_until_listening};
 
 /// The sweep the tests watch: one second, ten lengths, 6x8's count final at step 48 of 60.
 const SWEEP: [&str; 3] = ["knight", "6x10", "--sweep"];
@@ -97,22 +98,112 @@ fn a_terminal_gets_the_live_display_and_no_step_lines() {
     assert!(plain.contains("step done") && plain.contains("step{pass=1 step=7 row=2 col=1}"), "{plain}");
 }
 
+/// Runs `leaper ARGS` with stdout and stderr on pipes and a progress line due every `seconds`
+/// (`LEAPER_PROGRESS_EVERY`; `None`: the default, 30 s).
+fn piped(args: &[&str], seconds: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
+    command.args(args).env_remove("LEAPER_FAULT").env_remove("RUST_LOG").env_remove("LEAPER_PROGRESS_EVERY");
+    if let Some(seconds) = seconds {
+        command.env("LEAPER_PROGRESS_EVERY", seconds);
+    }
+    command.output().expect("leaper runs")
+}
+
+/// What no text line on stderr may carry: a module path, a level, a colour.
+fn assert_plain(stderr: &str) {
+    assert!(!stderr.contains("leaper_") && !stderr.contains("INFO") && !stderr.contains('\x1b'), "{stderr}");
+}
+
+/// A progress line: `2026-11-29T07:12:40Z  ` then the run's words.
+fn progress_words(line: &str) -> Option<&str> {
+    let (time, words) = line.split_once("Z  ")?;
+    let shape = time.len() == 19 && time.as_bytes()[10] == b'T' && time[..4].chars().all(|c| c.is_ascii_digit());
+    shape.then_some(words)
+}
+
 #[test]
-fn a_pipe_gets_plain_step_lines_and_results_as_they_become_final() {
-    let output = leaper(&SWEEP, None);
+fn a_pipe_gets_the_summary_alone_for_a_count_of_less_than_30_seconds() {
+    // `leaper knight 6x6 2>&1 | cat` wrote 32 lines with module paths for a count of 0.07 s.
+    let output = piped(&["knight", "6x6"], None);
+    assert!(output.status.success());
+    assert_eq!(text(&output.stdout), "9862\n");
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("finished in ") && stderr.contains("peak layer 1,663 states"), "{stderr}");
+
+    // A sweep: its notes (why a length has no tour) and the summary, no step.
+    let output = piped(&SWEEP, None);
+    assert_eq!(text(&output.stdout), COUNTS);
+    let stderr = text(&output.stderr);
+    assert_plain(&stderr);
+    let told: Vec<&str> = stderr.lines().filter(|line| !line.starts_with("note: ")).collect();
+    assert_eq!(told.len(), 1, "{stderr}");
+    assert!(told[0].starts_with("finished in") && told[0].contains("peak layer 253,668 states"), "{stderr}");
+
+    // A search: no shard lines either.
+    let output = piped(&["tours", "enumerate", "5x6"], None);
+    assert_eq!(text(&output.stdout), "8\n");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with("finished in") && stderr.contains("384 shards") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_pipe_gets_a_progress_line_at_most_every_interval() {
+    // Every step is due at once: a line for each of the 54 steps the sweep runs (after 6x10's
+    // last tour closes, the layers are empty and the remaining steps are skipped).
+    let output = piped(&SWEEP, Some("0"));
+    assert!(output.status.success());
+    assert_eq!(text(&output.stdout), COUNTS);
+    let stderr = text(&output.stderr);
+    assert_plain(&stderr);
+    let lines: Vec<&str> = stderr.lines().filter_map(progress_words).collect();
+    assert_eq!(lines.len(), 54, "{stderr}");
+    assert!(lines.iter().all(|line| line.starts_with("knight 6x10 --sweep: ")), "{stderr}");
+    // Counted from 1, as `leaper status` counts: the last step of 6x1 is row 1, column 5 (a
+    // row's columns are taken from the edges inwards: 1, 6, 3, 4, 2, 5).
+    let sixth = lines[5];
+    assert!(sixth.starts_with("knight 6x10 --sweep: 6/60 steps · pass 1/1"), "{sixth}");
+    for words in ["row 1, column 5", " states · ", "elapsed · ETA ", "memory"] {
+        assert!(sixth.contains(words), "{words:?} missing: {sixth}");
+    }
+    assert!(stderr.lines().last().unwrap().starts_with("finished in"), "{stderr}");
+
+    // Shards alike.
+    let output = piped(&["tours", "enumerate", "5x6"], Some("0"));
+    let stderr = text(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().filter_map(progress_words).collect();
+    assert_eq!(lines.len(), 384, "{stderr}");
+    assert!(lines[383].starts_with("tours enumerate 5x6 --closed: 384/384 shards · shard "), "{stderr}");
+
+    // A spacing longer than the run: none.
+    let output = piped(&SWEEP, Some("3600"));
+    assert_eq!(text(&output.stderr).lines().filter_map(progress_words).count(), 0);
+
+    // A spacing that is no number is refused before any work.
+    let output = piped(&["knight", "6x6"], Some("soon"));
+    assert!(!output.status.success() && output.stdout.is_empty());
+    let stderr = text(&output.stderr);
+    assert!(stderr.starts_with("error: LEAPER_PROGRESS_EVERY=\"soon\""), "{stderr}");
+}
+
+#[test]
+fn verbose_on_a_pipe_gives_every_step_and_results_as_they_become_final() {
+    let output = piped(&["-v", "knight", "6x10", "--sweep"], None);
     assert!(output.status.success());
     assert_eq!(text(&output.stdout), COUNTS);
     let stderr = text(&output.stderr);
     assert_eq!(stderr.lines().filter(|line| line.contains("step done")).count(), 54, "{stderr}");
     assert!(!stderr.contains('\x1b'), "colour codes in a pipe: {stderr}");
-    // Counted from 1, as `leaper status` counts: the last step of 6x1 is row 1, column 5 (a
-    // row's columns are taken from the edges inwards: 1, 6, 3, 4, 2, 5).
+    assert!(!stderr.contains("leaper_"), "module paths in text: {stderr}");
     assert!(stderr.contains("step{pass=1 step=6 row=1 col=5}"), "{stderr}");
     let summary = stderr.lines().last().unwrap();
-    assert!(summary.contains("finished in") && summary.contains("peak layer 256,649 states"), "{summary}");
+    assert!(summary.contains("finished in") && summary.contains("peak layer 253,668 states"), "{summary}");
 
     // 6x8 is final after step 48 (its last cell), long before the sweep ends.
-    let seen = interleaved(&SWEEP);
+    let seen = interleaved(&["-v", "knight", "6x10", "--sweep"]);
     let printed = seen.find("6x8 55488142").expect("6x8 printed");
     let step_49 = seen.find("step=49 ").expect("step 49 logged");
     assert!(printed < step_49, "6x8 waited for the end: {seen}");
@@ -133,6 +224,19 @@ fn quiet_prints_results_only() {
     // Errors still show.
     let output = leaper(&["-q", "knight", "0x5"], None);
     assert!(!output.status.success() && text(&output.stderr).starts_with("error:"));
+}
+
+#[test]
+fn json_logs_carry_every_step_with_its_module() {
+    // Machines read them (a run in the background is watched through them): complete.
+    let output = leaper(&["--log-format", "json", "knight", "6x10", "--sweep"], None);
+    assert!(output.status.success());
+    let events: Vec<serde_json::Value> =
+        text(&output.stderr).lines().map(|line| serde_json::from_str(line).expect("a JSON line")).collect();
+    let steps: Vec<&serde_json::Value> = events.iter().filter(|e| e["message"] == "step done").collect();
+    assert_eq!(steps.len(), 54);
+    assert!(steps.iter().all(|e| e["target"] == "leaper_coordinator::progress"), "{:?}", steps[0]);
+    assert!(events.iter().any(|e| e["message"] == "sweep planned"));
 }
 
 #[test]
@@ -177,5 +281,40 @@ fn status_lists_the_lengths_already_final_and_resume_prints_them_first() {
     let resumed = leaper(&["resume", "--job-dir", job_dir], None);
     assert!(resumed.status.success(), "{}", text(&resumed.stderr));
     assert_eq!(text(&resumed.stdout), COUNTS);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 58: `status --follow` printed the status every second while a step ran, its ETA alone
+/// counting down. It prints again when a step is committed or the state changes, and only
+/// then: here a commit held for two seconds (`pause@manifest:30`) once the ETA is known.
+#[test]
+fn status_follow_prints_a_status_only_when_something_changed() {
+    let dir = scratch("console", "follow");
+    std::fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("token");
+    std::fs::write(&token, "follow-secret\n").unwrap();
+    let (job, address) = (dir.join("job"), free_address());
+    let counting = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(SWEEP)
+        .args(["--job-dir", job.to_str().unwrap(), "--listen", &address, "--token-file", token.to_str().unwrap()])
+        .env("LEAPER_FAULT", "pause@manifest:30")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("leaper runs");
+    wait_until_listening(&address, "the status service");
+    let follow = ["status", "--coordinator", &address, "--token-file", token.to_str().unwrap(), "--follow"];
+    let followed = leaper(&[&follow[..], &["--format", "json"]].concat(), None);
+    assert!(followed.status.success(), "{}", text(&followed.stderr));
+    let lines: Vec<serde_json::Value> =
+        text(&followed.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let moved: Vec<(String, u64)> =
+        lines.iter().map(|l| (l["state"].as_str().unwrap().to_string(), l["cells_done"].as_u64().unwrap())).collect();
+    assert!(moved.windows(2).all(|w| w[0] != w[1]), "a status again with nothing changed: {moved:?}");
+    assert!(moved.iter().any(|(_, done)| *done == 29), "the paused commit was seen: {moved:?}");
+    assert_eq!(moved.last().unwrap(), &("finished".to_string(), 60));
+    let output = counting.wait_with_output().unwrap();
+    assert_eq!(text(&output.stdout), COUNTS);
     std::fs::remove_dir_all(&dir).unwrap();
 }

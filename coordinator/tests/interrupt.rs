@@ -158,11 +158,12 @@ fn an_interrupt_before_the_first_commit_leaves_nothing() {
 
 #[test]
 fn an_interrupted_count_in_memory_is_lost_and_says_how_to_make_it_resumable() {
-    // Twelve seconds of work in memory: the signal comes after its first step.
+    // Twelve seconds of work in memory: the signal comes after its first step (-v: a line for
+    // every step on a pipe).
     let (code, _, stderr) =
-        interrupted(&["knight", "7x10", "--sweep"], None, "step done", Signal::SIGINT, Stderr::Pipe);
+        interrupted(&["-v", "knight", "7x10", "--sweep"], None, "step done", Signal::SIGINT, Stderr::Pipe);
     assert_eq!(code, Some(130), "{stderr}");
     let said = "interrupted: the count was held in memory and is lost; to be able to stop and go on, give it a \
-                job directory: `leaper knight 7x10 --sweep --job-dir DIR`";
+                job directory: `leaper -v knight 7x10 --sweep --job-dir DIR`";
     assert!(stderr.contains(said), "{stderr}");
 }

@@ -201,6 +201,38 @@ fn a_probe_that_runs_the_whole_sweep_makes_an_exact_plan() {
     assert_eq!(plan["fits"], Value::Bool(needed <= 3));
 }
 
+/// Issue 58: `--workers` was a number in `plan` and a list of addresses in a count; the plan
+/// takes either, the list priced by its length, so a count's command line prices as it stands.
+#[test]
+fn plan_takes_a_number_of_workers_or_a_count_s_list_of_them() {
+    let costs = |plan: &Value| -> Vec<u64> {
+        plan["costs"].as_array().unwrap().iter().map(|c| c["workers"].as_u64().unwrap()).collect()
+    };
+    let by_number = plan(&["knight", "6x6", "--workers", "3"]);
+    let by_list = plan(&["knight", "6x6", "--workers", "127.0.0.1:57201,h2:7101,[::1]:7101"]);
+    assert_eq!(costs(&by_number), [1, 3, 4, 8, 32]);
+    assert_eq!(costs(&by_list), [1, 3, 4, 8, 32]);
+    assert_eq!(by_list["workers"], 3);
+    let one = plan(&["knight", "6x6", "--workers=127.0.0.1:57201"]);
+    assert_eq!(one["workers"], 1);
+    for (workers, says) in [
+        ("h1:7101,h1:7101", "h1:7101 is listed twice: list each worker once"),
+        ("eight", "\"eight\" is neither a number of workers (`--workers 8`) nor a worker's address"),
+        ("h1:7101,", "\"\" is neither a number of workers"),
+        ("0", "0 workers: a plan prices 1 to 100000"),
+    ] {
+        let output = leaper(&["plan", "knight", "6x6", "--workers", workers]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && stderr.contains(says), "{workers}: {stderr}");
+    }
+    // Both helps say so.
+    let help = String::from_utf8_lossy(&leaper(&["plan", "--help"]).stdout).into_owned();
+    assert!(help.contains("--workers <N|ADDR,...>") && help.contains("the count's own list"), "{help}");
+    let help = Command::new(env!("CARGO_BIN_EXE_leaper")).args(["knight", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("`leaper plan` takes the same list (or a number: `--workers 8`)"), "{help}");
+}
+
 #[test]
 fn width_ten_is_planned_with_wide_keys() {
     let plan = plan(&["knight", "10x3", "--sweep", "--counts", "residues"]);

@@ -165,6 +165,15 @@ fn the_6x6_drawing_has_37_boards_and_large_boards_are_refused_with_their_count()
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert_eq!(svg.matches(r#"class="rotational""#).count(), 26);
     assert_eq!(svg.matches(r#"class="halved""#).count(), 11);
+    // On white, as the tours' and the tangram's drawings are, titled by class.
+    assert!(svg.contains(r#"<rect width="100%" height="100%" fill="white"/>"#), "no background");
+    assert!(svg.contains(">6x6: 37 dissections (26 rotational, 11 halved)</text>"), "{svg}");
+    // One class drawn: the title counts that class alone (it said "(0 rotational, 170 halved)").
+    let halved = dir.join("halved.svg");
+    assert_eq!(run(&["quarter", "8", "--class", "halved", "--svg", halved.to_str().unwrap()]), "170\n");
+    let svg = fs::read_to_string(&halved).unwrap();
+    assert!(svg.contains(">8x8: 170 halved dissections</text>") && !svg.contains("rotational"), "{svg}");
+    fs::remove_file(&halved).unwrap();
 
     let refused = dir.join("refused.svg");
     let output = leaper(&["quarter", "10", "--svg", refused.to_str().unwrap()], None);
@@ -211,7 +220,8 @@ fn both_kinds_of_job_resume_after_a_crash_to_the_exact_count() {
     assert_eq!((status["command"].as_str(), status["state"].as_str()), (Some("quarter 12"), Some("stopped")));
     let committed = status["cells_done"].as_u64().unwrap();
     assert!(committed > 0, "the crash came after committed steps: {status}");
-    let resumed = leaper(&["resume", "--job-dir", job], None);
+    // -v: a line for every step, on a pipe too.
+    let resumed = leaper(&["-v", "resume", "--job-dir", job], None);
     assert!(resumed.status.success(), "{}", text(&resumed.stderr));
     assert_eq!(text(&resumed.stdout), "7695805\n");
     let log = text(&resumed.stderr);

@@ -162,3 +162,63 @@ fn an_indexing_that_keeps_nothing_is_refused_before_counting() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A b-file's lines but its date (a run past midnight writes another).
+fn undated(path: &Path) -> Vec<String> {
+    lines(path).into_iter().filter(|line| !line.starts_with("# date: ")).collect()
+}
+
+/// Runs a b-file's `# command:` line in a shell, in `dir`, with this `leaper` first on the PATH.
+fn run_recorded(bfile: &Path, dir: &Path) -> String {
+    let command = lines(bfile).iter().find_map(|l| l.strip_prefix("# command: ").map(str::to_string)).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_leaper")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let output = std::process::Command::new("sh")
+        .args(["-c", &format!("{command} -q")])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("LEAPER_FAULT")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{command}: {}", text(&output.stderr));
+    command
+}
+
+/// Issue 58: the `# command:` line must write the same file again. Every option that changes a
+/// b-file's rows (the move set, open or directed tours, classes up to symmetry, the quartering's
+/// class, stride and offset) and a name the shell would take apart, each run as recorded, from
+/// another directory: the same rows under the same header.
+#[test]
+fn a_bfile_s_command_line_writes_the_same_file_again() {
+    let dir = scratch("results", "bfile-again");
+    let (first, again) = (dir.join("first"), dir.join("again"));
+    std::fs::create_dir_all(&first).unwrap();
+    for args in [
+        &["knight", "3x12", "--sweep", "--open", "--stride", "2", "--offset", "0"][..],
+        &["tours", "--moves", "1,3", "4x8", "--sweep"][..],
+        &["knight", "3x12", "--sweep", "--directed"][..],
+        &["knight", "4x8", "--sweep", "--distinct", "--open"][..],
+        &["zebra", "4x6", "--sweep", "--open"][..],
+        &["quarter", "8", "--class", "halved", "--stride", "2"][..],
+    ] {
+        for name in ["b.txt", "my b-file's rows.txt"] {
+            let bfile = first.join(name);
+            let mut with_bfile = args.to_vec();
+            with_bfile.extend(["--bfile", bfile.to_str().unwrap()]);
+            run(&with_bfile);
+            std::fs::create_dir_all(&again).unwrap();
+            let command = run_recorded(&bfile, &again);
+            assert_eq!(undated(&again.join(name)), undated(&bfile), "{args:?} as recorded: {command}");
+            std::fs::remove_dir_all(&again).unwrap();
+        }
+    }
+    // A finished job's b-file, asked of `resume`, records the command that writes it at once.
+    let job = dir.join("job");
+    run(&["knight", "3x12", "--sweep", "--open", "--job-dir", job.to_str().unwrap()]);
+    let bfile = first.join("resumed.txt");
+    run(&["resume", "--job-dir", job.to_str().unwrap(), "--bfile", bfile.to_str().unwrap(), "--stride", "3"]);
+    std::fs::create_dir_all(&again).unwrap();
+    let command = run_recorded(&bfile, &again);
+    assert_eq!(undated(&again.join("resumed.txt")), undated(&bfile), "{command}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -83,8 +83,18 @@ fn the_seven_pieces_make_142_figures_in_13_of_the_20_outlines() {
     );
     // The same trapezoid turned and mirrored is the same outline.
     assert!(run(&["tangram", "fit", "--outline", "2,5,0,0,0,2"]).contains(" 36 "));
-    let no = run(&["tangram", "fit", "--outline", "8,1,0,0,0,0"]);
-    assert!(no.starts_with("no: the outline (8,1,0,0,0,0)"), "{no}");
+    // "no" exits 1, as grep does when nothing matches, with no error: a script can ask.
+    let no = leaper(&["tangram", "fit", "--outline", "8,1,0,0,0,0"], None);
+    assert_eq!(no.status.code(), Some(1));
+    assert!(text(&no.stdout).starts_with("no: the outline (8,1,0,0,0,0)"), "{}", text(&no.stdout));
+    assert!(!text(&no.stderr).contains("error"), "{}", text(&no.stderr));
+    let no = leaper(&["tangram", "fit", "--outline", "8,1,0,0,0,0", "--format", "json"], None);
+    assert_eq!(no.status.code(), Some(1));
+    assert!(text(&no.stdout).contains(r#""dissections":"0""#), "{}", text(&no.stdout));
+    let yes = leaper(&["tangram", "fit", "--outline", "5,2,2,0,0,0"], None);
+    assert_eq!(yes.status.code(), Some(0));
+    let help = text(&leaper(&["tangram", "--help"], None).stdout);
+    assert!(help.contains("exit status 0 for yes, 1 for no"), "{help}");
 }
 
 #[test]
@@ -188,10 +198,19 @@ fn the_drawing_holds_every_dissection_grouped_by_outline() {
     assert_eq!(svg.matches("<polygon").count(), 142 * 9);
     assert_eq!(svg.matches("<text").count(), 13, "one caption per possible outline");
     assert!(svg.contains("(4,4,2,2,2,2) sides 2\u{221a}2, 2\u{221a}2, 2\u{221a}2, 2\u{221a}2: 1 dissection<"));
+    // On white, each of the seven pieces in a colour of its own (they were all one grey).
+    assert!(svg.contains(r#"<rect width="100%" height="100%" fill="white"/>"#));
+    let piece_fills: std::collections::BTreeSet<&str> = svg
+        .lines()
+        .filter(|line| line.starts_with("<polygon") && line.contains(r#"stroke-width="1""#))
+        .map(|line| line.split(r#"fill=""#).nth(1).unwrap().split('"').next().unwrap())
+        .collect();
+    assert_eq!(piece_fills.len(), 7, "{piece_fills:?}");
+    assert!(!piece_fills.contains("white") && !piece_fills.contains("none"), "{piece_fills:?}");
     // Nothing to draw: no empty drawing, and the user is told.
     let empty = dir.join("none.svg");
     let output = leaper(&["tangram", "fit", "--outline", "8,1,0,0,0,0", "--svg", empty.to_str().unwrap()], None);
-    assert!(output.status.success());
+    assert_eq!(output.status.code(), Some(1), "a fit that finds nothing answers no");
     assert!(text(&output.stderr).contains("no dissection to draw"), "{}", text(&output.stderr));
     assert!(!empty.exists());
     fs::remove_dir_all(&dir).unwrap();

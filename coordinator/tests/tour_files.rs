@@ -58,8 +58,11 @@ fn six_by_six_closed_tours_agree_with_the_transfer_matrix_and_the_published_clas
     assert_eq!(totals["images"], 9862);
     // One tour per class, and deduplicating those again changes nothing.
     let distinct = dir.join("distinct.txt");
-    let printed = run(&["tours", "dedupe", path(&file), "--board", "6x6", "--out", path(&distinct)]);
+    let output = leaper(&["tours", "dedupe", path(&file), "--board", "6x6", "--out", path(&distinct)], None);
+    let printed = text(&output.stdout);
     assert!(printed.contains("classes         1245 (1245 closed, 0 open)"), "{printed}");
+    // Through a pipe, a tool of a second says nothing on stderr (it said `INFO ... buckets=2`).
+    assert_eq!(text(&output.stderr), "");
     let again = json(&["tours", "dedupe", path(&distinct), "--board", "6x6"]);
     assert_eq!((again["tours"].as_u64(), again["classes"].as_u64()), (Some(1245), Some(1245)));
     // The kept tours are the first of each class, in input order: the file is a subsequence.
@@ -103,6 +106,42 @@ fn the_same_tours_in_another_format_and_orientation_are_duplicates() {
     let error = fails(&["tours", "dedupe", path(&file), "--board", "6x6", "--mem-limit", "1B"]);
     assert!(error.contains("--mem-limit 1 B is too small: it leaves 0 B to each of the"), "{error}");
     assert!(error.contains("raise --mem-limit"), "{error}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 58: `--out /dev/null` was refused as "not a regular file". A character device or a
+/// named pipe is written in place (a file renamed over /dev/null would replace the device); a
+/// link to a regular file is still refused.
+#[test]
+fn outputs_may_be_character_devices_and_named_pipes() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("streams");
+    let file = enumerate_6x6(&dir);
+    let moves = dir.join("tours.moves");
+    run(&["tours", "convert", path(&file), "--board", "6x6", "--to", "moves", "--out", path(&moves)]);
+    let to = |out: &Path| {
+        leaper(&["tours", "convert", path(&file), "--board", "6x6", "--to", "moves", "--out", path(out)], None)
+    };
+    let output = to(Path::new("/dev/null"));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "/dev/null was replaced");
+    // A b-file too (written whole, not tour by tour).
+    let output = leaper(&["knight", "3x12", "--sweep", "--bfile", "/dev/null"], None);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "/dev/null was replaced");
+
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reading = fifo.clone();
+    let reader = std::thread::spawn(move || fs::read(reading).unwrap());
+    let output = to(&fifo);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(reader.join().unwrap(), fs::read(&moves).unwrap(), "the pipe got the tours");
+
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink(&moves, &link).unwrap();
+    let output = to(&link);
+    assert!(!output.status.success() && text(&output.stderr).contains("not a regular file"));
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -233,6 +272,88 @@ fn enumeration_is_a_resumable_subtree_job_and_the_old_tours_command_still_counts
     assert!(status.contains("tours enumerate 6x6 --closed"), "{status}");
     assert_eq!(run(&["tours", "--moves", "1,2", "6x6"]), "9862\n");
     assert!(fails(&["tours", "enumerate", "9x9"]).contains("at most 64 squares"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The leaps `(a, b)` of a move set `A,B+C,D`, each in its eight orientations.
+fn leaps(moves: &str) -> Vec<(i64, i64)> {
+    let mut all = Vec::new();
+    for leap in moves.split('+') {
+        let (a, b) = leap.split_once(',').unwrap();
+        let (a, b): (i64, i64) = (a.parse().unwrap(), b.parse().unwrap());
+        for (x, y) in [(a, b), (b, a)] {
+            for (sx, sy) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
+                all.push((sx * x, sy * y));
+            }
+        }
+    }
+    all
+}
+
+/// Issue 58: `tours enumerate` takes `--moves` as the counts do. Every tour listed is a path of
+/// the piece's leaps through every square, each listed once, and as many as the transfer matrix
+/// counts (`leaper tours --moves`, the independent route), closed and open.
+#[test]
+fn enumeration_takes_a_move_set_and_lists_what_the_count_counts() {
+    let dir = scratch("moves");
+    for (moves, board, open) in [
+        ("1,0", "4x5", false),
+        ("1,0", "3x6", true),
+        ("1,0+1,1", "3x4", false),
+        ("1,0+1,1", "3x4", true),
+        ("2,3+1,2", "4x4", false),
+        ("2,3+1,2", "3x6", true),
+        ("1,2", "5x6", false),
+    ] {
+        let kind = if open { "--open" } else { "--closed" };
+        let counted =
+            run(&[&["tours", "--moves", moves, board][..], if open { &["--open"][..] } else { &[] }].concat());
+        let file = dir.join(format!("{moves}-{board}{kind}.txt"));
+        let listed = run(&["tours", "enumerate", board, "--moves", moves, kind, "--to", "moves", "--out", path(&file)]);
+        assert_eq!(listed, counted, "{moves} {board} {kind}");
+        let (width, length): (i64, i64) = {
+            let (w, l) = board.split_once('x').unwrap();
+            (w.parse().unwrap(), l.parse().unwrap())
+        };
+        let text = fs::read_to_string(&file).unwrap();
+        let lines: std::collections::HashSet<&str> = text.lines().collect();
+        assert_eq!(lines.len().to_string() + "\n", counted, "{moves} {board} {kind}: each tour once");
+        let leaps = leaps(moves);
+        for line in &lines {
+            let squares: Vec<(i64, i64)> = line
+                .split(' ')
+                .map(|name| (i64::from(name.as_bytes()[0] - b'a'), name[1..].parse::<i64>().unwrap()))
+                .collect();
+            let visited: std::collections::HashSet<&(i64, i64)> = squares.iter().collect();
+            // A closed tour's move list repeats its first square at its end.
+            assert_eq!(visited.len() as i64, width * length, "{line}");
+            assert_eq!(squares.len() as i64, width * length + i64::from(!open), "{line}");
+            for pair in squares.windows(2) {
+                let leap = (pair[1].0 - pair[0].0, pair[1].1 - pair[0].1);
+                assert!(leaps.contains(&leap), "{moves}: {:?} to {:?} in {line}", pair[0], pair[1]);
+            }
+        }
+    }
+    // A job: the move set is recorded, and a resume after a crash lists the same tours.
+    let job = dir.join("job");
+    let args = ["tours", "enumerate", "4x5", "--moves", "1,0+1,1", "--format", "json", "--job-dir", path(&job)];
+    let crashed = leaper(&args, Some("crash@ledger:30"));
+    assert!(!crashed.status.success());
+    assert!(fs::read_to_string(job.join("job.toml")).unwrap().contains("moves = \"1,0+1,1\""));
+    let resumed = run(&["resume", "--job-dir", path(&job)]);
+    assert_eq!(
+        resumed,
+        "{\"problem\":\"leaper:1,0+1,1\",\"board\":\"4x5\",\"tours\":\"closed\",\"count\":\"50354\"}\n"
+    );
+    assert_eq!(run(&["tours", "--moves", "1,0+1,1", "4x5"]), "50354\n");
+    // The knight's job records no move set, as every job before --moves did.
+    let knight = dir.join("knight");
+    run(&["tours", "enumerate", "5x6", "--job-dir", path(&knight)]);
+    assert!(!fs::read_to_string(knight.join("job.toml")).unwrap().contains("moves"));
+    // A piece with no tour, and a move set that is none, are refused by name.
+    let error = fails(&["tours", "enumerate", "6x6", "--moves", "1,3"]);
+    assert!(error.contains("6x6 has no closed (1,3) leaper's tour (every (1,3) leaper move keeps"), "{error}");
+    assert!(fails(&["tours", "enumerate", "6x6", "--moves", "1"]).contains("invalid"));
     fs::remove_dir_all(&dir).unwrap();
 }
 

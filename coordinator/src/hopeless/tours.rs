@@ -23,9 +23,12 @@
 //! docs/PERFORMANCE.md, "Refusing tour enumerations"); its closed tours are refused for their
 //! colours first. `generate` counts only boards with a side of at most 4: on larger boards a
 //! knight's tour exists unless a closed one is asked for on two odd sides (Schwenk; Conrad et al.),
-//! which the colours already say.
+//! which the colours already say. `tours enumerate --moves 1,3` is checked by the count of that
+//! leaper's tours; its refusal past [`MOST_STATES`] claims no number of tours (the bound above
+//! is the knight's).
 
 use anyhow::{bail, Result};
+use leaper_core::engine::jobdir::is_stream;
 use leaper_core::engine::problem::{table, Params};
 use leaper_core::engine::store::memory_store;
 use leaper_core::engine::sweep::{
@@ -58,6 +61,8 @@ const GENERATE_COUNTS_SIDES: usize = 4;
 struct Enumeration {
     board: BoardSize,
     open: bool,
+    /// `--moves` (`None`: the knight's).
+    moves: Option<String>,
     /// The file the tours go to (`None`: none, or standard output).
     file: Option<std::path::PathBuf>,
     to: Format,
@@ -68,7 +73,8 @@ impl Enumeration {
         let task: &dyn std::any::Any = request.task.as_ref();
         let Some(task) = task.downcast_ref::<EnumerateTask>() else { return Ok(None) };
         let (file, to) = task.file();
-        Ok(Some(Enumeration { board: task.board()?, open: task.open(), file: file.map(Into::into), to }))
+        let moves = task.moves().map(str::to_string);
+        Ok(Some(Enumeration { board: task.board()?, open: task.open(), moves, file: file.map(Into::into), to }))
     }
 
     fn kind(&self) -> &'static str {
@@ -93,22 +99,28 @@ fn line_bytes(board: BoardSize, closed: bool, to: Format) -> Result<u64> {
 pub fn check_enumerate(request: &JobRequest) -> Result<()> {
     let Some(asked) = Enumeration::of(request)? else { return Ok(()) };
     let (board, kind) = (asked.board, asked.kind());
-    let name = format!("tours enumerate {board} --{kind}");
-    if let Some(reason) = no_tour(board, asked.open)? {
-        bail!("{name}: {board} has no {kind} knight's tour ({reason}): there is nothing to list");
+    let piece = asked.moves.as_deref().map_or(Piece::Knight, Piece::Leaper);
+    let (tour, count_command) = (piece.tour(), piece.count_command(board, asked.open));
+    let name = format!("tours enumerate {board} --{kind}{}", piece.moves_option());
+    if let Some(reason) = no_tour(piece, board, asked.open)? {
+        bail!("{name}: {board} has no {kind} {tour} ({reason}): there is nothing to list");
     }
-    let count_command = format!("leaper knight {board}{}", if asked.open { " --open" } else { "" });
-    let Some(tours) = count(board, asked.open, request.run.threads)? else {
+    let Some(tours) = count(piece, board, asked.open, request.run.threads)? else {
+        // The bound is the knight's (the module docs); another piece's layers say less.
+        let means = match piece {
+            Piece::Knight => {
+                format!(", which on a board of at most 64 squares means more than {} tours", grouped(MOST_TOURS))
+            }
+            Piece::Leaper(_) => String::new(),
+        };
         bail!(
             "{name}: {board} has too many {kind} tours to list one by one: the layers of their count pass {} \
-             states, which on a board of at most 64 squares means more than {} tours; `{count_command}` counts \
-             them",
+             states{means}; `{count_command}` counts them",
             grouped(MOST_STATES),
-            grouped(MOST_TOURS)
         );
     };
     if tours == 0 {
-        bail!("{name}: {board} has no {kind} knight's tour (`{count_command}` counts 0): there is nothing to list");
+        bail!("{name}: {board} has no {kind} {tour} (`{count_command}` counts 0): there is nothing to list");
     }
     let lines = u128::try_from(&tours).unwrap_or(u128::MAX);
     let size = lines.saturating_mul(u128::from(line_bytes(board, !asked.open, asked.to)?));
@@ -123,7 +135,8 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
             asked.to.name()
         );
     }
-    if let Some(file) = &asked.file {
+    // A stream (`--out /dev/null`) keeps nothing: no disk to run out of.
+    if let Some(file) = asked.file.as_ref().filter(|file| !is_stream(file)) {
         let free = file.parent().and_then(crate::machine::free_disk);
         if let Some(free) = free.filter(|&free| size > u128::from(free)) {
             bail!(
@@ -152,10 +165,12 @@ pub fn check_generate(tool: &dyn Tool, matches: &clap::ArgMatches) -> Result<()>
     let (open, kind) = if closed { (false, "closed knight's tour") } else { (true, "knight's tour, open or closed") };
     let name = format!("tours generate {board}");
     check_generated_size(&name, board, closed, matches)?;
-    if let Some(reason) = no_tour(board, open)? {
+    if let Some(reason) = no_tour(Piece::Knight, board, open)? {
         bail!("{name}: {board} has no {kind} ({reason}): there is nothing to generate");
     }
-    if board.width.min(board.length) <= GENERATE_COUNTS_SIDES && count(board, open, None)? == Some(Integer::ZERO) {
+    if board.width.min(board.length) <= GENERATE_COUNTS_SIDES
+        && count(Piece::Knight, board, open, None)? == Some(Integer::ZERO)
+    {
         let command = format!("leaper knight {board}{}", if open { " --open" } else { "" });
         bail!("{name}: {board} has no {kind} (`{command}` counts 0): there is nothing to generate");
     }
@@ -180,7 +195,7 @@ fn check_generated_size(name: &str, board: BoardSize, closed: bool, matches: &cl
         );
     }
     let out = matches.try_get_one::<std::path::PathBuf>("out").ok().flatten();
-    let file = out.filter(|out| out.as_path() != std::path::Path::new("-"));
+    let file = out.filter(|out| out.as_path() != std::path::Path::new("-") && !is_stream(out));
     if let Some(file) = file {
         // The file's own path: free_disk looks from its nearest existing ancestor (`o.txt`'s
         // parent is an empty path).
@@ -198,11 +213,52 @@ fn check_generated_size(name: &str, board: BoardSize, closed: bool, matches: &cl
     Ok(())
 }
 
-/// The parameters of `leaper knight BOARD [--open]`.
-fn knight(board: BoardSize, open: bool) -> Result<Params> {
+/// The piece whose tours are listed: the knight, or the leaper of `--moves` (`1,3`).
+#[derive(Clone, Copy)]
+enum Piece<'a> {
+    Knight,
+    Leaper(&'a str),
+}
+
+impl Piece<'_> {
+    /// `knight's tour`, `(1,3) leaper's tour`, as the count's notes name the mover.
+    fn tour(self) -> String {
+        match self {
+            Piece::Knight => "knight's tour".into(),
+            Piece::Leaper(moves) => {
+                let leapers: Vec<String> = moves.split('+').map(|leaper| format!("({leaper})")).collect();
+                format!("{} leaper's tour", leapers.join("+"))
+            }
+        }
+    }
+
+    /// ` --moves 1,3`, or nothing for the knight.
+    fn moves_option(self) -> String {
+        match self {
+            Piece::Knight => String::new(),
+            Piece::Leaper(moves) => format!(" --moves {moves}"),
+        }
+    }
+
+    /// The count of the tours listed: `leaper knight 6x6`, `leaper tours --moves 1,3 6x6 --open`.
+    fn count_command(self, board: BoardSize, open: bool) -> String {
+        let open = if open { " --open" } else { "" };
+        match self {
+            Piece::Knight => format!("leaper knight {board}{open}"),
+            Piece::Leaper(moves) => format!("leaper tours --moves {moves} {board}{open}"),
+        }
+    }
+}
+
+/// The parameters of that count: `leaper knight BOARD [--open]`, or `leaper tours --moves M ...`.
+fn count_params(piece: Piece, board: BoardSize, open: bool) -> Result<Params> {
+    let (piece, moves) = match piece {
+        Piece::Knight => ("knight", "1,2"),
+        Piece::Leaper(moves) => ("tours", moves),
+    };
     Ok(table(&TourParams {
-        piece: "knight".into(),
-        moves: "1,2".into(),
+        piece: piece.into(),
+        moves: moves.into(),
         board: board.to_string(),
         sweep: false,
         tours: if open { TourKind::Open } else { TourKind::Closed },
@@ -212,20 +268,24 @@ fn knight(board: BoardSize, open: bool) -> Result<Params> {
     })?)
 }
 
-/// Why `board` has no knight's tour of the kind, if the engine knows before counting: the note
+/// Why `board` has no tour of the piece and kind, if the engine knows before counting: the note
 /// `leaper knight BOARD` prints, without what the message says already (`knight 3x3: no open
 /// tour: `).
-fn no_tour(board: BoardSize, open: bool) -> Result<Option<String>> {
-    let params = knight(board, open)?;
+fn no_tour(piece: Piece, board: BoardSize, open: bool) -> Result<Option<String>> {
+    let params = count_params(piece, board, open)?;
     let reasons = leaper_core::problems::find("tours")?.task(&params)?.reasons();
-    let prefix = format!("knight {board}: no {} tour: ", if open { "open" } else { "closed" });
-    Ok(reasons.into_iter().next().map(|(_, reason)| reason.strip_prefix(&prefix).unwrap_or(&reason).to_string()))
+    let said = format!(": no {} tour: ", if open { "open" } else { "closed" });
+    Ok(reasons.into_iter().next().map(|(_, reason)| match reason.split_once(&said) {
+        Some((_, why)) => why.to_string(),
+        None => reason,
+    }))
 }
 
-/// The number of knight's tours of `board`, counted in memory while the count's layers hold at
-/// most [`MOST_STATES`] states; `None` once one holds more (or the board is too wide to count).
-fn count(board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<Integer>> {
-    let Ok(Job::Sweep(job)) = leaper_core::problems::find("tours")?.task(&knight(board, open)?)?.job() else {
+/// The number of the piece's tours of `board`, counted in memory while the count's layers hold
+/// at most [`MOST_STATES`] states; `None` once one holds more (or the board is too wide to count).
+fn count(piece: Piece, board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<Integer>> {
+    let params = count_params(piece, board, open)?;
+    let Ok(Job::Sweep(job)) = leaper_core::problems::find("tours")?.task(&params)?.job() else {
         return Ok(None);
     };
     // A pool of its own: a tool sizes the global one after this check.
@@ -277,16 +337,19 @@ mod tests {
 
     #[test]
     fn small_boards_are_counted_and_wide_ones_pass_the_states() {
-        assert_eq!(count(board("6x6"), false, Some(2)).unwrap(), Some(Integer::from(9862)));
-        assert_eq!(count(board("4x4"), true, Some(2)).unwrap(), Some(Integer::ZERO));
-        assert_eq!(count(board("8x8"), false, Some(2)).unwrap(), None);
+        let knight = Piece::Knight;
+        assert_eq!(count(knight, board("6x6"), false, Some(2)).unwrap(), Some(Integer::from(9862)));
+        assert_eq!(count(knight, board("4x4"), true, Some(2)).unwrap(), Some(Integer::ZERO));
+        assert_eq!(count(knight, board("8x8"), false, Some(2)).unwrap(), None);
     }
 
     #[test]
     fn the_engine_says_why_a_board_has_no_tour() {
-        let reason = no_tour(board("3x3"), true).unwrap().unwrap();
+        let reason = no_tour(Piece::Knight, board("3x3"), true).unwrap().unwrap();
         assert!(reason.starts_with("the board's graph is disconnected"), "{reason}");
-        assert_eq!(no_tour(board("6x6"), false).unwrap(), None);
+        assert_eq!(no_tour(Piece::Knight, board("6x6"), false).unwrap(), None);
+        let camel = no_tour(Piece::Leaper("1,3"), board("6x6"), false).unwrap().unwrap();
+        assert!(camel.starts_with("every (1,3) leaper move keeps the square's colour"), "{camel}");
     }
 
     #[test]

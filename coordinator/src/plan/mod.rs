@@ -1,5 +1,6 @@
-//! `leaper plan PROBLEM ARGS [--workers N] [--disk-per-worker SIZE] [--mem-per-worker SIZE]`:
-//! what a sweep will cost, before it runs.
+//! `leaper plan PROBLEM ARGS [--workers N|ADDR,...] [--disk-per-worker SIZE] [--mem-per-worker
+//! SIZE]`: what a sweep will cost, before it runs. `--workers` is a number, or the count's own
+//! list of addresses (priced by its length, never reached), so a count's line prices as it is.
 //!
 //! ```text
 //! leaper plan knight 9x10 --workers 8 --disk-per-worker 2TiB
@@ -55,11 +56,14 @@ const MOST_WORKERS: usize = 100_000;
                   `leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB`\n\n\
                   Examples:\n  \
                   leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB\n  \
-                  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB"
+                  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB\n  \
+                  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101   # a count's list: 3 workers"
 )]
 pub struct PlanArgs {
-    /// Workers the job would run on (the plan also prices 1, 4, 8 and 32).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100_000), help_heading = "Cluster")]
+    /// Workers the job would run on: a number, or the count's own list (`host:port,...`, as
+    /// `leaper knight ... --workers` takes it), priced by its length and not reached. The plan
+    /// also prices 1, 4, 8 and 32.
+    #[arg(long, value_name = "N|ADDR,...", default_value_t = 1, value_parser = parse_worker_count, help_heading = "Cluster")]
     pub workers: u64,
 
     /// Disk each worker has for the job: the plan says whether the job fits, and on how many
@@ -80,6 +84,34 @@ pub struct PlanArgs {
     /// temporary directory).
     #[arg(long, value_name = "DIR", help_heading = "Probe")]
     pub scratch: Option<PathBuf>,
+}
+
+/// How many workers `--workers` names: `8`, or a count's list of addresses (`h1:7101,h2:7101`,
+/// two), so that a count's command line is priced as it stands.
+fn parse_worker_count(text: &str) -> Result<u64, String> {
+    const MOST: u64 = MOST_WORKERS as u64;
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return match text.parse::<u64>() {
+            Ok(n @ 1..=MOST) => Ok(n),
+            _ => Err(format!("{text} workers: a plan prices 1 to {MOST}")),
+        };
+    }
+    let addresses: Vec<&str> = text.split(',').map(str::trim).collect();
+    if let Some(bad) = addresses.iter().find(|a| !a.contains(':') || a.starts_with(':') || a.ends_with(':')) {
+        return Err(format!(
+            "{bad:?} is neither a number of workers (`--workers 8`) nor a worker's address (`--workers \
+             host:port,...`)"
+        ));
+    }
+    for (i, address) in addresses.iter().enumerate() {
+        if addresses[..i].contains(address) {
+            return Err(format!("{address} is listed twice: list each worker once"));
+        }
+    }
+    match addresses.len() as u64 {
+        n @ 1..=MOST => Ok(n),
+        n => Err(format!("{n} workers: a plan prices 1 to {MOST}")),
+    }
 }
 
 /// The plan's options that take a value, as they are spelled.
@@ -117,7 +149,7 @@ pub fn split_args(args: Vec<OsString>) -> Result<(PlanArgs, Vec<OsString>)> {
 pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     request.check()?;
     if request.run.job_dir.is_some() || !request.run.cluster.workers.is_empty() {
-        bail!("`leaper plan` runs nothing to keep: give the job without --job-dir and --workers ADDR,... (--workers N is the plan's worker count)");
+        bail!("`leaper plan` runs nothing to keep: give the job without --job-dir");
     }
     let Job::Sweep(job) = request.task.job()? else {
         bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem.name());

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 /// Runs `leaper ARGS`, with `LEAPER_FAULT` set to `fault` (and otherwise cleared).
 pub fn leaper(args: &[&str], fault: Option<&str>) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
-    command.args(args).env_remove("LEAPER_FAULT");
+    command.args(args).env_remove("LEAPER_FAULT").env_remove("LEAPER_PROGRESS_EVERY");
     if let Some(fault) = fault {
         command.env("LEAPER_FAULT", fault);
     }

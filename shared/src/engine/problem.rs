@@ -154,6 +154,13 @@ pub trait Task: Send + Sync + std::any::Any {
 
     /// Prints the exact counts, `(slot, decimal)`, as the user asked.
     fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()>;
+
+    /// Whether the counts answer a yes-or-no question with no (`tangram fit`: the outline cannot
+    /// be built): the run then exits with status 1 once they are printed, as grep does when
+    /// nothing matches, so that a script can ask. By default, a count is no question.
+    fn answers_no(&self, _counts: &[(usize, String)]) -> bool {
+        false
+    }
 }
 
 /// A command that reads and writes files and prints, start to end in one run: no job directory,

@@ -9,6 +9,8 @@
 //! (`b.txt.4711.tmp`): two runs never write the same one, and one left by a killed run is in no
 //! one's way (it is removed by the next write of the same output). Neither kind of write ever
 //! follows a symbolic link: a link where leaper keeps a file is refused, never written through.
+//! An output that is a stream, not a file (`--out /dev/null`, a named pipe: [`is_stream`]), is
+//! written in place: a file renamed over `/dev/null` would replace the device.
 
 use std::collections::HashSet;
 use std::fs;
@@ -95,6 +97,11 @@ pub fn replace_durably(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
 /// Replaces the output `path` (a b-file, a drawing) with `bytes` as [`replace_durably`] does,
 /// through a temporary file of this process's own.
 pub fn replace_output(path: &Path, bytes: &[u8], fault: &str) -> Result<()> {
+    if is_stream(path) {
+        return write_stream(path, "write", &mut |out: &mut dyn Write| {
+            out.write_all(bytes).map_err(|e| file_error(path, "write", e))
+        });
+    }
     replace_through(&output_temporary(path), path, bytes, fault)?;
     remove_stale_temporaries(path);
     Ok(())
@@ -159,6 +166,9 @@ pub fn left_by_dead_process(file_name: &std::ffi::OsStr, prefix: &str, suffix: &
 /// Writes the output `path` through a temporary file of this process beside it, renamed into
 /// place once complete and synced: a failure leaves no half-written file.
 pub fn write_durably_with(path: &Path, what: &str, fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<()> {
+    if is_stream(path) {
+        return write_stream(path, &format!("write {what}"), fill);
+    }
     let temp = output_temporary(path);
     let io = |e: std::io::Error| file_error(&temp, &format!("write {what}"), e);
     let result = (|| {
@@ -177,12 +187,32 @@ pub fn write_durably_with(path: &Path, what: &str, fill: &mut dyn FnMut(&mut dyn
     sync_dir(directory_of(path))
 }
 
+/// Whether the output `path` is a stream rather than a file: a character device (`/dev/null`,
+/// a terminal) or a named pipe, links followed (`/dev/stdout`, the `/dev/fd/63` of a shell's
+/// `>(gzip > t.gz)`). It is written in place, as it is: there is no file to replace.
+pub fn is_stream(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    fs::metadata(path).is_ok_and(|meta| meta.file_type().is_char_device() || meta.file_type().is_fifo())
+}
+
+/// Writes the stream `path` ([`is_stream`]) with `fill`, opened as it is (neither created nor
+/// truncated), buffered and flushed; `doing` names the write in errors.
+fn write_stream(path: &Path, doing: &str, fill: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let file = fs::OpenOptions::new().write(true).open(path).map_err(|e| file_error(path, doing, e))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    fill(&mut out)?;
+    out.flush().map_err(|e| file_error(path, doing, e))
+}
+
 /// Fails early, before a long count, if an output file (`what`: `b-file`, `drawing`) cannot be
 /// written: its directory must exist and take a new file (outputs are written beside themselves,
-/// then renamed), the file itself must be absent or a regular file, and it must not lie in a
-/// job or data directory (whose files are leaper's own: a b-file written over `job.toml` would
-/// lose the job).
+/// then renamed), the file itself must be absent, a regular file or a stream ([`is_stream`]:
+/// `/dev/null`), and it must not lie in a job or data directory (whose files are leaper's own:
+/// a b-file written over `job.toml` would lose the job).
 pub fn check_writable(path: &Path, what: &str) -> Result<()> {
+    if is_stream(path) {
+        return Ok(());
+    }
     let parent = directory_of(path);
     let refuse = |message: String| Err(Error::File { path: path.to_path_buf(), message });
     if !parent.is_dir() {

@@ -27,8 +27,9 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 pub use durable::{
-    check_writable, commit_waiting, create_file, file_error, hold_commits, is_disk_full, no_follow, refuse_links,
-    refuse_strangers, remove_unnamed, replace_durably, replace_output, sync_dir, write_durably_with, Foreign,
+    check_writable, commit_waiting, create_file, file_error, hold_commits, is_disk_full, is_stream, no_follow,
+    refuse_links, refuse_strangers, remove_unnamed, replace_durably, replace_output, sync_dir, write_durably_with,
+    Foreign,
 };
 pub use files::JobFile;
 pub use manifest::Manifest;

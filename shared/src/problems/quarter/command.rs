@@ -399,7 +399,7 @@ fn draw(quarter: &QuarterParams, tally: &Tally, path: &std::path::Path) -> Resul
             tally.total()
         )));
     }
-    replace_output(path, svg::render(quarter.side, &dissections).as_bytes(), "svg")?;
+    replace_output(path, svg::render(quarter.side, &quarter.classes(), &dissections).as_bytes(), "svg")?;
     tracing::info!(drawing = %path.display(), dissections = dissections.len(), "drew every dissection");
     Ok(())
 }

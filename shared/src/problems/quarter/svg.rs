@@ -1,6 +1,7 @@
 //! Drawing every dissection of a board (as the 1973 magazine cover drew the 37 of the 6x6
 //! board): one small board per dissection, its grid in grey and its cuts in black, the
-//! rotational class first, then the halved one.
+//! rotational class first, then the halved one, on white (as the tour's and the tangram's
+//! drawings are), under a title that counts the classes drawn.
 //!
 //! A traced path (border point to centre, see [`enumerate`](super::enumerate)) becomes the
 //! whole cut: for class (a) the path and its three quarter turns; for class (b) the path and its
@@ -59,8 +60,22 @@ pub fn dissections(n: usize, classes: &[Class]) -> Result<Vec<(Class, Vec<Segmen
     Ok(all)
 }
 
-/// The drawing of `dissections` of the `side x side` board, as an SVG document.
-pub fn render(side: usize, dissections: &[(Class, Vec<Segment>)]) -> String {
+/// The drawing's title: `8x8: 766 dissections (596 rotational, 170 halved)`, or with one class
+/// drawn (`--class halved`), `8x8: 170 halved dissections`.
+fn title(side: usize, classes: &[Class], dissections: &[(Class, Vec<Segment>)]) -> String {
+    let noun = |count: usize| if count == 1 { "dissection" } else { "dissections" };
+    let of = |class: Class| dissections.iter().filter(|(c, _)| *c == class).count();
+    match classes {
+        [class] => format!("{side}x{side}: {} {} {}", of(*class), class.name(), noun(of(*class))),
+        _ => {
+            let parts: Vec<String> = classes.iter().map(|&class| format!("{} {}", of(class), class.name())).collect();
+            format!("{side}x{side}: {} {} ({})", dissections.len(), noun(dissections.len()), parts.join(", "))
+        }
+    }
+}
+
+/// The drawing of `dissections` (of `classes`) of the `side x side` board, as an SVG document.
+pub fn render(side: usize, classes: &[Class], dissections: &[(Class, Vec<Segment>)]) -> String {
     const UNIT: usize = 10;
     const GAP: usize = 14;
     let board = side * UNIT;
@@ -72,12 +87,12 @@ pub fn render(side: usize, dissections: &[(Class, Vec<Segment>)]) -> String {
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
     );
-    let rotational = dissections.iter().filter(|(c, _)| *c == Class::Rotational).count();
+    // Without a background, a viewer's dark theme shows black cuts on black.
+    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
-        r#"<text x="{GAP}" y="16" font-family="sans-serif" font-size="12">{side}x{side}: {} dissections ({rotational} rotational, {} halved)</text>"#,
-        dissections.len(),
-        dissections.len() - rotational
+        r#"<text x="{GAP}" y="16" font-family="sans-serif" font-size="12">{}</text>"#,
+        title(side, classes, dissections)
     );
     for (i, (class, cut)) in dissections.iter().enumerate() {
         let (x0, y0) = (GAP + (i % columns) * (board + GAP), 20 + GAP + (i / columns) * (board + GAP));
@@ -131,8 +146,15 @@ mod tests {
             }
         }
         let all = dissections(3, &Class::BOTH).unwrap();
-        let svg = render(6, &all);
+        let svg = render(6, &Class::BOTH, &all);
         assert_eq!(svg.matches("<g ").count(), 37);
+        assert!(
+            svg.contains(">6x6: 37 dissections (")
+                && svg.contains(r#"<rect width="100%" height="100%" fill="white"/>"#)
+        );
+        let halved = dissections(3, &[Class::Halved]).unwrap();
+        let title = format!(">6x6: {} halved dissections<", halved.len());
+        assert!(render(6, &[Class::Halved], &halved).contains(&title), "{title}");
     }
 
     /// The sizes of the regions the cut leaves, by flood fill across uncut edges.

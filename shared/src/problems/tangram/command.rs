@@ -42,6 +42,7 @@ with its sides counterclockwise from the bottom edge.
   leaper tangram solve --pieces FILE    the same for other pieces
   leaper tangram fit --outline 5,2,2,0,0,0
                                         can this outline be built (and in how many ways)?
+                                        exit status 0 for yes, 1 for no, as grep's
 
 A piece file holds one piece per line: a name, then the corners of its boundary in order, as
 whole-number points x,y (each consecutive pair is an edge; `#` starts a comment):
@@ -60,7 +61,8 @@ enum Action {
     Outlines,
     /// Find every convex figure the pieces form, grouped by outline (the paper's Program 3).
     Solve,
-    /// Whether one outline can be built from the pieces (the paper's Program 1), and in how many ways.
+    /// Whether one outline can be built from the pieces (the paper's Program 1), and in how many
+    /// ways; exits 0 for yes, 1 for no, as grep does (an error also exits 1, after `error:`).
     Fit,
 }
 
@@ -361,6 +363,11 @@ impl Task for TangramParams {
             Action::Outlines => print_outlines(self, counts, printing.format, out),
             Action::Solve | Action::Fit => print_dissections(self, counts, printing.format, out),
         }
+    }
+
+    /// `fit` asks whether the outline can be built: no dissection is a no (exit status 1).
+    fn answers_no(&self, counts: &[(usize, String)]) -> bool {
+        self.action == Action::Fit && counts.iter().all(|(_, count)| count == "0")
     }
 }
 

@@ -1,5 +1,7 @@
 //! Drawing the dissections as the paper's plotter did (its Figure 8): grouped by outline, one
-//! small figure per dissection, the pieces' edges in thin lines and the outline doubled.
+//! small figure per dissection, the pieces' edges in thin lines and the outline doubled; on
+//! white, each piece in a colour of its own (the same in every figure), as the tour's drawing
+//! colours its squares.
 
 use std::fmt::Write;
 
@@ -19,6 +21,10 @@ const GAP: i32 = 16;
 const PER_ROW: usize = 8;
 /// Height of a group's caption.
 const CAPTION: i32 = 22;
+/// The pieces' fills, one a piece in the piece set's order (light, so that the black edges
+/// show; a set of more pieces takes them again).
+const PIECE_FILLS: [&str; 10] =
+    ["#a6cee3", "#fdbf6f", "#b2df8a", "#fb9a99", "#cab2d6", "#ffff99", "#8dd3c7", "#d9d9d9", "#f4a6d7", "#c7e9c0"];
 
 /// One outline's dissections, each as its pieces' boundaries (outline coordinates).
 pub struct Group {
@@ -92,11 +98,13 @@ pub fn render(groups: &[Group]) -> String {
             let outline = path(&group.outline.polygon());
             let _ = writeln!(body, r#"<polygon points="{outline}" fill="none" stroke="black" stroke-width="4"/>"#);
             let _ = writeln!(body, r#"<polygon points="{outline}" fill="white" stroke="white" stroke-width="1.5"/>"#);
-            for piece in pieces {
+            // A dissection lists its pieces in the set's order, copies of a kind together.
+            for (number, piece) in pieces.iter().enumerate() {
                 let _ = writeln!(
                     body,
-                    r##"<polygon points="{}" fill="#eef2f7" stroke="black" stroke-width="1"/>"##,
-                    path(piece)
+                    r#"<polygon points="{}" fill="{}" stroke="black" stroke-width="1"/>"#,
+                    path(piece),
+                    PIECE_FILLS[number % PIECE_FILLS.len()]
                 );
             }
         }
@@ -125,6 +133,10 @@ mod tests {
         assert_eq!(svg.matches("<polygon").count(), 142 * (2 + 7));
         assert_eq!(svg.matches("<text").count(), 13);
         assert!(svg.contains("(5,2,2,0,0,0) sides 3, 2, 5, 2\u{221a}2: 36 dissections"), "{svg}");
+        // Each of the seven pieces in a fill of its own, in every figure.
+        for fill in &PIECE_FILLS[..7] {
+            assert_eq!(svg.matches(&format!(r#"fill="{fill}""#)).count(), 142, "{fill}");
+        }
         assert!(check_drawable(MAX_DRAWN + 1).is_err());
     }
 }

@@ -1,4 +1,5 @@
-//! The board of a tour file: its squares, their names and the knight's moves between them.
+//! The board of a tour file: its squares, their names and the knight's moves between them (or
+//! another leaper's: `tours enumerate --moves 1,3` lists the camel's tours).
 //!
 //! Squares are numbered row by row from the top left, as Phadke numbers his coordinates: row 1
 //! is the top row, column 1 the left column, so the square in row `i`, column `j` (both from 1)
@@ -7,6 +8,7 @@
 //!
 //! The board is the tours' [`Geometry`] of the knight, `cols` cells wide: its row-major cells
 //! are these squares, and its symmetries ([`crate::problems::tours::symmetry`]) act on them.
+//! Every tool that reads tour files reads knight's tours; the enumeration takes any move set.
 
 use crate::error::Result;
 use crate::problems::tours::board::{invalid_board, BoardSize, Geometry, MoveSet};
@@ -18,11 +20,12 @@ pub type Square = u16;
 /// and every square number must fit a [`Square`].
 pub const MAX_FILE_SIDE: usize = 26;
 
-/// A board of `rows x cols` squares with the knight's moves, each square's listed once.
+/// A board of `rows x cols` squares with the knight's moves (or another move set's), each
+/// square's listed once.
 #[derive(Clone, Debug)]
 pub struct TourBoard {
     geometry: Geometry,
-    /// The squares a knight reaches from each square, in increasing order: from `c6` on 8x8
+    /// The squares the piece reaches from each square, in increasing order: from `c6` on 8x8
     /// (row 2, column 2) the squares 1, 3, 8, 12, 24, 28, 33, 35. The order is part of the
     /// output: Warnsdorff's rule tries equal neighbours in it, the enumeration lists tours in it,
     /// and it numbers the moves of canonical forms. (It is the order of the moves by row step,
@@ -33,15 +36,21 @@ pub struct TourBoard {
 }
 
 impl TourBoard {
-    /// The board `size`: `8x6` is 8 files wide and 6 ranks long, as for every leaper command.
+    /// The board `size` with the knight's moves: `8x6` is 8 files wide and 6 ranks long, as for
+    /// every leaper command.
     pub fn new(size: BoardSize) -> Result<TourBoard> {
+        TourBoard::with_moves(size, MoveSet::knight())
+    }
+
+    /// The board `size` with the moves of `moves` (`1,3`: the camel's).
+    pub fn with_moves(size: BoardSize, moves: MoveSet) -> Result<TourBoard> {
         if size.width > MAX_FILE_SIDE || size.length > MAX_FILE_SIDE {
             return Err(invalid_board(
                 &size.to_string(),
                 &format!("tour files are limited to sides of {MAX_FILE_SIDE} (files a to z)"),
             ));
         }
-        let geometry = Geometry::new(size.width, size.length, MoveSet::knight());
+        let geometry = Geometry::new(size.width, size.length, moves);
         let neighbours = (0..geometry.cells())
             .map(|square| {
                 let mut list: Vec<Square> = geometry.neighbours(square).map(|n| n as Square).collect();
@@ -85,7 +94,8 @@ impl TourBoard {
         &self.neighbours[square as usize]
     }
 
-    pub fn is_knight_move(&self, from: Square, to: Square) -> bool {
+    /// Whether `from` to `to` is one of the board's moves (a knight's, unless made otherwise).
+    pub fn is_move(&self, from: Square, to: Square) -> bool {
         self.neighbours[from as usize].contains(&to)
     }
 

@@ -164,7 +164,7 @@ impl<'a> Search<'a> {
         if self.path.len() == squares {
             let last = self.head();
             let keep = if self.closed {
-                self.board.is_knight_move(last, self.start) && self.path[1] < last
+                self.board.is_move(last, self.start) && self.path[1] < last
             } else {
                 self.start < last
             };

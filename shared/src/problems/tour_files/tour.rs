@@ -43,7 +43,7 @@ impl Tour {
             ));
         }
         for (index, pair) in self.squares.windows(2).enumerate() {
-            if !board.is_knight_move(pair[0], pair[1]) {
+            if !board.is_move(pair[0], pair[1]) {
                 return Err(format!(
                     "move {} from {} to {} is not a knight's move",
                     index + 1,
@@ -62,10 +62,10 @@ impl Tour {
         Ok(())
     }
 
-    /// Whether the last square is a knight's move from the first.
+    /// Whether the last square is a move (a knight's, on a tour file's board) from the first.
     pub fn closes(&self, board: &TourBoard) -> bool {
         match (self.squares.first(), self.squares.last()) {
-            (Some(&first), Some(&last)) => self.squares.len() > 2 && board.is_knight_move(last, first),
+            (Some(&first), Some(&last)) => self.squares.len() > 2 && board.is_move(last, first),
             _ => false,
         }
     }
@@ -102,7 +102,7 @@ impl Tour {
             if a as usize >= squares || b as usize >= squares {
                 return Err(format!("a connection leaves the {} board", board.size()));
             }
-            if !board.is_knight_move(a, b) {
+            if !board.is_move(a, b) {
                 return Err(format!("{} to {} is not a knight's move", board.name(a), board.name(b)));
             }
             if linked[a as usize].contains(&b) {

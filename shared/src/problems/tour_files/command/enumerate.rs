@@ -1,5 +1,7 @@
 //! `leaper tours enumerate`: every tour of a small board, as a job (a subtree search:
 //! `--job-dir`, `resume`, `status` and `--workers` work for it), and the tour file it writes.
+//! The knight's tours, or with `--moves A,B[+C,D]` another leaper's, as the counts take it
+//! (`leaper tours --moves 1,3 6x6` counts what `tours enumerate 6x6 --moves 1,3` lists).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::enumerate::Enumeration;
 use crate::problems::tour_files::format::{write, Format};
 use crate::problems::tour_files::output::Output;
-use crate::problems::tours::board::BoardSize;
+use crate::problems::tours::board::{BoardSize, MoveSet};
 
 /// The `action` of an enumeration's parameters: how the tours' problem tells them from a count.
 pub const ENUMERATE: &str = "enumerate";
@@ -35,6 +37,12 @@ pub struct EnumerateArgs {
     #[arg(long)]
     open: bool,
 
+    /// The piece's leaps, as the counts take them: `A,B` (1,3 is the camel) or a union
+    /// `A,B+C,D` (default: the knight's, 1,2). The tools that read tour files read knight's
+    /// tours.
+    #[arg(long, value_name = "A,B[+C,D]")]
+    moves: Option<String>,
+
     /// Write every tour to FILE, one per line (`-`: to standard output, the count then to
     /// standard error).
     #[arg(long, value_name = "FILE")]
@@ -51,6 +59,9 @@ pub struct EnumerateParams {
     action: String,
     board: String,
     open: bool,
+    /// `--moves`, as given; none for the knight (as every job before `--moves` recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    moves: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     out: Option<PathBuf>,
     to: Format,
@@ -59,7 +70,8 @@ pub struct EnumerateParams {
 impl EnumerateParams {
     pub fn from_matches(matches: &clap::ArgMatches) -> Result<Params> {
         let args = EnumerateArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-        TourBoard::new(args.board)?;
+        let moves = args.moves.as_deref().map(str::trim).map(str::to_string);
+        TourBoard::with_moves(args.board, move_set(moves.as_deref())?)?;
         let out = args.out.as_deref().map(Output::new);
         if let Some(out) = &out {
             out.check("tour file")?;
@@ -73,6 +85,7 @@ impl EnumerateParams {
             action: ENUMERATE.into(),
             board: args.board.to_string(),
             open: args.open,
+            moves,
             out,
             to: args.to,
         })
@@ -85,6 +98,16 @@ impl EnumerateParams {
             "closed"
         }
     }
+
+    /// The `problem` of a JSON line, as a count's: `knight`, or `leaper:1,3` for `--moves 1,3`.
+    fn problem(&self) -> String {
+        self.moves.as_ref().map_or("knight".into(), |moves| format!("leaper:{moves}"))
+    }
+}
+
+/// The move set of `--moves` (`None`: the knight's).
+fn move_set(moves: Option<&str>) -> Result<MoveSet> {
+    moves.map_or(Ok(MoveSet::knight()), str::parse)
 }
 
 /// `tours enumerate`, its parameters read: the search, ready to run or to trace again for the
@@ -96,7 +119,7 @@ pub struct EnumerateTask {
 impl EnumerateTask {
     pub fn read(params: &Params) -> Result<EnumerateTask> {
         let enumerate: EnumerateParams = typed("tours", params)?;
-        let board = TourBoard::new(enumerate.board.parse()?)?;
+        let board = TourBoard::with_moves(enumerate.board.parse()?, move_set(enumerate.moves.as_deref())?)?;
         let enumeration = Enumeration::new(board, !enumerate.open)?;
         Ok(EnumerateTask { job: Arc::new(EnumerateJob { enumerate, enumeration }) })
     }
@@ -109,6 +132,11 @@ impl EnumerateTask {
     /// Whether the tours listed are open ones.
     pub fn open(&self) -> bool {
         self.job.enumerate.open
+    }
+
+    /// `--moves`, as given (`None`: the knight's).
+    pub fn moves(&self) -> Option<&str> {
+        self.job.enumerate.moves.as_deref()
     }
 
     /// The file the tours go to (`None`: none, or standard output), and their format.
@@ -126,6 +154,9 @@ impl Task for EnumerateTask {
     fn command_line(&self) -> String {
         let enumerate = &self.job.enumerate;
         let mut line = format!("tours enumerate {} --{}", enumerate.board, enumerate.kind());
+        if let Some(moves) = &enumerate.moves {
+            line.push_str(&format!(" --moves {moves}"));
+        }
         if let Some(out) = &enumerate.out {
             line.push_str(&format!(" --out {} --to {}", out.display(), enumerate.to.name()));
         }
@@ -175,7 +206,13 @@ impl Task for EnumerateTask {
         match printing.format {
             OutputFormat::Json => write_json_line(
                 out,
-                &Line { problem: "knight", board: &enumerate.board, tours: enumerate.kind(), count: &count, file },
+                &Line {
+                    problem: &enumerate.problem(),
+                    board: &enumerate.board,
+                    tours: enumerate.kind(),
+                    count: &count,
+                    file,
+                },
             ),
             OutputFormat::Text => write_line(out, format_args!("{count}")),
         }
@@ -189,8 +226,11 @@ struct EnumerateJob {
 }
 
 impl SubtreeProblem for EnumerateJob {
+    /// The move set is part of it (the shards' labels are squares, the same for any piece), so
+    /// that a ledger or a worker of another piece's tours is refused by the fingerprint.
     fn describe(&self) -> String {
-        format!("tours enumerate {} --{}", self.enumerate.board, self.enumerate.kind())
+        let moves = self.enumerate.moves.as_ref().map_or(String::new(), |moves| format!(" --moves {moves}"));
+        format!("tours enumerate {} --{}{moves}", self.enumerate.board, self.enumerate.kind())
     }
 
     fn slots(&self) -> Vec<String> {
