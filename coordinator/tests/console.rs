@@ -8,7 +8,7 @@ mod common;
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 
-use common::{free_address, leaper, scratch, text, wait_until_listening};
+use common::{free_address, leaper, scratch, text, wait_until_listening, without_escapes};
 
 /// The sweep the tests watch: one second, ten lengths, 6x8's count final at step 48 of 60.
 const SWEEP: [&str; 3] = ["knight", "6x10", "--sweep"];
@@ -45,21 +45,6 @@ fn on_terminal(args: &[&str]) -> (Output, String) {
     (output, text(&reader.join().unwrap()))
 }
 
-/// `text` without its ANSI escape sequences (colours, cursor moves).
-fn without_colour(text: &str) -> String {
-    let mut plain = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            // ESC [ parameters, then one letter ends the sequence.
-            chars.by_ref().skip(1).find(|c| c.is_ascii_alphabetic());
-        } else {
-            plain.push(c);
-        }
-    }
-    plain
-}
-
 /// Runs `leaper ARGS` with stdout and stderr on one pipe, as `2>&1 | cat` does: the order in
 /// which results and log lines were written.
 fn interleaved(args: &[&str]) -> String {
@@ -94,7 +79,7 @@ fn a_terminal_gets_the_live_display_and_no_step_lines() {
     // -v brings the step lines back, above the display.
     let (output, terminal) = on_terminal(&["-v", "knight", "6x8"]);
     assert_eq!(text(&output.stdout), "55488142\n");
-    let plain = without_colour(&terminal);
+    let plain = without_escapes(&terminal);
     assert!(plain.contains("step done") && plain.contains("step{pass=1 step=7 row=2 col=1}"), "{plain}");
 }
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{text, wait_for_cells};
+use common::{text, wait_for_cells, without_escapes};
 
 const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
 
@@ -267,21 +267,6 @@ fn saw(what: &str, stderr: &str) -> f64 {
         eprintln!("(the longest wait for a step: {gap:.1} s) {line}");
     }
     longest.map_or(0.0, |(gap, _)| gap)
-}
-
-/// `text` without its ANSI escape sequences (colours, cursor moves).
-fn without_escapes(text: &str) -> String {
-    let mut plain = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            // ESC [ parameters, then one letter ends the sequence.
-            chars.by_ref().skip(1).find(|c| c.is_ascii_alphabetic());
-        } else {
-            plain.push(c);
-        }
-    }
-    plain
 }
 
 /// Item 1: the script makes a host of its own per worker, limits its link, and removes all it

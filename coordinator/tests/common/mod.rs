@@ -69,3 +69,18 @@ pub fn wait_for_cells(job_dir: &std::path::Path, cells: u64) {
         std::thread::sleep(Duration::from_millis(25));
     }
 }
+
+/// `text` without its ANSI escape sequences (colours, cursor moves).
+pub fn without_escapes(text: &str) -> String {
+    let mut plain = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // ESC [ parameters, then one letter ends the sequence.
+            chars.by_ref().skip(1).find(|c| c.is_ascii_alphabetic());
+        } else {
+            plain.push(c);
+        }
+    }
+    plain
+}

@@ -293,20 +293,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_check_of_the_cells_left_implies_the_neighbourhood_test() {
-        // Where the check of the cells left runs, the neighbourhood test in front of it rejects
-        // nothing more: every layer is the same with it and without it. Sweeps and single
-        // boards, each kind of tour, and a board longer than the check reaches (5 x 14: its
-        // first cells are tested by neighbourhood only).
-        for (geometry, min_rows, kind) in [
+    /// Sweeps and single boards, each kind of tour, and a board longer than the check of the
+    /// cells left reaches (5 x 14: its first cells are tested by neighbourhood only).
+    fn every_kind_and_a_long_board() -> [(Geometry, usize, TourKind); 6] {
+        [
             (knight(6, 6), 6, TourKind::Closed),
             (knight(5, 10), 1, TourKind::Closed),
             (knight(5, 14), 14, TourKind::Closed),
             (knight(5, 6), 6, TourKind::Open),
             (knight(4, 8), 1, TourKind::Open),
             (knight(5, 6), 1, TourKind::Both),
-        ] {
+        ]
+    }
+
+    #[test]
+    fn the_check_of_the_cells_left_implies_the_neighbourhood_test() {
+        // Where the check of the cells left runs, the neighbourhood test in front of it rejects
+        // nothing more: every layer is the same with it and without it. Sweeps and single
+        // boards, each kind of tour, and a board longer than the check reaches (5 x 14: its
+        // first cells are tested by neighbourhood only).
+        for (geometry, min_rows, kind) in every_kind_and_a_long_board() {
             let checked = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
             let mut both = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
             both.neighbours_everywhere = true;
@@ -325,14 +331,7 @@ mod tests {
         // A state whose first cell is FULL passed the check of the cells left when it was
         // emitted; asking it again as it is expanded rejects nothing: every layer is the same.
         // Sweeps and single boards, each kind of tour, a board longer than the check reaches.
-        for (geometry, min_rows, kind) in [
-            (knight(6, 6), 6, TourKind::Closed),
-            (knight(5, 10), 1, TourKind::Closed),
-            (knight(5, 14), 14, TourKind::Closed),
-            (knight(5, 6), 6, TourKind::Open),
-            (knight(4, 8), 1, TourKind::Open),
-            (knight(5, 6), 1, TourKind::Both),
-        ] {
+        for (geometry, min_rows, kind) in every_kind_and_a_long_board() {
             let once = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
             let mut twice = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
             twice.recheck_full_first = true;
