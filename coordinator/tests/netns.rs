@@ -126,9 +126,10 @@ impl Cluster {
         self.links()[worker - 1].address.clone()
     }
 
-    /// The command line of a job on the cluster: `board`, the workers, the job directory.
+    /// The command line of a job on the cluster: `board`, the workers, the job directory; with
+    /// `-v`, since the tests read its step lines and info lines, which a pipe gets only so.
     fn job(&self, board: &[&str], job_dir: &Path) -> Vec<String> {
-        let mut args: Vec<String> = board.iter().map(|s| s.to_string()).collect();
+        let mut args: Vec<String> = ["-v"].iter().chain(board).map(|s| s.to_string()).collect();
         args.extend(self.arguments.iter().cloned());
         args.extend(["--job-dir".to_string(), job_dir.to_str().unwrap().to_string()]);
         args
@@ -536,7 +537,8 @@ fn a_worker_restarted_on_a_new_address_goes_on_by_resume_workers() {
     assert!(text(&refused.stderr).contains("--workers names 2 workers, the job has 3"), "{}", text(&refused.stderr));
 
     // At their addresses now: the job goes on; killed again, a plain resume keeps them.
-    let resume: Vec<String> = ["resume", "--job-dir", job, "--workers", &new].iter().map(|s| s.to_string()).collect();
+    let resume: Vec<String> =
+        ["-v", "resume", "--job-dir", job, "--workers", &new].iter().map(|s| s.to_string()).collect();
     let coordinator = Coordinator::start(&resume);
     let committed = leaper(&["status", "--job-dir", job, "--format", "json"]);
     let committed: serde_json::Value = serde_json::from_slice(&committed.stdout).unwrap();
