@@ -126,10 +126,9 @@ impl Cluster {
         self.links()[worker - 1].address.clone()
     }
 
-    /// The command line of a job on the cluster: `board`, the workers, the job directory; with
-    /// `-v`, since the tests read its step lines and info lines, which a pipe gets only so.
+    /// The command line of a job on the cluster: `board`, the workers, the job directory.
     fn job(&self, board: &[&str], job_dir: &Path) -> Vec<String> {
-        let mut args: Vec<String> = ["-v"].iter().chain(board).map(|s| s.to_string()).collect();
+        let mut args: Vec<String> = board.iter().map(|s| s.to_string()).collect();
         args.extend(self.arguments.iter().cloned());
         args.extend(["--job-dir".to_string(), job_dir.to_str().unwrap().to_string()]);
         args
@@ -375,7 +374,10 @@ fn the_script_makes_hosts_of_their_own_and_removes_them_on_every_exit() {
 fn a_link_down_for_5_s_mid_step_costs_nothing() {
     let Some(cluster) = Cluster::start("down-5s", 3, "1gbit") else { return };
     let job_dir = cluster.dir.join("job");
-    let coordinator = Coordinator::start(&cluster.job(SEVEN_BY_TEN_SWEEP, &job_dir));
+    // `-v`: the step lines, which a pipe gets only so, tell how long each step took.
+    let mut job = cluster.job(SEVEN_BY_TEN_SWEEP, &job_dir);
+    job.insert(0, "-v".to_string());
+    let coordinator = Coordinator::start(&job);
     // The steps of the middle rows, the longest.
     wait_for_cells(&job_dir, 25);
     cluster.wait_for_shuffle();
