@@ -306,23 +306,37 @@ mod tests {
         ]
     }
 
+    /// Every layer and every slot's tours of `plain`'s boards are the same with `change` made
+    /// to a second matrix; the layers hold more than `at_least` states where `counted` says.
+    fn layers_unchanged_by(
+        change: impl Fn(&mut TransferMatrix<u64>),
+        counted: impl Fn(&TransferMatrix<u64>, &[Vec<u64>]) -> usize,
+        at_least: usize,
+    ) {
+        for (geometry, min_rows, kind) in every_kind_and_a_long_board() {
+            let plain = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
+            let mut changed = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
+            change(&mut changed);
+            let (layers, _, tours) = layers_with_successors(&plain);
+            let (layers_changed, _, tours_changed) = layers_with_successors(&changed);
+            let seen = counted(&plain, &layers);
+            assert!(seen > at_least, "{geometry:?}: {seen} states");
+            assert_eq!(layers, layers_changed, "{geometry:?} {kind:?}");
+            assert_eq!(tours, tours_changed, "{geometry:?} {kind:?}");
+        }
+    }
+
     #[test]
     fn the_check_of_the_cells_left_implies_the_neighbourhood_test() {
         // Where the check of the cells left runs, the neighbourhood test in front of it rejects
         // nothing more: every layer is the same with it and without it. Sweeps and single
         // boards, each kind of tour, and a board longer than the check reaches (5 x 14: its
         // first cells are tested by neighbourhood only).
-        for (geometry, min_rows, kind) in every_kind_and_a_long_board() {
-            let checked = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
-            let mut both = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
-            both.neighbours_everywhere = true;
-            let (layers, _, tours) = layers_with_successors(&checked);
-            let (layers_both, _, tours_both) = layers_with_successors(&both);
-            let states: usize = layers.iter().map(Vec::len).sum();
-            assert!(states > 1000, "{geometry:?}: {states} states");
-            assert_eq!(layers, layers_both, "{geometry:?} {kind:?}");
-            assert_eq!(tours, tours_both, "{geometry:?} {kind:?}");
-        }
+        layers_unchanged_by(
+            |both| both.neighbours_everywhere = true,
+            |_, layers| layers.iter().map(Vec::len).sum(),
+            1000,
+        );
         assert_eq!(TransferMatrix::<u64>::new(knight(5, 14), 14, TourKind::Closed).unwrap().residual_from, 5);
     }
 
@@ -331,20 +345,14 @@ mod tests {
         // A state whose first cell is FULL passed the check of the cells left when it was
         // emitted; asking it again as it is expanded rejects nothing: every layer is the same.
         // Sweeps and single boards, each kind of tour, a board longer than the check reaches.
-        for (geometry, min_rows, kind) in every_kind_and_a_long_board() {
-            let once = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
-            let mut twice = TransferMatrix::<u64>::new(geometry.clone(), min_rows, kind).unwrap();
-            twice.recheck_full_first = true;
-            let (layers, _, tours) = layers_with_successors(&once);
-            let (layers_twice, _, tours_twice) = layers_with_successors(&twice);
-            let full_first: usize = layers
+        // The states with a FULL first cell, the ones concerned, number more than 100 each.
+        let full_first = |matrix: &TransferMatrix<u64>, layers: &[Vec<u64>]| {
+            layers
                 .iter()
                 .enumerate()
-                .map(|(cell, layer)| layer.iter().filter(|&&key| once.codec().first_is_full(key, cell)).count())
-                .sum();
-            assert!(full_first > 100, "{geometry:?}: {full_first} states with a FULL first cell");
-            assert_eq!(layers, layers_twice, "{geometry:?} {kind:?}");
-            assert_eq!(tours, tours_twice, "{geometry:?} {kind:?}");
-        }
+                .map(|(cell, layer)| layer.iter().filter(|&&key| matrix.codec().first_is_full(key, cell)).count())
+                .sum()
+        };
+        layers_unchanged_by(|twice| twice.recheck_full_first = true, full_first, 100);
     }
 }
