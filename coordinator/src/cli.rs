@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use leaper_core::engine::jobdir::JobKind;
-use leaper_core::engine::{OutputFormat, Tool};
+use leaper_core::engine::{EngineOption, OutputFormat, Problem, Tool};
 use leaper_core::problems::{self, REGISTRY};
 
 use crate::console::{ConsoleArgs, LogFormat};
@@ -21,25 +21,29 @@ use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
     version,
     about = "Exact counts of knight's tours and other combinatorial objects",
     after_help = "Examples:
-  leaper knight 6x6                      # 9862 closed tours, in a fraction of a second
-  leaper knight 6x10 --sweep             # every length 6x1 ... 6x10 from one sweep
-  leaper quarter 8                       # 766: ways to cut the 8x8 board into four congruent pieces
-  leaper COMMAND --help                  # a command's options, by group, and its examples"
+  leaper knight 6x6              # 9862 closed tours, in a fraction of a second
+  leaper knight 6x10 --sweep     # every length 6x1 ... 6x10 from one sweep
+  leaper quarter 8               # 766 ways to cut 8x8 into four equal pieces
+  leaper COMMAND --help          # a command's options and examples"
 )]
 pub struct Cli {
     /// Log format on stderr: text, or JSON lines for log collectors (never the live display; an
     /// event for every step). Text on a pipe or a file is quiet: no line in a run's first 30 s,
     /// then a progress line at most every 30 s (LEAPER_PROGRESS_EVERY=SECONDS), and the summary.
-    #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Logging")]
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Logging", hide_short_help = true)]
     pub log_format: LogFormat,
 
+    /// Print results only (errors still show).
+    ///
     /// Print results only: no progress display, no log lines, no summary (errors still show).
-    #[arg(long, short, global = true, conflicts_with = "verbose", help_heading = "Logging")]
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
 
+    /// More on stderr: -v a line for every step, -vv debug lines.
+    ///
     /// More on stderr: -v a line for every step (under the progress display on a terminal; without
     /// one, instead of a progress line every 30 s), -vv debug lines. RUST_LOG sets levels exactly.
-    #[arg(long, short, action = clap::ArgAction::Count, global = true, help_heading = "Logging")]
+    #[arg(long, short, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
 
     #[command(subcommand)]
@@ -49,17 +53,23 @@ pub struct Cli {
 /// The commands that are leaper's own; every other command belongs to a problem.
 #[derive(Debug, Subcommand)]
 pub enum Builtin {
+    /// Continue a job from its last commit (after a crash or a kill).
+    ///
     /// Continue a job from its last committed step or finished shard (after a crash or a kill).
     #[command(after_help = "Examples:
-  leaper resume --job-dir runs/8x12      # after a crash or kill -9: goes on from the last commit
-  leaper resume --job-dir runs/8x12 --threads 2 --mem-limit 2GiB   # this run's threads and memory")]
+  leaper resume --job-dir runs/8x12   # after a crash or kill -9
+  leaper resume --job-dir runs/8x12 --threads 2 --mem-limit 2GiB")]
     Resume(ResumeArgs),
+    /// Show where a job stands: step, layer, rate, ETA; running or not.
+    ///
     /// Show where a job stands: last committed step, layer size, rate, ETA; running or not.
     #[command(after_help = "Examples:
-  leaper status --job-dir runs/8x12      # where it stands: step, layer, rate, ETA, running or not
+  leaper status --job-dir runs/8x12   # step, layer, rate, ETA; running or not
   leaper status --job-dir runs/8x12 --format json
-  leaper status --coordinator HOST:7100 --token-file secret --follow   # from anywhere")]
+  leaper status --coordinator HOST:7100 --token-file secret --follow")]
     Status(StatusArgs),
+    /// Price a count before running it: states, disk, memory, time.
+    ///
     /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N|ADDR,...]
     /// [--disk-per-worker SIZE] [--mem-per-worker SIZE]` runs its first steps, predicts the rest
     /// and prints peak states, disk per worker, states read and wall time (`leaper plan --help`).
@@ -69,38 +79,41 @@ pub enum Builtin {
         after_help = "Examples:
   leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB
   leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB
-  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101   # a count's own list: 3 workers"
+  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101  # 3 workers"
     )]
     Plan {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<OsString>,
     },
+    /// Serve as a cluster worker (the `leaper-worker` beside `leaper`).
+    ///
     /// Serve as a cluster worker: runs the `leaper-worker` binary installed beside `leaper`
     /// with the same arguments (see `leaper-worker --help`).
     #[command(
         disable_help_flag = true,
         after_help = "Examples:
-  leaper worker --listen 0.0.0.0:7101 --data-dir /data/w1 --token-file secret   # one per machine
-  leaper knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101 --token-file secret --job-dir runs/9x8"
+  leaper worker --listen 0.0.0.0:7101 --data-dir /data/w1 --token-file secret
+  leaper knight 9x8 --sweep --job-dir runs/9x8 --token-file secret \\
+      --workers h1:7101,h2:7101,h3:7101"
     )]
     Worker {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<OsString>,
     },
-    /// Print a shell completion script to stdout (for bash, zsh, fish, elvish or powershell).
+    /// Print a shell completion script (bash, zsh, fish, ...).
     #[command(after_help = "Examples:
   leaper completions bash > ~/.local/share/bash-completion/completions/leaper
-  leaper completions zsh > ~/.zfunc/_leaper          # with fpath+=~/.zfunc before compinit
+  leaper completions zsh > ~/.zfunc/_leaper   # fpath+=~/.zfunc before compinit
   leaper completions fish > ~/.config/fish/completions/leaper.fish")]
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff) to stdout, or write one page per command to a directory.
+    /// Print the manual page, or write a page per command into DIR.
     #[command(after_help = "Examples:
   leaper man > leaper.1 && man ./leaper.1
-  leaper man --dir /usr/local/share/man/man1         # leaper.1, leaper-knight.1, ...")]
+  leaper man --dir /usr/local/share/man/man1  # leaper.1, leaper-knight.1, ...")]
     Man {
         /// Write leaper.1 and a page per command (leaper-knight.1, ...) into DIR instead.
         #[arg(long, value_name = "DIR")]
@@ -146,17 +159,17 @@ pub struct ResumeArgs {
     pub format: Option<OutputFormat>,
 
     /// Serve the status on this address for this run, instead of the job's own --listen.
-    #[arg(long, value_name = "ADDR", help_heading = "Cluster")]
+    #[arg(long, value_name = "ADDR", help_heading = "Cluster", hide_short_help = true)]
     pub listen: Option<std::net::SocketAddr>,
 
     /// The token callers of --listen must send in this run (default: the job's).
-    #[arg(long, value_name = "FILE", requires = "listen", help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", requires = "listen", help_heading = "Cluster", hide_short_help = true)]
     pub listen_token_file: Option<PathBuf>,
 
     /// The job's workers at their addresses now, in the job's order: a worker restarted elsewhere
     /// with its data directory is checked by the id kept there. Later resumes keep them (default:
     /// the workers of the last checkpoint).
-    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster")]
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster", hide_short_help = true)]
     pub workers: Option<Vec<String>>,
 
     /// Write the results as an OEIS b-file (default: the one the job started with).
@@ -165,11 +178,11 @@ pub struct ResumeArgs {
 
     /// Keep in the b-file only the rows whose n is a multiple of S, as n / S (default: the job's):
     /// a finished `knight 9x10` resumed with `--bfile F --stride 2` is A391999's row n = 5.
-    #[arg(long, value_name = "S", value_parser = crate::request::parse_stride, help_heading = "Output")]
+    #[arg(long, value_name = "S", value_parser = crate::request::parse_stride, help_heading = "Output", hide_short_help = true)]
     pub stride: Option<usize>,
 
     /// Number the b-file's first row K (default: the job's).
-    #[arg(long, value_name = "K", help_heading = "Output")]
+    #[arg(long, value_name = "K", help_heading = "Output", hide_short_help = true)]
     pub offset: Option<usize>,
 }
 
@@ -259,23 +272,29 @@ pub struct StatusArgs {
 pub struct ToolWorkers {
     /// Spread the work over these workers (`host:port,...`, each a running `leaper-worker`).
     /// Needs --token-file.
-    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster")]
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster", hide_short_help = true)]
     pub workers: Vec<String>,
 
     /// File holding the token the workers share.
-    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster", hide_short_help = true)]
     pub token_file: Option<PathBuf>,
 
     /// Reach the workers over TLS, trusting this CA certificate (PEM).
-    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster", hide_short_help = true)]
     pub tls_ca: Option<PathBuf>,
 }
 
-/// The whole command line: leaper's own commands, then every problem's, each problem command
-/// with the options of its kind; a problem command's own subcommands are jobs too (with the
-/// options of every job), except its tools, which take only their own.
+/// The whole command line: every problem's commands first, then leaper's own; a problem
+/// command with the engine's options of its kinds, told as its problem tells them; a problem
+/// command's own subcommands are jobs too (with the options of their kinds), except its tools,
+/// which take only their own.
 pub fn command() -> clap::Command {
     let mut command = Cli::command();
+    let builtins: Vec<String> = command.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
+    for (order, name) in builtins.into_iter().enumerate() {
+        command = command.mut_subcommand(name, |sub| sub.display_order(PROBLEMS_FIRST + order));
+    }
+    let mut order = 0;
     for problem in REGISTRY {
         for mut sub in problem.commands() {
             let (about, long_about) = (sub.get_about().cloned(), sub.get_long_about().cloned());
@@ -285,65 +304,75 @@ pub fn command() -> clap::Command {
             for nested in nested {
                 let path = format!("{name} {nested}");
                 sub = sub.mut_subcommand(nested, |job| {
-                    let about = job.get_about().cloned();
-                    with_examples(RunArgs::augment_args(job).about(about.unwrap_or_default()), &path)
+                    let (about, long_about) = (job.get_about().cloned(), job.get_long_about().cloned());
+                    let job = with_engine_options(problem_headings(job), *problem, &path);
+                    let job = job.about(about.unwrap_or_default());
+                    with_long_about(job, long_about)
                 });
             }
             for tool in problem.tools(sub.get_name()) {
                 let command = tool.command();
-                let about = command.get_about().cloned();
-                let path = format!("{name} {}", command.get_name());
+                let (about, long_about) = (command.get_about().cloned(), command.get_long_about().cloned());
                 let command = if tool.uses_workers() { ToolWorkers::augment_args(command) } else { command };
-                sub = sub.subcommand(with_examples(command.about(about.unwrap_or_default()), &path));
+                let command = with_long_about(command.about(about.unwrap_or_default()), long_about);
+                sub = sub.subcommand(with_examples(command, Some(tool.examples())));
             }
-            let sub = with_examples(RunArgs::augment_args(sub), &name);
-            let sub = if problem.kinds().contains(&JobKind::Sweep) {
-                quartering_stride(SweepArgs::augment_args(sub))
-            } else {
-                searches_only(sub)
-            };
             // The option structs' docs must not replace the problem's own description.
-            let sub = sub.about(about.unwrap_or_default());
-            command = command.subcommand(match long_about {
-                Some(text) => sub.long_about(text),
-                None => sub.long_about(None::<&str>),
-            });
+            let sub = with_engine_options(sub, *problem, &name).about(about.unwrap_or_default()).display_order(order);
+            order += 1;
+            command = command.subcommand(with_long_about(sub, long_about));
         }
     }
     command
 }
 
-/// The options of every job, told as a problem that only searches (Quarto, the tangram) has
-/// them: no layers, no buckets.
-fn searches_only(command: clap::Command) -> clap::Command {
-    command
-        .mut_arg("job_dir", |arg| {
-            arg.help(
-                "Run as a resumable job in DIR (created if missing; it must be empty): a ledger line per finished \
-                 shard. `leaper resume --job-dir DIR` runs only the shards not yet done",
-            )
-        })
-        .mut_arg("workers", |arg| {
-            arg.help(
-                "Lease the shards to these workers (`host:port,...`, each a running `leaper-worker`). Needs \
-                 --job-dir and --token-file",
-            )
-        })
+/// `command` with its long description put back (or none): the option structs' docs must not
+/// stand in for it.
+fn with_long_about(command: clap::Command, long_about: Option<clap::builder::StyledStr>) -> clap::Command {
+    match long_about {
+        Some(text) => command.long_about(text),
+        None => command.long_about(None::<&str>),
+    }
 }
 
-/// `--stride` told with the quartering's own example: its b-file has one row, n half the side
-/// (the knight's example, of a sequence of lengths, means nothing there).
-fn quartering_stride(command: clap::Command) -> clap::Command {
-    if command.get_name() != "quarter" {
-        return command;
+/// Where leaper's own commands start in the list of commands: after every problem's.
+const PROBLEMS_FIRST: usize = 1000;
+
+/// `command` (at `path` below `leaper`) with the engine's options of the kinds of job it
+/// starts, each told for those kinds or as the problem tells it, and the problem's examples.
+fn with_engine_options(command: clap::Command, problem: &dyn Problem, path: &str) -> clap::Command {
+    let kinds = problem.kinds(path);
+    let sweeps = kinds.contains(&JobKind::Sweep);
+    let command = RunArgs::augment_args(command);
+    let mut command = if sweeps { SweepArgs::augment_args(command) } else { command };
+    if !kinds.contains(&JobKind::Subtree) {
+        command = command.mut_arg("job_dir", |arg| arg.long_help(JOB_DIR_OF_A_SWEEP));
+    } else if !sweeps {
+        command = command
+            .mut_arg("job_dir", |arg| arg.long_help(JOB_DIR_OF_A_SEARCH))
+            .mut_arg("workers", |arg| arg.long_help(WORKERS_OF_A_SEARCH));
     }
-    command.mut_arg("stride", |arg| {
-        arg.help(
-            "Keep in the b-file only the rows whose n is a multiple of S, as n / S: `quarter 8 --bfile F --stride \
-             2` writes its one row, n = 4 (half the side), as `2 766`",
-        )
-    })
+    let ids: Vec<String> = command.get_arguments().map(|arg| arg.get_id().to_string()).collect();
+    let name = path.split(' ').next().unwrap_or(path);
+    for id in ids {
+        command = match problem.engine_option(name, &id) {
+            Some(EngineOption::Told(help)) => command.mut_arg(id, |arg| arg.long_help(help)),
+            Some(EngineOption::Unused) => command.mut_arg(id, |arg| arg.hide(true)),
+            None => command,
+        };
+    }
+    with_examples(command, problem.examples(path))
 }
+
+/// `--job-dir` (long help) of a command that only sweeps, and of one that only searches.
+const JOB_DIR_OF_A_SWEEP: &str = "Run as a resumable job in DIR (created if missing; it must be empty): its \
+                                  layers go to bucket files and a checkpoint is written after every step. \
+                                  `leaper resume --job-dir DIR` goes on from the last one";
+const JOB_DIR_OF_A_SEARCH: &str = "Run as a resumable job in DIR (created if missing; it must be empty): a ledger \
+                                   line per finished shard. `leaper resume --job-dir DIR` runs only the shards not \
+                                   yet done";
+const WORKERS_OF_A_SEARCH: &str = "Lease the shards to these workers (`host:port,...`, each a running \
+                                   `leaper-worker`). Needs --job-dir and --token-file";
 
 /// A search given a sweep's options (`quarter 8 --by-start --buckets 64`) is refused, naming one:
 /// they would be recorded and silently ignored.

@@ -29,111 +29,21 @@ pub fn problem_headings(command: clap::Command) -> clap::Command {
     ids.into_iter().fold(command, |command, (id, heading)| command.mut_arg(id, |arg| arg.help_heading(heading)))
 }
 
-/// Examples of every problem command, its nested jobs, its tools and the tangram's actions, by
-/// their path below `leaper`. Counts shown are those README.md and docs/GUIDE.md give.
-const EXAMPLES: &[(&str, &str)] = &[
-    (
-        "knight",
-        "  leaper knight 6x6                      # 9862 closed tours, in a fraction of a second
-  leaper knight 6x10 --sweep             # every length 6x1 ... 6x10 from one sweep
-  leaper knight 6x6 --open               # 3318960 open tours (Hamiltonian paths, undirected)
-  leaper knight 8x12 --sweep --job-dir runs/8x12 --mem-limit 2GiB   # out of core, resumable",
-    ),
-    (
-        "camel",
-        "  leaper camel 5x12                      # 0: every camel move keeps the square's colour
-  leaper camel 5x12 --sweep --format json   # JSON lines; a count known to be 0 gives its reason",
-    ),
-    (
-        "zebra",
-        "  leaper zebra 5x12 --sweep              # twelve zeros, each explained
-  leaper zebra 5x12 --sweep --format json   # the same, with each reason in a JSON line",
-    ),
-    (
-        "tours",
-        "  leaper tours --moves 2,3+1,1 6x4       # 2586: the zebra (2,3) with a diagonal step (1,1)
-  leaper tours --moves 1,0+1,1 4x5       # any union of leapers: here the king
-  leaper tours enumerate 6x6 --closed --out tours6.txt   # all 9862 closed 6x6 tours",
-    ),
-    (
-        "tours enumerate",
-        "  leaper tours enumerate 6x6 --closed --out tours6.txt   # all 9862 closed 6x6 tours
-  leaper tours enumerate 5x5 --open --to moves --out o.txt   # the 864 open 5x5 tours, as move lists
-  leaper tours enumerate 3x4 --moves 1,0+1,1 --to moves      # the king's 120 closed tours",
-    ),
-    (
-        "tours generate",
-        "  leaper tours generate 8x8 --warnsdorff --closed --count 100000 --seed 7 --out w.txt
-  leaper tours dedupe w.txt --out distinct.txt           # then keep one tour per symmetry class",
-    ),
-    (
-        "tours dedupe",
-        "  leaper tours dedupe tours6.txt                          # 1245 classes: 1223, 17 and 5 by symmetry order
-  leaper tours dedupe w.txt tours-b.txt --out distinct.txt --mem-limit 1GiB",
-    ),
-    (
-        "tours convert",
-        "  leaper tours convert w.txt --to edges --out w.edges     # compact | moves | edges
-  leaper tours convert tours6.txt --to moves --out tours6.moves",
-    ),
-    (
-        "tours show",
-        "  leaper tours show tours6.txt --number 3                 # a numbered diagram
-  leaper tours show w.txt --number 3 --svg w3.svg         # drawn to an SVG file",
-    ),
-    (
-        "quarter",
-        "  leaper quarter 8                       # 766: ways to cut the 8x8 board into four congruent pieces
-  leaper quarter 8 --class rotational    # 596 (class (a), OEIS A064941); --class halved: 170
-  leaper quarter 6 --svg quarterings.svg # all 37 dissections drawn, one small board each
-  leaper quarter 8 --parkin              # the 1974 letter exactly: its Table 1 and its 782",
-    ),
-    (
-        "quarto",
-        "  leaper quarto                          # 414298141056: rows, columns and the two long diagonals
-  leaper quarto --lines rows,cols        # 1329371360640
-  leaper quarto --table                  # the source document's nine variants, with count/384 factorised",
-    ),
-    (
-        "tangram",
-        "  leaper tangram solve                   # the seven pieces: dissections per outline, 142 in 13 of 20
-  leaper tangram outlines 16             # the 20 convex outlines of area 16
-  leaper tangram fit --outline 5,2,2,0,0,0   # yes, in 36 ways
-  leaper tangram outlines --help         # one action's options",
-    ),
-    (
-        "tangram outlines",
-        "  leaper tangram outlines 16             # the 20 convex outlines of area 16, with s2,s4,s1,s3,s5,s7 and sides
-  leaper tangram outlines --count 1..40  # N(F) per area, as b-file rows (1 1, 2 3, 3 2, ... 16 20 ...)",
-    ),
-    (
-        "tangram solve",
-        "  leaper tangram solve                   # the seven pieces: dissections per outline, 142 in 13 of 20
-  leaper tangram solve --pieces FILE     # any pieces on the half-square lattice
-  leaper tangram solve --svg tangram.svg # every dissection drawn, grouped by outline",
-    ),
-    (
-        "tangram fit",
-        "  leaper tangram fit --outline 5,2,2,0,0,0   # yes, in 36 ways (the right trapezoid 3, 2, 5, 2√2)
-  leaper tangram fit --outline 5,2,2,0,0,0 --svg fit.svg   # and the 36 dissections drawn",
-    ),
-];
+/// How many examples the short help (`-h`) shows; `--help` shows them all.
+const SHORT_EXAMPLES: usize = 2;
 
-/// The examples of the command at `path` (`tours dedupe`), as an "Examples:" section.
-fn examples(path: &str) -> Option<String> {
-    EXAMPLES.iter().find(|(p, _)| *p == path).map(|(_, lines)| format!("Examples:\n{lines}"))
-}
-
-/// `command` with its examples after its options: after both the short help (`-h`) and the
-/// long one (`--help`), below the problem's own long text where it has one.
-pub fn with_examples(command: clap::Command, path: &str) -> clap::Command {
-    let Some(examples) = examples(path) else { return command };
-    let long = command.get_after_long_help().map(|text| format!("{text}\n\n{examples}"));
-    let command = command.after_help(examples);
-    match long {
-        Some(text) => command.after_long_help(text),
-        None => command,
-    }
+/// `command` with its examples (`problem.examples(path)`, or a tool's) after its options: the
+/// first few after the short help (`-h`), all after the long one (`--help`), below the problem's
+/// own long text where it has one.
+pub fn with_examples(command: clap::Command, examples: Option<&str>) -> clap::Command {
+    let Some(examples) = examples else { return command };
+    let short: Vec<&str> = examples.lines().take(SHORT_EXAMPLES).collect();
+    let long = format!("Examples:\n{examples}");
+    let long = match command.get_after_long_help() {
+        Some(text) => format!("{text}\n\n{long}"),
+        None => long,
+    };
+    command.after_help(format!("Examples:\n{}", short.join("\n"))).after_long_help(long)
 }
 
 /// The help of one action of a problem command whose first argument is an action to choose
@@ -177,10 +87,9 @@ pub fn action_command(root: &clap::Command, problem: &str, action: &str) -> Opti
         ("outlines", true) => format!("leaper {problem} outlines [OPTIONS] <AREA | --count <A..B>>"),
         _ => format!("leaper {problem} {action} [OPTIONS]"),
     };
-    Some(with_examples(
-        command.bin_name(format!("leaper {problem} {action}")).override_usage(usage),
-        &format!("{problem} {action}"),
-    ))
+    let examples =
+        leaper_core::problems::owning(problem).and_then(|owner| owner.examples(&format!("{problem} {action}")));
+    Some(with_examples(command.bin_name(format!("leaper {problem} {action}")).override_usage(usage), examples))
 }
 
 fn capitalised(text: &str) -> String {

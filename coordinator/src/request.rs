@@ -54,18 +54,22 @@ struct RecordedRequest {
 /// Options of every job.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct RunArgs {
-    /// Output format: text, or one JSON object per result line.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text, help_heading = "Output")]
+    /// text (the default), or json: one object per result.
+    ///
+    /// Output format: text (the default), or json: one JSON object per result line.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, help_heading = "Output", hide_possible_values = true, hide_default_value = true)]
     #[serde(default)]
     pub format: OutputFormat,
 
     /// Threads (default: all cores; at most 1024).
-    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads, help_heading = "Out of core")]
+    #[arg(long, value_parser = leaper_core::engine::limits::parse_threads, help_heading = "Out of core", hide_short_help = true)]
     #[serde(skip)]
     pub threads: Option<usize>,
 
+    /// Run resumably in DIR (`leaper resume` after a crash).
+    ///
     /// Run as a resumable job in DIR (created if missing; it must be empty): a sweep writes its
-    /// layers to bucket files and a checkpoint after every step, a subtree job a ledger line per
+    /// layers to bucket files and a checkpoint after every step, a search a ledger line per
     /// finished shard. `leaper resume --job-dir DIR` goes on from there.
     #[arg(long, value_name = "DIR", help_heading = "Out of core")]
     #[serde(skip)]
@@ -79,53 +83,60 @@ pub struct RunArgs {
 /// Options of a transfer-matrix sweep.
 #[derive(Clone, Debug, PartialEq, Eq, Args, Serialize, Deserialize)]
 pub struct SweepArgs {
+    /// Also write an OEIS b-file (`n a(n)` a line).
+    ///
     /// Also write the results as an OEIS b-file: `#` lines (program, version, command, date),
-    /// then `n a(n)` per line, n the board length (the quartering: half the side) unless
-    /// --stride or --offset renumber them.
+    /// then `n a(n)` per line, n the board length unless --stride or --offset renumber them.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bfile: Option<PathBuf>,
 
     /// Keep in the b-file only the rows whose n is a multiple of S, as n / S: the sequence
     /// "closed tours of 5 x 2n" is `knight 5x20 --sweep --bfile F --stride 2`.
-    #[arg(long, value_name = "S", requires = "bfile", value_parser = parse_stride, help_heading = "Output")]
+    #[arg(long, value_name = "S", requires = "bfile", value_parser = parse_stride, help_heading = "Output", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride: Option<usize>,
 
     /// Number the b-file's first row K, the next K + 1, and so on (default: n = length / S).
-    #[arg(long, value_name = "K", requires = "bfile", help_heading = "Output")]
+    #[arg(long, value_name = "K", requires = "bfile", help_heading = "Output", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
 
+    /// Check the exact counts against one spare modulus.
+    ///
     /// Count with one spare modulus and check that the exact result agrees with it.
     #[arg(long, help_heading = "Counting")]
     #[serde(default)]
     pub verify: bool,
 
+    /// exact (the default), exact64, exact128 or residues.
+    ///
     /// How counts are carried: `exact` (the default), one pass of exact counts in the lane the
     /// bound calls for (64 bits, 8 bytes a state; 128 bits, 16 bytes, where the bound says the
     /// counts may pass 2^64), counting again with residues only if a count reaches the lane's
     /// cap; `exact64` or `exact128`, that lane whatever the bound; `residues`, residues from the
     /// start, for counts known to pass 2^128.
-    #[arg(long, value_enum, default_value_t = Counts::Exact, help_heading = "Counting")]
+    #[arg(long, value_enum, default_value_t = Counts::Exact, help_heading = "Counting", hide_possible_values = true, hide_default_value = true)]
     #[serde(default = "Counts::recorded_before_exact")]
     pub counts: Counts,
 
     /// Count even where every count asked for is proved 0 before counting (the reasons are
     /// printed, and nothing is counted otherwise): to check the reasons themselves.
-    #[arg(long, help_heading = "Counting")]
+    #[arg(long, help_heading = "Counting", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub count_anyway: bool,
 
     /// Hash buckets per layer.
-    #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000), help_heading = "Out of core")]
+    #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000), help_heading = "Out of core", hide_short_help = true)]
     pub buckets: u32,
 
     /// Moduli per counting pass: fewer means fewer bytes per state and more passes.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), help_heading = "Counting")]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), help_heading = "Counting", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moduli_per_pass: Option<u32>,
 
+    /// Memory budget such as 2GiB (default: see --help).
+    ///
     /// Memory budget, for example 2GiB or 512MiB. Out of core the default is 4GiB, and the peak
     /// resident size stays within the budget, 10% and a floor of 32 MiB (the program, its
     /// threads, pages of the layer files being read; measured on 1 to 8 threads); in memory it
@@ -227,41 +238,41 @@ pub(crate) fn parse_stride(text: &str) -> std::result::Result<usize, String> {
 pub struct ClusterArgs {
     /// Run the job on these workers (`host:port,...`, each a running `leaper-worker`). A sweep's
     /// worker order fixes which worker owns which buckets. Needs --job-dir and --token-file.
-    /// `leaper plan` takes the same list (or a number: `--workers 8`) and prices that many.
-    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster")]
+    /// `leaper plan` prices the same list.
+    #[arg(long, value_name = "ADDR,...", value_delimiter = ',', help_heading = "Cluster", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workers: Vec<String>,
 
     /// File holding the token the workers share.
-    #[arg(long, value_name = "FILE", help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", help_heading = "Cluster", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_file: Option<PathBuf>,
 
     /// Reach the workers over TLS, trusting this CA certificate (PEM) that signed theirs.
-    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", requires = "workers", help_heading = "Cluster", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_ca: Option<PathBuf>,
 
     /// Serve the job's status on this address (the Coordinator gRPC service) while it runs, for
     /// `leaper status --coordinator ADDR`. Needs --job-dir, and --token-file or
     /// --listen-token-file.
-    #[arg(long, value_name = "ADDR", help_heading = "Cluster")]
+    #[arg(long, value_name = "ADDR", help_heading = "Cluster", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listen: Option<std::net::SocketAddr>,
 
     /// The token callers of --listen must send (default: --token-file). A token of their own
     /// lets people watch the job without being able to drive its workers.
-    #[arg(long, value_name = "FILE", requires = "listen", help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", requires = "listen", help_heading = "Cluster", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listen_token_file: Option<PathBuf>,
 
     /// Serve --listen over TLS with this certificate chain (PEM). Needs --tls-key.
-    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"], help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"], help_heading = "Cluster", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_cert: Option<PathBuf>,
 
     /// The private key (PEM) of --tls-cert.
-    #[arg(long, value_name = "FILE", requires = "tls_cert", help_heading = "Cluster")]
+    #[arg(long, value_name = "FILE", requires = "tls_cert", help_heading = "Cluster", hide_short_help = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_key: Option<PathBuf>,
 }

@@ -29,74 +29,141 @@ fn section(help: &str, heading: &str) -> String {
 
 #[test]
 fn knight_help_groups_its_options_under_headings() {
-    for flag in ["--help", "-h"] {
-        let help = leaper(&["knight", flag]);
-        let mut at = 0;
-        for heading in HEADINGS {
-            let found =
-                help[at..].find(&format!("\n{heading}\n")).unwrap_or_else(|| panic!("{heading} in order:\n{help}"));
-            at += found + 1;
-        }
-        let under = [
-            ("Counting:", &["--sweep", "--open", "--tours", "--distinct", "--verify", "--counts"][..]),
-            ("Output:", &["--format", "--bfile", "--stride", "--offset"]),
-            ("Out of core:", &["--job-dir", "--mem-limit", "--buckets", "--threads"]),
-            ("Cluster:", &["--workers", "--token-file", "--listen", "--tls-ca", "--tls-cert", "--tls-key"]),
-            ("Logging:", &["--log-format", "--quiet", "--verbose"]),
-        ];
-        for (heading, options) in under {
-            let part = section(&help, heading);
-            for option in options {
-                let listed = part.lines().any(|line| {
-                    let mut words = line.split_whitespace().take(2).map(|word| word.trim_end_matches([',', '.']));
-                    words.any(|word| word == *option)
-                });
-                assert!(listed, "{option} under {heading}: {part}");
-            }
-        }
-        // The options that are not the engine's and not the help flag: none left ungrouped.
-        let ungrouped = section(&help, "Options:");
-        assert!(!ungrouped.contains("--job-dir") && !ungrouped.contains("--sweep"), "{ungrouped}");
+    let help = leaper(&["knight", "--help"]);
+    let mut at = 0;
+    for heading in HEADINGS {
+        let found = help[at..].find(&format!("\n{heading}\n")).unwrap_or_else(|| panic!("{heading} in order:\n{help}"));
+        at += found + 1;
     }
+    let under = [
+        ("Options:", &["--quiet", "--verbose", "--help"][..]),
+        ("Counting:", &["--sweep", "--open", "--tours", "--distinct", "--verify", "--counts"]),
+        ("Output:", &["--format", "--bfile", "--stride", "--offset"]),
+        ("Out of core:", &["--job-dir", "--mem-limit", "--buckets", "--threads"]),
+        ("Cluster:", &["--workers", "--token-file", "--listen", "--tls-ca", "--tls-cert", "--tls-key"]),
+        ("Logging:", &["--log-format"]),
+    ];
+    for (heading, options) in under {
+        let part = section(&help, heading);
+        for option in options {
+            let listed = part.lines().any(|line| {
+                let mut words = line.split_whitespace().take(2).map(|word| word.trim_end_matches([',', '.']));
+                words.any(|word| word == *option)
+            });
+            assert!(listed, "{option} under {heading}: {part}");
+        }
+    }
+    // The options that are not the engine's and not the help flag: none left ungrouped.
+    let ungrouped = section(&help, "Options:");
+    assert!(!ungrouped.contains("--job-dir") && !ungrouped.contains("--sweep"), "{ungrouped}");
+    // The short help keeps the groups a first run needs, and only those.
+    let short = leaper(&["knight", "-h"]);
+    for heading in ["Counting:", "Output:", "Out of core:"] {
+        assert!(short.contains(&format!("\n{heading}\n")), "{heading}:\n{short}");
+    }
+    assert!(!short.contains("\nCluster:\n") && !short.contains("\nLogging:\n"), "{short}");
+}
+
+/// `leaper ARGS` as a terminal 80 columns wide shows it (clap wraps its help to `COLUMNS`).
+fn leaper_at_80_columns(args: &[&str]) -> String {
+    let output =
+        Command::new(LEAPER).args(args).env("NO_COLOR", "1").env("COLUMNS", "80").output().expect("leaper runs");
+    assert!(output.status.success(), "leaper {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// `leaper` and every command below it (a problem's, its nested jobs and tools, leaper's own, and
+/// each action a problem's first argument chooses, as `tangram outlines`), by its words, found
+/// by walking the command line the binary parses: a command added to the registry is here
+/// without being listed.
+fn every_command() -> Vec<Vec<String>> {
+    fn walk(command: &clap::Command, path: &[String], found: &mut Vec<Vec<String>>) {
+        for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
+            let path: Vec<String> = path.iter().cloned().chain([sub.get_name().to_string()]).collect();
+            found.push(path.clone());
+            let chooser = sub.get_arguments().find(|arg| arg.is_positional() && arg.get_id() == "action");
+            for action in chooser.map(|arg| arg.get_possible_values()).unwrap_or_default() {
+                found.push(path.iter().cloned().chain([action.get_name().to_string()]).collect());
+            }
+            walk(sub, &path, found);
+        }
+    }
+    let mut found = vec![Vec::new()];
+    walk(&leaper_coordinator::cli::command(), &[], &mut found);
+    found
 }
 
 #[test]
 fn every_command_has_examples() {
-    let commands: &[&[&str]] = &[
-        &["knight"],
-        &["camel"],
-        &["zebra"],
-        &["tours"],
-        &["tours", "enumerate"],
-        &["tours", "generate"],
-        &["tours", "dedupe"],
-        &["tours", "convert"],
-        &["tours", "show"],
-        &["quarter"],
-        &["quarto"],
-        &["tangram"],
-        &["tangram", "outlines"],
-        &["tangram", "solve"],
-        &["tangram", "fit"],
-        &["resume"],
-        &["status"],
-        &["plan"],
-        &["completions"],
-        &["man"],
-    ];
-    for command in commands {
-        for flag in ["--help", "-h"] {
-            let args: Vec<&str> = command.iter().copied().chain([flag]).collect();
-            let help = leaper(&args);
+    let commands = every_command();
+    for expected in ["graph", "tours dedupe", "tangram fit", "worker", "plan", "resume"] {
+        assert!(commands.iter().any(|c| c.join(" ") == expected), "{expected} not walked: {commands:?}");
+    }
+    for command in &commands {
+        // `leaper worker --help` is leaper-worker's own (checked below); `leaper help worker` is leaper's.
+        let words: Vec<&str> = command.iter().map(String::as_str).collect();
+        let asked: Vec<Vec<&str>> = if words == ["worker"] {
+            vec![vec!["help", "worker"]]
+        } else {
+            ["--help", "-h"].iter().map(|flag| words.iter().copied().chain([*flag]).collect()).collect()
+        };
+        for args in asked {
+            let help = leaper_at_80_columns(&args);
             let examples =
                 help.find("\nExamples:\n").unwrap_or_else(|| panic!("leaper {args:?} has no examples:\n{help}"));
             let first = help[examples..].lines().nth(2).unwrap_or_default();
             assert!(first.trim_start().starts_with("leaper "), "leaper {args:?}: {first:?}");
+            // Clap wraps what does not fit: an example that fits keeps its lines, each a
+            // command, a comment or a continued command.
+            for line in help[examples..].lines().skip(2).filter(|line| !line.is_empty()) {
+                assert!(line.starts_with("  "), "leaper {args:?}: an example wrapped at 80 columns: {line:?}");
+            }
         }
     }
-    // `leaper worker --help` is leaper-worker's own; `leaper help worker` is leaper's.
-    assert!(leaper(&["help", "worker"]).contains("\nExamples:\n  leaper worker --listen"));
     assert!(leaper(&["--help"]).contains("\nExamples:\n  leaper knight 6x6"));
+}
+
+#[test]
+fn the_short_help_of_a_count_fits_a_terminal() {
+    // The commands that count and have no tools or actions of their own: their `-h` holds the
+    // options a first run needs; the cluster, TLS and tuning options are behind `--help`.
+    let counts: [&[&str]; 7] =
+        [&["knight"], &["camel"], &["zebra"], &["quarter"], &["quarto"], &["graph"], &["tours", "enumerate"]];
+    for words in counts {
+        let args: Vec<&str> = words.iter().copied().chain(["-h"]).collect();
+        let short = leaper_at_80_columns(&args);
+        assert!(short.lines().count() <= 30, "leaper {args:?} is {} lines:\n{short}", short.lines().count());
+        for hidden in ["--tls-ca", "--tls-cert", "--listen", "--buckets", "--threads", "--count-anyway"] {
+            assert!(!short.contains(hidden), "leaper {args:?} shows {hidden}:\n{short}");
+        }
+        let long: Vec<&str> = words.iter().copied().chain(["--help"]).collect();
+        let long = leaper_at_80_columns(&long);
+        assert!(long.contains("--threads") && long.contains("--job-dir"), "{long}");
+    }
+    // Each command's help speaks of that command: no quartering in a graph's, no subtree job in
+    // the knight's, no b-file where there is none.
+    let graph = leaper_at_80_columns(&["graph", "--help"]);
+    assert!(!graph.contains("--bfile") && !graph.contains("quartering"), "{graph}");
+    let knight = leaper_at_80_columns(&["knight", "--help"]);
+    assert!(!knight.contains("subtree") && !knight.contains("shard") && !knight.contains("half the side"), "{knight}");
+    let quarter = leaper_at_80_columns(&["quarter", "--help"]);
+    assert!(quarter.contains("half the side"), "{quarter}");
+    let quarto = leaper_at_80_columns(&["quarto", "--help"]);
+    assert!(quarto.contains("ledger line per finished") && !quarto.contains("layer"), "{quarto}");
+}
+
+#[test]
+fn the_list_of_commands_starts_with_the_problems_and_fits_80_columns() {
+    let help = leaper_at_80_columns(&["--help"]);
+    let list: Vec<&str> =
+        help.lines().skip_while(|line| *line != "Commands:").skip(1).take_while(|line| !line.is_empty()).collect();
+    let names: Vec<&str> = list.iter().filter_map(|line| line.split_whitespace().next()).collect();
+    assert_eq!(names.first(), Some(&"knight"), "{help}");
+    let first_own = names.iter().position(|name| *name == "resume").expect("resume listed");
+    assert!(names[..first_own].contains(&"graph") && names[first_own..].contains(&"man"), "{names:?}");
+    for line in &list {
+        assert!(line.len() < 80 && line.starts_with("  ") && !line.starts_with("   "), "{line:?} in\n{help}");
+    }
 }
 
 #[test]

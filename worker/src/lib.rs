@@ -25,7 +25,15 @@ use tonic::transport::server::TcpIncoming;
 use crate::service::WorkerService;
 
 #[derive(Debug, Clone, Parser)]
-#[command(name = "leaper-worker", version, about = "A leaper worker: one per machine, driven by a coordinator")]
+#[command(
+    name = "leaper-worker",
+    version,
+    about = "A leaper worker: one per machine, driven by a coordinator",
+    after_help = "Examples:
+  leaper-worker --listen 0.0.0.0:7101 --data-dir /data/w1 --token-file secret
+  leaper-worker --listen 10.0.0.5:7101 --data-dir /data/w1 --token-file secret \\
+      --tls-cert w1.pem --tls-key w1.key --tls-ca ca.pem        # over TLS"
+)]
 pub struct WorkerConfig {
     /// Address to serve gRPC on, for example 127.0.0.1:7101.
     #[arg(long)]
@@ -106,4 +114,15 @@ pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl 
         .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
         .await
         .context("gRPC server failed")
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_help_has_examples() {
+        let help = super::WorkerConfig::command().render_help().to_string();
+        assert!(help.contains("\nExamples:\n  leaper-worker --listen"), "{help}");
+    }
 }

@@ -57,7 +57,7 @@ const MOST_WORKERS: usize = 100_000;
                   Examples:\n  \
                   leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB\n  \
                   leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB\n  \
-                  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101   # a count's list: 3 workers"
+                  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101  # 3 workers"
 )]
 pub struct PlanArgs {
     /// Workers the job would run on: a number, or the count's own list (`host:port,...`, as

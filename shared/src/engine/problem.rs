@@ -56,9 +56,10 @@ pub trait Problem: Send + Sync {
     /// Its name in `job.toml`, in shard leases and in sweep preparations (`tours`, `quarto`).
     fn name(&self) -> &'static str;
 
-    /// The kinds of job its commands can start: the command line gives each command the options
-    /// of every kind listed (the quartering counts by a sweep or, tracing every cut, a search).
-    fn kinds(&self) -> &'static [JobKind];
+    /// The kinds of job its command `path` (`knight`, `tours enumerate`) can start: the command
+    /// line gives the command the options of every kind listed, told for those kinds (the
+    /// quartering counts by a sweep or, tracing every cut, a search).
+    fn kinds(&self, path: &str) -> &'static [JobKind];
 
     /// Its subcommands (the tours answer to `knight`, `camel`, `zebra` and `tours`), with the
     /// problem's own arguments only.
@@ -66,6 +67,18 @@ pub trait Problem: Send + Sync {
 
     /// The parameters subcommand `command` was given.
     fn params(&self, command: &str, matches: &clap::ArgMatches) -> Result<Params>;
+
+    /// The examples of its command `path` (`knight`, `tours enumerate`, `tangram outlines`: a
+    /// command, a nested job or an action), for the help: lines `  leaper ...   # what it prints`,
+    /// the most telling first (the short help shows the first two). Every command has some; a
+    /// tool's are its own ([`Tool::examples`]).
+    fn examples(&self, path: &str) -> Option<&'static str>;
+
+    /// How its command `command` tells one of the engine's options (`bfile`, `stride`, by the
+    /// option's id), where the engine's words do not fit it. By default they do.
+    fn engine_option(&self, _command: &str, _option: &str) -> Option<EngineOption> {
+        None
+    }
 
     /// The tools under its command `command`: subcommands that work on files and print, without
     /// a job (`leaper tours dedupe`). Other subcommands a problem's command declares are jobs.
@@ -163,12 +176,25 @@ pub trait Task: Send + Sync + std::any::Any {
     }
 }
 
+/// A problem's own telling of one of the engine's options ([`Problem::engine_option`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineOption {
+    /// Its long help (`--help`) in the problem's words (the quartering's b-file: n is half the side).
+    Told(&'static str),
+    /// Left out of the help: the problem refuses it with a reason (a graph's count is one
+    /// number, no b-file).
+    Unused,
+}
+
 /// A command that reads and writes files and prints, start to end in one run: no job directory,
 /// no workers, nothing to resume (converting tour files, drawing a tour). Its arguments are all
 /// its own.
 pub trait Tool: Send + Sync {
     /// Its subcommand, with its arguments.
     fn command(&self) -> clap::Command;
+
+    /// Its examples, as [`Problem::examples`] gives a command's.
+    fn examples(&self) -> &'static str;
 
     /// Whether it can spread its work over cluster workers (the command line then gives it
     /// `--workers`, `--token-file` and `--tls-ca`, and [`ToolContext::workers`]).

@@ -15,7 +15,7 @@ use super::order::{self, VertexOrder};
 use super::reasons::why_none;
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
-    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
+    table, typed, write_json_line, write_line, EngineOption, Job, OutputFormat, Params, Printing, Problem, Task,
 };
 use crate::error::{Error, Result};
 use crate::input::{read_text, Source};
@@ -32,14 +32,20 @@ pub struct GraphProblem;
 /// The arguments of `leaper graph`.
 #[derive(Debug, Args)]
 struct GraphArgs {
+    /// The graph: edges, graph6, sparse6 or DIMACS; `-` reads stdin.
+    ///
     /// The graph: an edge list (`u v` per line, `#` comments, any vertex names), graph6 or
     /// sparse6 (as nauty writes them), or DIMACS (`p edge N M`, `e u v`); `-` reads stdin.
     file: String,
 
+    /// The file's format, when it is not recognised.
+    ///
     /// The file's format, when it is not to be recognised: edges, graph6, sparse6 or dimacs.
     #[arg(long, value_name = "FORMAT")]
     from: Option<Format>,
 
+    /// Process the vertices in this order (their names).
+    ///
     /// Process the vertices in this order (their names, separated by spaces or lines) rather
     /// than the narrowest the heuristics find.
     #[arg(long, value_name = "FILE")]
@@ -162,14 +168,30 @@ impl Problem for GraphProblem {
         "graph"
     }
 
-    fn kinds(&self) -> &'static [JobKind] {
+    fn kinds(&self, _path: &str) -> &'static [JobKind] {
         &[JobKind::Sweep]
     }
 
+    fn examples(&self, path: &str) -> Option<&'static str> {
+        (path == "graph").then_some(
+            "  leaper graph cube.edges --open          # 72 paths of the 3-cube (`u v` lines)
+  leaper graph petersen.g6 --tours both   # graph6 (nauty): closed 0, open 120
+  printf 'C~\\n' | leaper graph -          # 3 cycles of K4, graph6 on stdin",
+        )
+    }
+
+    /// A graph's count is one number: no b-file ([`Task::check_bfile`] says so if asked).
+    fn engine_option(&self, _command: &str, option: &str) -> Option<EngineOption> {
+        matches!(option, "bfile" | "stride" | "offset").then_some(EngineOption::Unused)
+    }
+
     fn commands(&self) -> Vec<clap::Command> {
-        vec![GraphArgs::augment_args(clap::Command::new("graph")).about(
-            "Hamiltonian cycles (or --open paths) of any graph, from an edge list, graph6, sparse6 or DIMACS file.",
-        )]
+        vec![GraphArgs::augment_args(clap::Command::new("graph"))
+            .about("Hamiltonian cycles or paths of any graph (edges, graph6, DIMACS)")
+            .long_about(
+                "Hamiltonian cycles (or --open paths) of any graph, from an edge list, graph6, sparse6 or DIMACS \
+                 file.",
+            )]
     }
 
     /// Reads the graph and chooses its order, now: a graph too wide for the key is refused

@@ -19,7 +19,7 @@ use super::shards::{line_name, Enumeration, MAX_ENUMERATED};
 use super::{svg, Class};
 use crate::engine::jobdir::{check_writable, replace_output, JobKind};
 use crate::engine::problem::{
-    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
+    table, typed, write_json_line, write_line, EngineOption, Job, OutputFormat, Params, Printing, Problem, Task,
 };
 use crate::engine::transition::SweepJob;
 use crate::error::{Error, Result};
@@ -50,22 +50,30 @@ struct QuarterArgs {
     /// The board's side, even: 8 for the chessboard.
     side: usize,
 
-    /// Count one class only.
-    #[arg(long, value_enum)]
+    /// Count one class only: rotational or halved.
+    #[arg(long, value_enum, hide_possible_values = true)]
     class: Option<Class>,
 
+    /// Trace every cut (Parkin's method) instead of sweeping.
+    ///
     /// Trace every cut (Parkin's method) instead of sweeping a frontier.
     #[arg(long)]
     enumerate: bool,
 
+    /// Print the paths per starting border point (Table 1).
+    ///
     /// Print the paths per starting border point, in the layout of the letter's Table 1.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     by_start: bool,
 
+    /// Reproduce the 1974 letter: its Table 1 and its totals.
+    ///
     /// Reproduce the letter: its Table 1 and totals, with its mirror-image rule as it ran (see below).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     parkin: bool,
 
+    /// Draw every dissection to FILE (SVG), a small board each.
+    ///
     /// Draw every dissection to FILE (SVG), one small board each; up to 1000 dissections.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
@@ -239,12 +247,37 @@ impl Problem for QuarterProblem {
         "quarter"
     }
 
-    fn kinds(&self) -> &'static [JobKind] {
+    fn kinds(&self, _path: &str) -> &'static [JobKind] {
         &[JobKind::Sweep, JobKind::Subtree]
     }
 
+    /// Its b-file has one row, n half the side: the knight's words (n a length) mean nothing here.
+    fn engine_option(&self, _command: &str, option: &str) -> Option<EngineOption> {
+        match option {
+            "bfile" => Some(EngineOption::Told(
+                "Also write the count as an OEIS b-file: `#` lines (program, version, command, date), then one \
+                 row `n a(n)`, n half the side (A257952's index) unless --stride or --offset renumber it",
+            )),
+            "stride" => Some(EngineOption::Told(
+                "Write the row as n / S, n half the side: `quarter 8 --bfile F --stride 2` writes `2 766`",
+            )),
+            _ => None,
+        }
+    }
+
+    fn examples(&self, path: &str) -> Option<&'static str> {
+        (path == "quarter").then_some(
+            "  leaper quarter 8                  # 766 ways to cut 8x8 into four equal pieces
+  leaper quarter 8 --class rotational   # 596 (A064941); --class halved: 170
+  leaper quarter 6 --svg q.svg      # all 37 dissections drawn, a board each
+  leaper quarter 8 --parkin         # the 1974 letter: its Table 1 and its 782",
+        )
+    }
+
     fn commands(&self) -> Vec<clap::Command> {
-        vec![QuarterArgs::augment_args(clap::Command::new("quarter")).about(ABOUT)]
+        vec![QuarterArgs::augment_args(clap::Command::new("quarter"))
+            .about("Ways to cut a 2n x 2n board into four congruent pieces (A257952)")
+            .long_about(ABOUT)]
     }
 
     fn params(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Params> {

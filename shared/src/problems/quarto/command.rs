@@ -80,14 +80,24 @@ impl Problem for QuartoProblem {
         "quarto"
     }
 
-    fn kinds(&self) -> &'static [JobKind] {
+    fn kinds(&self, _path: &str) -> &'static [JobKind] {
         &[JobKind::Subtree]
+    }
+
+    fn examples(&self, path: &str) -> Option<&'static str> {
+        (path == "quarto").then_some(
+            "  leaper quarto                     # 414298141056: rows, columns, two diagonals
+  leaper quarto --lines rows,cols   # 1329371360640
+  leaper quarto --table             # the nine variants, count/384 factorised",
+        )
     }
 
     fn commands(&self) -> Vec<clap::Command> {
         let about = "Quarto draws: arrangements of 0..15 on a 4x4 board in which every line has bitwise OR 15 \
                      and bitwise AND 0 (no property shared by a whole line). Prints 414298141056 by default.";
-        vec![QuartoArgs::augment_args(clap::Command::new("quarto")).about(about)]
+        vec![QuartoArgs::augment_args(clap::Command::new("quarto"))
+            .about("Quarto draws: full 4x4 boards with no line sharing a trait")
+            .long_about(about)]
     }
 
     fn params(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Params> {

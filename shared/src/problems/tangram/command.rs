@@ -29,6 +29,33 @@ pub struct TangramProblem;
 const ABOUT: &str = "Convex figures from polygon pieces (P. L\u{e4}uchli's tangram programs, 1967): `leaper tangram \
                      solve` finds 142 dissections of 13 of the 20 convex outlines of area 16 into the seven pieces.";
 
+/// The examples of `tangram` and of each of its actions, for the help ([`Problem::examples`]).
+const EXAMPLES: [(&str, &str); 4] = [
+    (
+        "tangram",
+        "  leaper tangram solve              # 142 dissections of 13 of the 20 outlines
+  leaper tangram outlines 16        # the 20 convex outlines of area 16
+  leaper tangram fit --outline 5,2,2,0,0,0   # yes, in 36 ways
+  leaper tangram outlines --help    # one action's options",
+    ),
+    (
+        "tangram outlines",
+        "  leaper tangram outlines 16        # the 20 outlines of area 16, with their sides
+  leaper tangram outlines --count 1..40   # N(F) per area, as b-file rows",
+    ),
+    (
+        "tangram solve",
+        "  leaper tangram solve              # 142 dissections of 13 of the 20 outlines
+  leaper tangram solve --pieces FILE   # any pieces on the half-square lattice
+  leaper tangram solve --svg t.svg  # every dissection drawn, by outline",
+    ),
+    (
+        "tangram fit",
+        "  leaper tangram fit --outline 5,2,2,0,0,0   # yes, in 36 ways (a trapezoid)
+  leaper tangram fit --outline 5,2,2,0,0,0 --svg fit.svg   # and drawn",
+    ),
+];
+
 const LONG_HELP: &str = "\
 Areas are counted in elementary triangles: isosceles right triangles with legs 1, half a unit square (the
 tangram's small triangle). A convex figure made of them is an octagon: its bounding box, s2 wide and s4
@@ -275,12 +302,18 @@ impl Problem for TangramProblem {
         "tangram"
     }
 
-    fn kinds(&self) -> &'static [JobKind] {
+    fn kinds(&self, _path: &str) -> &'static [JobKind] {
         &[JobKind::Subtree]
     }
 
+    fn examples(&self, path: &str) -> Option<&'static str> {
+        EXAMPLES.iter().find(|(command, _)| *command == path).map(|(_, lines)| *lines)
+    }
+
     fn commands(&self) -> Vec<clap::Command> {
-        vec![TangramArgs::augment_args(clap::Command::new("tangram")).about(ABOUT)]
+        vec![TangramArgs::augment_args(clap::Command::new("tangram"))
+            .about("Convex figures from tangram pieces (P. L\u{e4}uchli, 1967)")
+            .long_about(ABOUT)]
     }
 
     fn params(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Params> {

@@ -34,19 +34,56 @@ pub struct Tours;
 
 /// The pieces with a subcommand of their own, and the one for any move set.
 const PIECES: [(&str, &str); 4] = [
-    ("knight", "Knight's tours: closed (Hamiltonian cycles of the knight graph) or --open (paths)."),
+    ("knight", "Knight's tours: closed (Hamiltonian cycles) or --open (paths)."),
     ("camel", "Tours of the camel, the (1,3) leaper: closed or --open."),
     ("zebra", "Tours of the zebra, the (2,3) leaper: closed or --open."),
     ("tours", "Tours of any leaper or union of leapers: closed or --open."),
 ];
 
+/// The examples of each tour command, for the help ([`Problem::examples`]).
+const EXAMPLES: [(&str, &str); 5] = [
+    (
+        "knight",
+        "  leaper knight 6x6              # 9862 closed tours, in a fraction of a second
+  leaper knight 6x10 --sweep     # every length 6x1 ... 6x10 from one sweep
+  leaper knight 6x6 --open       # 3318960 open tours (undirected paths)
+  leaper knight 8x12 --sweep --job-dir runs/8x12 --mem-limit 2GiB  # resumable",
+    ),
+    (
+        "camel",
+        "  leaper camel 5x12              # 0: every camel move keeps its square's colour
+  leaper camel 5x12 --sweep --format json   # JSON lines, each 0 with its reason",
+    ),
+    (
+        "zebra",
+        "  leaper zebra 5x12 --sweep      # twelve zeros, each explained
+  leaper zebra 5x12 --sweep --format json   # the same as JSON lines",
+    ),
+    (
+        "tours",
+        "  leaper tours --moves 2,3+1,1 6x4   # 2586: the zebra with a diagonal step
+  leaper tours --moves 1,0+1,1 4x5   # any union of leapers: here the king
+  leaper tours enumerate 6x6 --closed --out tours6.txt   # all 9862 of them",
+    ),
+    (
+        "tours enumerate",
+        "  leaper tours enumerate 6x6 --closed --out tours6.txt   # all 9862 of them
+  leaper tours enumerate 5x5 --open --to moves --out o.txt   # 864, as moves
+  leaper tours enumerate 3x4 --moves 1,0+1,1 --to moves  # the king's 120",
+    ),
+];
+
 /// The arguments every tour command takes.
 #[derive(Debug, Args)]
 struct TourArgs {
+    /// The board, WIDTHxLENGTH, for example 8x6.
+    ///
     /// The board, WIDTHxLENGTH, for example 8x6. A single board is swept along its longer side.
     #[arg(allow_hyphen_values = true)]
     board: BoardSize,
 
+    /// Count every length from 1 to LENGTH in one sweep.
+    ///
     /// Count every length from 1 to LENGTH in one sweep across a frontier WIDTH cells wide.
     #[arg(long)]
     sweep: bool,
@@ -54,6 +91,8 @@ struct TourArgs {
     #[command(flatten)]
     kind: KindArgs,
 
+    /// Count once per class under the board's symmetries.
+    ///
     /// Count the tours once per class under the board's symmetries (rotations and reflections:
     /// 8 on a square, 4 on other rectangles), by Burnside's lemma; --format json also lists the
     /// tours each symmetry fixes and the classes by the order of their symmetry group.
@@ -62,30 +101,32 @@ struct TourArgs {
 
     /// Remove these squares from the board (chess names, a1 the first square of the first row:
     /// --remove a1,h8); the board left is counted as a graph (a single board only).
-    #[arg(long, value_name = "SQUARES", conflicts_with_all = ["sweep", "distinct"])]
+    #[arg(long, value_name = "SQUARES", conflicts_with_all = ["sweep", "distinct"], hide_short_help = true)]
     remove: Vec<String>,
 
     /// Remove the squares a picture of the board marks: one line per rank, the last rank first,
     /// x for a square removed and . for one kept (`-`: stdin).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["sweep", "distinct", "remove"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["sweep", "distinct", "remove"], hide_short_help = true)]
     remove_mask: Option<String>,
 }
 
 /// Which tours to count, as every command that counts tours takes it (the leapers', `graph`).
 #[derive(Debug, Args)]
 pub(crate) struct KindArgs {
+    /// Count open tours (Hamiltonian paths).
+    ///
     /// Count open tours (Hamiltonian paths; a path and its reverse are one tour): --tours open.
     #[arg(long, conflicts_with = "tours")]
     open: bool,
 
     /// Which tours to count: closed (Hamiltonian cycles), open, or both from one sweep (cheaper
     /// than two runs).
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed)]
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed, hide_short_help = true)]
     tours: TourKind,
 
     /// Count each tour once per direction: twice the undirected count (a one-cell open tour has
     /// one direction).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub directed: bool,
 }
 
@@ -103,6 +144,8 @@ impl KindArgs {
 /// `leaper tours` also takes the move set.
 #[derive(Debug, Args)]
 struct MovesArg {
+    /// The moves: A,B the (A,B) leaper, A,B+C,D a union.
+    ///
     /// The move set: A,B for the (A,B) leaper, A,B+C,D for a union (the king is 1,0+1,1).
     #[arg(long, value_name = "A,B[+C,D...]")]
     moves: MoveSet,
@@ -284,8 +327,16 @@ impl Problem for Tours {
         "tours"
     }
 
-    fn kinds(&self) -> &'static [JobKind] {
-        &[JobKind::Sweep, JobKind::Subtree]
+    fn kinds(&self, path: &str) -> &'static [JobKind] {
+        if path == format!("tours {ENUMERATE}") {
+            &[JobKind::Subtree]
+        } else {
+            &[JobKind::Sweep]
+        }
+    }
+
+    fn examples(&self, path: &str) -> Option<&'static str> {
+        EXAMPLES.iter().find(|(command, _)| *command == path).map(|(_, lines)| *lines)
     }
 
     fn commands(&self) -> Vec<clap::Command> {
@@ -295,7 +346,8 @@ impl Problem for Tours {
                 let command = TourArgs::augment_args(clap::Command::new(name));
                 let command = if name == "tours" {
                     let enumerate = EnumerateArgs::augment_args(clap::Command::new(ENUMERATE))
-                        .about("Write every closed (or open) knight's tour of a small board, by sharded search.");
+                        .about("Write every tour of a small board, by sharded search")
+                        .long_about("Write every closed (or open) knight's tour of a small board, by sharded search.");
                     MovesArg::augment_args(command)
                         .subcommand(enumerate)
                         .args_conflicts_with_subcommands(true)

@@ -38,9 +38,15 @@ struct ConvertArgs {
 }
 
 impl Tool for ConvertTool {
+    fn examples(&self) -> &'static str {
+        "  leaper tours convert w.txt --to edges --out w.edges   # compact, moves, edges
+  leaper tours convert tours6.txt --to moves --out tours6.moves"
+    }
+
     fn command(&self) -> clap::Command {
         ConvertArgs::augment_args(clap::Command::new("convert"))
-            .about("Rewrite tour files in another format (compact, moves, edges), checking every tour.")
+            .about("Rewrite tour files in another format, checking every tour")
+            .long_about("Rewrite tour files in another format (compact, moves, edges), checking every tour.")
     }
 
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {

@@ -56,15 +56,22 @@ struct DedupeArgs {
 }
 
 impl Tool for DedupeTool {
+    fn examples(&self) -> &'static str {
+        "  leaper tours dedupe tours6.txt         # 1245 classes: 1223, 17, 5 by symmetry
+  leaper tours dedupe w.txt tours-b.txt --out distinct.txt --mem-limit 1GiB"
+    }
+
     fn uses_workers(&self) -> bool {
         true
     }
 
     fn command(&self) -> clap::Command {
-        DedupeArgs::augment_args(clap::Command::new("dedupe")).about(
-            "Keep one tour per class under the board's symmetries (a tour and its reverse are one); \
-             print the totals and the classes by the order of their symmetry group.",
-        )
+        DedupeArgs::augment_args(clap::Command::new("dedupe"))
+            .about("Keep one tour per symmetry class; print the totals")
+            .long_about(
+                "Keep one tour per class under the board's symmetries (a tour and its reverse are one); \
+                 print the totals and the classes by the order of their symmetry group.",
+            )
     }
 
     fn run(&self, matches: &clap::ArgMatches, context: &ToolContext, out: &mut dyn Write) -> Result<()> {

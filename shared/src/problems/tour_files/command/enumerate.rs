@@ -33,16 +33,22 @@ pub struct EnumerateArgs {
     #[arg(long, conflicts_with = "open")]
     closed: bool,
 
+    /// Open tours (Hamiltonian paths).
+    ///
     /// Open tours (undirected Hamiltonian paths: a tour and its reverse are one).
     #[arg(long)]
     open: bool,
 
+    /// The leaps: `A,B` or a union `A,B+C,D` (default: the knight).
+    ///
     /// The piece's leaps, as the counts take them: `A,B` (1,3 is the camel) or a union
     /// `A,B+C,D` (default: the knight's, 1,2). The tools that read tour files read knight's
     /// tours.
     #[arg(long, value_name = "A,B[+C,D]")]
     moves: Option<String>,
 
+    /// Write every tour to FILE, one a line (`-`: stdout).
+    ///
     /// Write every tour to FILE, one per line (`-`: to standard output, the count then to
     /// standard error).
     #[arg(long, value_name = "FILE")]

@@ -82,9 +82,15 @@ fn parse_count(text: &str) -> std::result::Result<u64, String> {
 }
 
 impl Tool for GenerateTool {
+    fn examples(&self) -> &'static str {
+        "  leaper tours generate 8x8 --warnsdorff --closed --count 100000 --out w.txt
+  leaper tours dedupe w.txt --out distinct.txt   # one tour per symmetry class"
+    }
+
     fn command(&self) -> clap::Command {
         GenerateArgs::augment_args(clap::Command::new("generate"))
-            .about("Write tours found by Warnsdorff's rule (tie-break variants; deterministic for a seed).")
+            .about("Write tours found by Warnsdorff's rule")
+            .long_about("Write tours found by Warnsdorff's rule (tie-break variants; deterministic for a seed).")
     }
 
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {

@@ -33,9 +33,15 @@ struct ShowArgs {
 }
 
 impl Tool for ShowTool {
+    fn examples(&self) -> &'static str {
+        "  leaper tours show tours6.txt --number 3                 # a numbered diagram
+  leaper tours show w.txt --number 3 --svg w3.svg         # drawn to an SVG file"
+    }
+
     fn command(&self) -> clap::Command {
         ShowArgs::augment_args(clap::Command::new("show"))
-            .about("Draw one tour of a file: a numbered diagram, or an SVG picture of its moves.")
+            .about("Draw one tour of a file: a diagram, or an SVG picture")
+            .long_about("Draw one tour of a file: a numbered diagram, or an SVG picture of its moves.")
     }
 
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {
