@@ -1,5 +1,5 @@
 //! The worker's `/metrics` (on its `--listen` port, with its token; see `leaper_proto::metrics`):
-//! the pass and step it is at, read from its prepared job, and what it has done since it
+//! the pass and layer it is at, read from its prepared job, and what it has done since it
 //! started, counted where the work is done ([`Tally`]).
 //!
 //! For example, a worker of three at step 17 of a sweep:
@@ -7,7 +7,7 @@
 //! ```text
 //! leaper_worker_prepared 1                   leaper_worker_states_read_total 411522
 //! leaper_worker_pass 1                       leaper_worker_states_written_total 398211
-//! leaper_worker_step 17                      leaper_worker_spill_bytes_total 0
+//! leaper_worker_merged_layers 18            leaper_worker_spill_bytes_total 0
 //! leaper_worker_layer_states 13440           leaper_worker_shuffle_sent_bytes_total 1048576
 //! leaper_worker_layer_bytes 53760            leaper_worker_shuffle_received_bytes_total 1032192
 //! leaper_worker_disk_bytes 61440             leaper_worker_resident_bytes 41943040
@@ -51,7 +51,10 @@ pub fn render(tally: &Tally, job: Option<&ActiveJob>, data_dir: &Path) -> String
     );
     if let Some(job) = job {
         out.gauge("leaper_worker_pass", "The pass prepared, from 1", None, job.pass + 1);
-        out.gauge("leaper_worker_step", "Steps merged in this pass", None, job.step.load(Ordering::SeqCst));
+        // The coordinator merges the seed as a layer of its own before the first step: once a
+        // step is committed, this is the coordinator's `leaper_step` + 1.
+        let merged = job.step.load(Ordering::SeqCst);
+        out.gauge("leaper_worker_merged_layers", "Layers merged in this pass, the seed's included", None, merged);
     }
     out.gauge(
         "leaper_worker_layer_states",
