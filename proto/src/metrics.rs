@@ -120,17 +120,18 @@ impl MetricsLayer {
         MetricsLayer { scrape, expected: bearer(token).into() }
     }
 
-    fn answer(&self, request: &Request<Body>) -> Result<(), Response<Body>> {
+    /// The refusal of a request that is not a scrape with the token, if it is not one.
+    fn refusal(&self, request: &Request<Body>) -> Option<Response<Body>> {
         if request.method() != Method::GET {
             let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET /metrics\n");
             response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET"));
-            return Err(response);
+            return Some(response);
         }
         let given = request.headers().get(AUTHORIZATION).map(|value| value.as_bytes());
         match given {
-            Some(value) if constant_time_eq(value, self.expected.as_bytes()) => Ok(()),
-            Some(_) => Err(unauthorized("wrong token\n")),
-            None => Err(unauthorized("missing token: send Authorization: Bearer <token> (the cluster's token)\n")),
+            Some(value) if constant_time_eq(value, self.expected.as_bytes()) => None,
+            Some(_) => Some(unauthorized("wrong token\n")),
+            None => Some(unauthorized("missing token: send Authorization: Bearer <token> (the cluster's token)\n")),
         }
     }
 }
@@ -182,10 +183,10 @@ where
         if request.uri().path() != METRICS_PATH {
             return Box::pin(self.inner.call(request));
         }
-        let refused = self.metrics.answer(&request);
+        let refused = self.metrics.refusal(&request);
         let scrape = self.metrics.scrape.clone();
         Box::pin(async move {
-            if let Err(refusal) = refused {
+            if let Some(refusal) = refused {
                 return Ok(refusal);
             }
             let text = tokio::task::spawn_blocking(move || scrape()).await;
