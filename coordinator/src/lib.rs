@@ -6,8 +6,9 @@
 //! cli ──► request ──► run ──► sweep (cluster) ─┐
 //!    │                   └──► subtree (leases) ┴─► workers (connect, check)
 //!    └──► plan (probe, model, estimate) ──► request (its sweep options), machine (threads)
-//! status ◄── serve       progress ──► eta, results; memory ──► machine
-//! leaves, importing nothing of the crate: console, numbers, machine, output, straggler
+//! status ◄── metrics ◄── serve   progress ──► eta, results; memory ──► machine
+//! leaves, importing nothing of the crate: console, numbers, machine, output, straggler,
+//! waiting
 //! ```
 //!
 //! No module imports one that imports it, however far round: `scripts/import-graph` checks it.
@@ -21,6 +22,7 @@ pub mod hopeless;
 pub mod interrupt;
 pub mod machine;
 pub mod memory;
+pub mod metrics;
 pub mod numbers;
 pub mod output;
 pub mod plan;
@@ -33,6 +35,7 @@ pub mod status;
 pub mod straggler;
 pub mod subtree;
 pub mod sweep;
+pub mod waiting;
 pub mod workers;
 
 use std::ffi::OsString;

@@ -1,6 +1,7 @@
 //! The Coordinator gRPC service: a running job's status for `leaper status --coordinator ADDR`,
 //! served on `--listen` and read from the job directory exactly as `leaper status --job-dir`
-//! reads it. Calls need the token; `--tls-cert/--tls-key` serve it over TLS.
+//! reads it. Calls need the token; `--tls-cert/--tls-key` serve it over TLS. The same port
+//! answers `GET /metrics` (`metrics.rs`), with the same token.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use anyhow::{Context, Result};
 use leaper_core::engine::OutputFormat;
 use leaper_proto::auth::{read_token, TokenCheck};
 use leaper_proto::client::{channel, AddToken, Credentials};
+use leaper_proto::metrics::MetricsLayer;
 use leaper_proto::v1::coordinator_client::CoordinatorClient;
 use leaper_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use leaper_proto::v1::{JobProgress, StatusRequest};
@@ -78,7 +80,7 @@ pub fn start(listener: Option<StatusListener>, job_dir: &Path) -> Result<Option<
 }
 
 fn serve(
-    mut server: tonic::transport::Server,
+    server: tonic::transport::Server,
     listener: std::net::TcpListener,
     service: CoordinatorService,
     token: String,
@@ -91,7 +93,12 @@ fn serve(
         let shutdown = async move {
             let _ = stopping.wait_for(|stop| *stop).await;
         };
+        // `/metrics` beside the status service, for the same token (leaper_proto::metrics).
+        let dir = service.dir.clone();
+        let scrape = move || crate::metrics::render(&dir).map_err(|error| format!("{error:#}"));
         server
+            .accept_http1(true)
+            .layer(MetricsLayer::new(&token, std::sync::Arc::new(scrape)))
             .add_service(tonic::service::interceptor::InterceptedService::new(
                 CoordinatorServer::new(service),
                 TokenCheck::new(token),

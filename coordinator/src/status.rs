@@ -60,6 +60,9 @@ pub struct SweepStatus {
     /// address; see `straggler.rs`), and how much slower, in words.
     pub straggler: Option<String>,
     pub straggler_slowness: Option<String>,
+    /// On a cluster, the job's workers by address, in the order that fixes bucket ownership
+    /// (empty for a job run in one process).
+    pub workers: Vec<String>,
 }
 
 /// Where a subtree job stands, as `leaper status --format json` prints it.
@@ -249,6 +252,7 @@ impl SweepStatus {
             settled,
             straggler: straggler.map(|s| m.workers[s.index].address.clone()),
             straggler_slowness: straggler.map(|s| s.slowness()),
+            workers: m.workers.iter().map(|worker| worker.address.clone()).collect(),
         })
     }
 

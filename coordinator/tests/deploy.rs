@@ -144,3 +144,33 @@ fn deployment_files_parse_and_use_real_flags() {
     // slurm: worker, resume, start; local-cluster: worker; systemd: worker, resume.
     assert_eq!(invocations, 13, "leaper command lines found in the deployment files");
 }
+
+/// The Grafana dashboard is JSON Grafana reads (panels with Prometheus queries), and every
+/// metric it asks for is one the coordinator or the workers export.
+#[test]
+fn the_grafana_dashboard_reads_and_asks_for_real_metrics() {
+    let root = repo();
+    let text = std::fs::read_to_string(root.join("deploy/grafana/leaper.json")).unwrap();
+    let dashboard: serde_json::Value = serde_json::from_str(&text).expect("deploy/grafana/leaper.json is JSON");
+    let panels = dashboard["panels"].as_array().expect("panels");
+    assert!(panels.len() >= 8, "a panel per figure of the issue");
+    let exported: String = ["coordinator/src/metrics.rs", "worker/src/metrics.rs"]
+        .iter()
+        .map(|file| std::fs::read_to_string(root.join(file)).unwrap())
+        .collect();
+    for panel in panels {
+        let targets = panel["targets"].as_array().expect("targets");
+        assert!(!targets.is_empty(), "{panel}");
+        for target in targets {
+            let query = target["expr"].as_str().expect("expr");
+            let names =
+                query.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| w.starts_with("leaper_"));
+            for name in names {
+                // The encoding adds `_total` to counters and the unit's suffix: the code names neither.
+                let base =
+                    ["_total", "_bytes", "_seconds"].iter().fold(name, |n, suffix| n.strip_suffix(suffix).unwrap_or(n));
+                assert!(exported.contains(&format!("\"{base}\"")), "{name} in {query}: no such metric");
+            }
+        }
+    }
+}

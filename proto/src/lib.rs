@@ -1,11 +1,13 @@
 //! The network layer, shared by the coordinator and the worker: the generated gRPC types and
 //! services of `leaper.proto`, the conversions between them and engine types ([`convert`]), the
-//! shared token ([`auth`]), TLS ([`tls`]) and the client channel ([`client`]). Built on
+//! shared token ([`auth`]), TLS ([`tls`]), the client channel ([`client`]) and `/metrics` beside
+//! the gRPC services ([`metrics`]). Built on
 //! `leaper-core`; the engine never imports it.
 
 pub mod auth;
 pub mod client;
 pub mod convert;
+pub mod metrics;
 pub mod tls;
 
 pub mod v1 {

@@ -21,6 +21,8 @@ pub struct ActiveJob {
     /// Set when a new Prepare replaces this job: its expansion stops at the next chunk.
     pub cancelled: std::sync::atomic::AtomicBool,
     pub index: usize,
+    /// The pass, from 0.
+    pub pass: u64,
     pub workers: Vec<String>,
     /// The problem's transition, rebuilt from the job's parameters.
     pub sweep: Box<dyn SweepJob>,

@@ -1,10 +1,12 @@
 //! The worker: a gRPC service over its own data directory. It says who it is (`Info`), expands,
 //! shuffles and merges its buckets of transfer-matrix layers, and runs leased shards of subtree
 //! jobs. Every call needs the shared token; with `--tls-cert/--tls-key` it serves TLS only. The
+//! same port answers `GET /metrics` (`metrics.rs`), with the same token. The
 //! network layer (token, TLS, clients, wire conversions) is `leaper-proto`'s; the problems and
 //! their transitions come from `leaper-core`'s registry, by name.
 
 pub mod job;
+pub mod metrics;
 pub mod service;
 
 use std::future::Future;
@@ -17,6 +19,7 @@ use leaper_core::engine::jobdir::DataDir;
 use leaper_proto::auth::TokenCheck;
 use leaper_proto::client::Credentials;
 use leaper_proto::convert::MAX_MESSAGE_BYTES;
+use leaper_proto::metrics::MetricsLayer;
 use leaper_proto::tls;
 use leaper_proto::v1::worker_server::WorkerServer;
 use tokio::net::TcpListener;
@@ -85,7 +88,7 @@ pub async fn run(config: WorkerConfig) -> Result<()> {
 /// Serves on `listener` until `shutdown` completes.
 pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<()> {
     let peers = Credentials::load(&config.token_file, config.tls_ca.as_deref())?;
-    let mut server = tls::server(config.tls_cert.as_deref(), config.tls_key.as_deref())?;
+    let server = tls::server(config.tls_cert.as_deref(), config.tls_key.as_deref())?;
     let data = DataDir::open(&config.data_dir)?;
     let threads = config.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if let Some(threads) = config.threads {
@@ -94,6 +97,8 @@ pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl 
     }
     let token = peers.token.clone();
     let service = WorkerService::new(data, threads, peers);
+    // `/metrics` beside the gRPC service, for the same token (leaper_proto::metrics).
+    let metrics = MetricsLayer::new(&token, service.scrape());
     tracing::info!(
         listen = %listener.local_addr()?,
         data_dir = %config.data_dir.display(),
@@ -101,6 +106,8 @@ pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl 
         "worker ready"
     );
     server
+        .accept_http1(true)
+        .layer(metrics)
         .add_service(tonic::service::interceptor::InterceptedService::new(
             WorkerServer::new(service)
                 .max_decoding_message_size(MAX_MESSAGE_BYTES)

@@ -16,6 +16,7 @@ use leaper_proto::client::{client, Credentials};
 use leaper_proto::convert::{
     decode_batch, decode_record_chunk, encode_record_chunks, files_to_wire, layer_from_wire, to_status,
 };
+use leaper_proto::metrics::Scrape;
 use leaper_proto::v1::worker_server::Worker;
 use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
@@ -24,6 +25,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::job::{ActiveJob, ShuffleStore};
+use crate::metrics::{self, Tally};
 
 /// A subtree problem by its name and parameters, with its shard plan and the plan's fingerprint
 /// (computed once: it formats every shard's label).
@@ -35,7 +37,9 @@ pub struct WorkerService {
     threads: usize,
     /// How this worker reaches its peers (token, TLS).
     peers: Credentials,
-    active: Mutex<Option<Arc<ActiveJob>>>,
+    active: Arc<Mutex<Option<Arc<ActiveJob>>>>,
+    /// What the worker has done, for `/metrics`.
+    tally: Arc<Tally>,
     /// The subtree problem of the last lease, `(problem, params)` with its shard plan: built
     /// once per job, not per shard.
     problem: Mutex<Option<LeasedProblem>>,
@@ -74,7 +78,23 @@ fn claim_for(data: &DataDir, job_id: &str) -> Result<(), Status> {
 
 impl WorkerService {
     pub fn new(data: DataDir, threads: usize, peers: Credentials) -> Self {
-        WorkerService { data: Arc::new(data), threads, peers, active: Mutex::new(None), problem: Mutex::new(None) }
+        WorkerService {
+            data: Arc::new(data),
+            threads,
+            peers,
+            active: Arc::default(),
+            tally: Arc::default(),
+            problem: Mutex::new(None),
+        }
+    }
+
+    /// Computes `/metrics` for this worker (on any thread, while the service runs).
+    pub fn scrape(&self) -> Scrape {
+        let (active, tally, data) = (self.active.clone(), self.tally.clone(), self.data.clone());
+        Arc::new(move || {
+            let job = active.lock().expect("job lock").clone();
+            Ok(metrics::render(&tally, job.as_deref(), data.path()))
+        })
     }
 
     /// The prepared job, if `job_id` is the one this worker was given, at `step`.
@@ -156,6 +176,7 @@ impl WorkerService {
             generation: request.generation,
             cancelled: false.into(),
             index,
+            pass: request.pass as u64,
             workers: request.workers,
             sweep,
             moduli,
@@ -298,6 +319,7 @@ impl Worker for WorkerService {
             }
             wait_micros[peer] += taken.saturating_duration_since(expanded).as_micros() as u64;
         }
+        self.tally.shuffle_sent_bytes.fetch_add(shipped.bytes, Ordering::SeqCst);
         Ok(Response::new(ExpandReply {
             closed: outcome.closed,
             read: outcome.read,
@@ -322,6 +344,7 @@ impl Worker for WorkerService {
                     batch.generation, job.generation
                 )));
             }
+            self.tally.shuffle_received_bytes.fetch_add(batch.records.len() as u64, Ordering::SeqCst);
             let sections = decode_batch(&batch, job.layout)?;
             if let Some(section) = sections.iter().find(|section| job.owner(section.bucket) != job.index) {
                 return Err(Status::permission_denied(format!(
@@ -380,6 +403,12 @@ impl Worker for WorkerService {
         })
         .await
         .map_err(join_error)??;
+        let tally = &self.tally;
+        tally.states_read.fetch_add(job.read.load(Ordering::SeqCst), Ordering::SeqCst);
+        tally.states_written.fetch_add(reply.states, Ordering::SeqCst);
+        tally.spilled_bytes.fetch_add(reply.spilled_bytes, Ordering::SeqCst);
+        tally.layer_states.store(reply.states, Ordering::SeqCst);
+        tally.layer_bytes.store(reply.bytes, Ordering::SeqCst);
         job.received.store(0, Ordering::SeqCst);
         job.step.fetch_add(1, Ordering::SeqCst);
         Ok(Response::new(reply))

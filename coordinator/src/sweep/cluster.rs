@@ -354,6 +354,7 @@ impl<'a> ClusterHost<'a> {
         let mut told: Option<(Vec<usize>, Instant)> = None;
         loop {
             let silent = self.silent_workers();
+            crate::waiting::set(silent.iter().map(|&w| self.addresses[w].clone()).collect());
             if silent.is_empty() {
                 if told.is_some() {
                     tracing::warn!(
@@ -364,6 +365,7 @@ impl<'a> ClusterHost<'a> {
                 return self.prepare_all();
             }
             if Instant::now() > deadline {
+                crate::waiting::set(Vec::new());
                 return Err(Error::Unavailable {
                     peer: self.named_workers(&silent),
                     message: format!(
