@@ -5,6 +5,7 @@ mod common;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use leaper_coordinator::plan::estimate::SHUFFLE_SECONDS_PER_STATE;
 use leaper_core::engine::store::memory_store;
 use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
 use leaper_core::engine::Moduli;
@@ -364,9 +365,44 @@ fn worker_times_include_the_shuffle_and_a_finished_probe_still_prices_its_disk()
         }
     }
     // Spelled out under the table, measured and assumed.
+    let processor = format!("{:.1} us a state read on each worker", SHUFFLE_SECONDS_PER_STATE * 1e6);
+    assert!(text.contains(&format!("time per pass includes the shuffle: {processor} and ")), "{text}");
+    assert!(text.contains("measured on workers linked at 1 Gbit/s, 100 Mbit/s and 10 Mbit/s"), "{text}");
+    assert!(text.contains("over an assumed 1Gbit/s link each way"), "{text}");
+}
+
+#[test]
+fn the_link_is_priced_as_given_and_a_bad_one_is_refused_by_name() {
+    let job = ["knight", "6x6", "--counts", "residues", "--workers", "3"];
+    let at = |link: &str| {
+        let mut args = job.to_vec();
+        args.extend(["--link", link]);
+        let plan = plan(&args);
+        let three = plan["costs"].as_array().unwrap().iter().find(|cost| cost["workers"] == 3).unwrap().clone();
+        (plan, three)
+    };
+    let (fast_plan, fast) = at("10Gbit");
+    let (slow_plan, slow) = at("1kbit");
+    assert_eq!((fast_plan["link_given"].as_bool(), fast["link"]["bits_per_second"].as_f64()), (Some(true), Some(1e10)));
+    // The same bytes sent; a link of 1 kbit/s (90 bytes a second for records) outlasts the work.
+    let sent = slow["sent_bytes_per_worker"].as_f64().unwrap();
+    assert!(sent > 0.0 && sent == fast["sent_bytes_per_worker"].as_f64().unwrap(), "{slow} {fast}");
+    let link = slow["link_seconds_per_pass"].as_f64().unwrap();
+    assert!(link > 0.9 * sent / 90.0 && link <= sent / 90.0, "{slow}");
+    assert_eq!(fast["link_seconds_per_pass"].as_f64(), Some(0.0), "{fast}");
     assert!(
-        text.contains("time per pass includes the shuffle: 1.8 us a state read on each worker, measured"),
-        "{text}"
+        slow["seconds_per_pass"].as_f64().unwrap() > fast["seconds_per_pass"].as_f64().unwrap() + 0.9 * sent / 90.0
     );
-    assert!(text.contains("over an assumed 1 Gbit/s link"), "{text}");
+    assert_eq!(slow_plan["wire_bytes_per_record"], fast_plan["wire_bytes_per_record"]);
+    let mut args = job.to_vec();
+    args.extend(["--link", "10Mbit"]);
+    assert!(plan_text(&args).contains("over a 10Mbit/s link each way"));
+    for (link, says) in [("1Gbps", "bytes a second"), ("100", "no unit"), ("fast", "unknown unit")] {
+        let mut args = vec!["plan"];
+        args.extend(job);
+        args.extend(["--link", link]);
+        let output = leaper(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && stderr.contains(says) && stderr.contains(link), "{link}: {stderr}");
+    }
 }

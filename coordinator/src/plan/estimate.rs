@@ -17,11 +17,19 @@
 //! * in memory a state of the peak layer costs 1.05 times its record (the in-memory store
 //!   appends merged records in chunks, the layer being read freed as the next one grows);
 //! * states per second per machine, from the probe's steps of at least 100,000 states;
-//! * the shuffle, on more than one worker: every record a step hands on goes to the worker that
-//!   owns its bucket, `(W - 1) / W` of them over the network. Each state read costs a worker
-//!   1.8 us more than out of core on one machine (fitted on loopback workers), and each record
-//!   sent its bytes on disk over an assumed 1 Gbit/s link per worker (records travel
-//!   zstd-compressed; as compact as on disk is assumed).
+//! * the shuffle, on more than one worker ([`shuffle_seconds`]): every record a step hands on
+//!   goes to the worker that owns its bucket, `(W - 1) / W` of them over the network. Two costs,
+//!   both measured (docs/PERFORMANCE.md, "The shuffle measured on links of 1 Gbit/s, 100 Mbit/s
+//!   and 10 Mbit/s"):
+//!   - the processor's: each state read costs a worker [`SHUFFLE_SECONDS_PER_STATE`] more than
+//!     out of core on one machine (sending, receiving, merging what others sent);
+//!   - the link's: each record sent takes [`WIRE_BYTES_PER_WORD`] bytes a 64-bit word of its
+//!     record (key words and lanes; zstd-compressed batches), over a link of `--link` each way
+//!     (default [`link::DEFAULT_LINK`], assumed) that carries records at [`LINK_EFFICIENCY`] of
+//!     its rate. The link runs beside the expansion: a step
+//!     takes the longer of its work (the processor's share included) and its link time, so a
+//!     link only costs what it takes beyond the work. Steps' fixed costs (3-50 ms a step, the
+//!     calls and the commit) are left out.
 //!
 //! Worked example: a sweep whose profile is 1, 10, 100, 40 states read per step (the last step
 //! leaves nothing), 5 bytes a state on disk, 10 states a second, two workers with tables for 30
@@ -30,8 +38,15 @@
 //! one worker its 40 overflow them: a spill of 1.1 * 40 * 5 = 220 bytes, more than the 200 of
 //! the layer it merges into, so 500 + 220 = 720 bytes).
 //! The sweep reads 151 states: 15.1 s of work, 7.55 s on the two workers, plus the shuffle:
-//! each worker reads 75.5 states (136 us) and sends half of the 75.5 records it hands on (189
-//! bytes, 1.5 us at 1 Gbit/s).
+//! each worker reads 75.5 states, 136 us more. On a link of 80 bit/s (10 bytes a second, of
+//! which records get 7.2) where a record sent is 8.4 bytes (2 words), step 3's worker reads 50
+//! states (5 s of work) and sends 25 records, 210 bytes: 29.17 s of link, 24.17 s beyond its
+//! work; steps 1, 2 and 4 (0.25, 2.5 and 10 records: 0.29, 2.92 and 11.67 s of link against
+//! 0.05, 0.5 and 2 s of work) add 0.24, 2.42 and 9.67 s: 36.49 s in all (317.1 bytes sent at
+//! 7.2 a second, less the 7.55 s of work). At 1 Gbit/s no step's link time comes near its work:
+//! the shuffle is the processor's 136 us alone.
+
+use super::link::{self, LinkRate};
 
 /// Bytes in memory per byte of a record of the peak layer, for the in-memory store (fitted on
 /// 8x8: docs/PERFORMANCE.md, "The costs of a plan").
@@ -46,10 +61,22 @@ const TABLE_OVERHEAD: f64 = 1.25;
 /// Steps reading fewer states than this are left out of the rate (fixed costs dominate them).
 pub const RATE_FLOOR: u64 = 100_000;
 /// Seconds a state read costs a worker of a cluster beyond out of core on one machine (fitted
-/// on loopback workers: docs/PERFORMANCE.md, "The costs of a plan").
+/// on loopback workers: docs/PERFORMANCE.md, "The costs of a plan"; not refitted on the
+/// namespaced workers, whose machine was shared: the same section).
 pub const SHUFFLE_SECONDS_PER_STATE: f64 = 1.8e-6;
-/// Bytes a second each worker sends and receives: an assumed 1 Gbit/s link.
-pub const NETWORK_BYTES_PER_SECOND: f64 = 125e6;
+/// Compressed bytes a record sent between workers takes a 64-bit word of its record (key and
+/// lanes): `knight 9x6 --sweep` (one key word, one exact 64-bit lane) sent 235,010,260 records
+/// in 1,976,763,549 bytes, 8.41 a record, 4.21 a word (7.1 a record on its first rows, 8.4 at
+/// its peak, 9.9 at its end: counts grow). Other layouts are assumed to compress alike per
+/// word: measured on one layout only.
+pub const WIRE_BYTES_PER_WORD: f64 = 1_976_763_549.0 / 235_010_260.0 / 2.0;
+/// The share of a link's rate that records get: the 9 x 6 sweep's steps that waited on links of
+/// 10 Mbit/s took 1.2-1.8 times (1.37 over the pass) what their bytes take at the full rate; the
+/// links carried 7% more than the records (headers, TCP's retransmissions under the limit). A
+/// pass of steps of the longer of their work and their bytes at 0.72 of the rate takes 732 s
+/// against 736 s measured. Measured at 10 Mbit/s only: at 100 Mbit/s and 1 Gbit/s the work
+/// outlasted the link at every step.
+pub const LINK_EFFICIENCY: f64 = 0.72;
 
 /// The predicted layer profile of one pass: states read by every step.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +118,8 @@ pub struct Rates {
     pub states_per_second: f64,
     /// Records a step hands to the store per state it reads (what a cluster shuffles).
     pub handed_per_read: f64,
+    /// Bytes a record sent to another worker takes on the wire ([`WIRE_BYTES_PER_WORD`] a word).
+    pub wire_bytes_per_record: f64,
 }
 
 /// What a sweep costs on `workers` machines with the given memory each.
@@ -102,14 +131,28 @@ pub struct Cost {
     pub disk_per_worker: u64,
     /// Whether the heaviest step spills.
     pub spills: bool,
-    /// Seconds of one pass a worker spends on the shuffle (0 on one worker).
+    /// The link each worker has, each way.
+    pub link: LinkRate,
+    /// Seconds of one pass a worker spends on the shuffle (0 on one worker): the processor's
+    /// share and the link's time beyond the work.
     pub shuffle_seconds_per_pass: f64,
+    /// Of those, the link's: what its steps' link times take beyond their work.
+    pub link_seconds_per_pass: f64,
+    /// Bytes each worker sends in one pass (and, as many, receives).
+    pub sent_bytes_per_worker: f64,
     /// Seconds for one pass, every worker as fast as this machine, the shuffle included.
     pub seconds_per_pass: f64,
 }
 
-/// The cost of `profile` on `workers` machines with `mem` bytes of budget each.
+/// The cost of `profile` on `workers` machines with `mem` bytes of budget each, on links of
+/// the default speed ([`link::DEFAULT_LINK`]).
 pub fn cost(profile: &Profile, rates: &Rates, workers: usize, mem: u64) -> Cost {
+    cost_on(profile, rates, workers, mem, link::DEFAULT_LINK)
+}
+
+/// The cost of `profile` on `workers` machines with `mem` bytes of budget each, each linked to
+/// the others at `link`.
+pub fn cost_on(profile: &Profile, rates: &Rates, workers: usize, mem: u64, link: LinkRate) -> Cost {
     let workers = workers.max(1);
     let (_, read, left) = profile.heaviest_step();
     let per_worker = |states: u64| states as f64 / workers as f64;
@@ -118,24 +161,50 @@ pub fn cost(profile: &Profile, rates: &Rates, workers: usize, mem: u64) -> Cost 
     // A bucket's spill runs leave the disk as its section is written: the spill and the new
     // layer are not there in full at once.
     let written = if spills { SPILL_PER_LAYER.max(1.0) } else { 1.0 } * per_worker(left);
-    let shuffle = shuffle_seconds(profile, rates, workers);
+    let shuffle = shuffle_seconds(profile, rates, workers, link);
     Cost {
         workers,
         disk_per_worker: ((per_worker(read) + written) * rates.disk_bytes_per_state).ceil() as u64,
         spills,
-        shuffle_seconds_per_pass: shuffle,
-        seconds_per_pass: profile.expansions() as f64 / (rates.states_per_second * workers as f64) + shuffle,
+        link,
+        shuffle_seconds_per_pass: shuffle.processor + shuffle.link,
+        link_seconds_per_pass: shuffle.link,
+        sent_bytes_per_worker: shuffle.sent_bytes,
+        seconds_per_pass: profile.expansions() as f64 / (rates.states_per_second * workers as f64)
+            + shuffle.processor
+            + shuffle.link,
     }
 }
 
-/// A worker's seconds of shuffle in one pass on `workers` workers (the module docs).
-fn shuffle_seconds(profile: &Profile, rates: &Rates, workers: usize) -> f64 {
+/// What the shuffle costs a worker in one pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ShuffleSeconds {
+    /// The processor's share: sending, receiving, merging what others sent.
+    pub processor: f64,
+    /// The link's time beyond the work, summed over the steps.
+    pub link: f64,
+    /// Bytes the worker sends.
+    pub sent_bytes: f64,
+}
+
+/// A worker's shuffle in one pass on `workers` workers linked at `link` (the module docs): step
+/// by step, the link's time beyond the step's work.
+pub fn shuffle_seconds(profile: &Profile, rates: &Rates, workers: usize, link: LinkRate) -> ShuffleSeconds {
     if workers < 2 {
-        return 0.0;
+        return ShuffleSeconds::default();
     }
-    let read = profile.expansions() as f64 / workers as f64;
-    let sent = read * rates.handed_per_read * (workers - 1) as f64 / workers as f64;
-    read * SHUFFLE_SECONDS_PER_STATE + sent * rates.disk_bytes_per_state / NETWORK_BYTES_PER_SECOND
+    let share = (workers - 1) as f64 / workers as f64;
+    let mut shuffle = ShuffleSeconds::default();
+    for &states in &profile.states {
+        let read = states as f64 / workers as f64;
+        let processor = read * SHUFFLE_SECONDS_PER_STATE;
+        let work = read / rates.states_per_second + processor;
+        let sent_bytes = read * rates.handed_per_read * share * rates.wire_bytes_per_record;
+        shuffle.processor += processor;
+        shuffle.link += (sent_bytes / (link.bytes_per_second() * LINK_EFFICIENCY) - work).max(0.0);
+        shuffle.sent_bytes += sent_bytes;
+    }
+    shuffle
 }
 
 /// Bytes the in-memory store needs at the peak layer (one machine, no job directory).
@@ -170,16 +239,30 @@ mod tests {
     #[test]
     fn the_worked_example_of_the_module_docs() {
         let profile = Profile { states: vec![1, 10, 100, 40], measured: 4 };
-        let rates =
-            Rates { disk_bytes_per_state: 5.0, record_bytes: 16.0, states_per_second: 10.0, handed_per_read: 1.0 };
+        let rates = Rates {
+            disk_bytes_per_state: 5.0,
+            record_bytes: 16.0,
+            states_per_second: 10.0,
+            handed_per_read: 1.0,
+            wire_bytes_per_record: 8.4,
+        };
         // Tables for 30 states: 0.75 * mem / (16 * 1.25) = 30.
         let mem = 800;
         let two = cost(&profile, &rates, 2, mem);
         assert_eq!((two.workers, two.disk_per_worker, two.spills), (2, 350, false));
-        // 75.5 states read (1.8 us each), 37.75 records of 5 bytes sent at 125 MB/s.
-        let shuffle = 75.5 * 1.8e-6 + 37.75 * 5.0 / 125e6;
+        // 75.5 states read (1.8 us each); at 1 Gbit/s the link never outlasts a step's work.
+        let shuffle = 75.5 * 1.8e-6;
         assert!((two.shuffle_seconds_per_pass - shuffle).abs() < 1e-12, "{two:?}");
+        assert_eq!(two.link_seconds_per_pass, 0.0);
+        assert!((two.sent_bytes_per_worker - 37.75 * 8.4).abs() < 1e-9, "{two:?}");
         assert!((two.seconds_per_pass - 7.55 - shuffle).abs() < 1e-9, "{two:?}");
+        // At 80 bit/s (7.2 bytes a second for records), 317.1 / 7.2 - 7.55 = 36.49 s of link
+        // beyond the work (less the processor's share, in the work).
+        let slow = cost_on(&profile, &rates, 2, mem, LinkRate { bits_per_second: 80.0 });
+        let beyond: f64 = 317.1 / 7.2 - 7.55;
+        assert!((beyond - 36.49).abs() < 0.005);
+        assert!((slow.link_seconds_per_pass - (beyond - shuffle)).abs() < 1e-9, "{slow:?}");
+        assert!((slow.seconds_per_pass - 7.55 - beyond).abs() < 1e-9, "{slow:?}");
         assert_eq!(profile.peak(), (2, 100));
         assert_eq!(profile.expansions(), 151);
         // One worker: its 40 new states overflow the tables, and the spill (1.1 times the layer
@@ -192,5 +275,47 @@ mod tests {
         assert_eq!(workers_needed(&profile, &rates, 349, mem, 64), Some(3));
         assert_eq!(workers_needed(&profile, &rates, 1, mem, 64), None);
         assert_eq!(in_memory_bytes(&profile, &rates), (100.0f64 * 16.0 * 1.05).ceil() as u64);
+    }
+
+    /// `knight 9x6 --sweep` on three workers in network namespaces (docs/PERFORMANCE.md, "The
+    /// shuffle measured on links of 1 Gbit/s, 100 Mbit/s and 10 Mbit/s"): the states each step
+    /// read, and the pass's figures as the coordinator's `shuffle` lines summed them.
+    const NINE_BY_SIX_STATES: [u64; 45] = [
+        1, 1, 1, 6, 21, 105, 315, 915, 4650, 22643, 31859, 45344, 59356, 154258, 347562, 814168, 1883701, 2649512,
+        5005548, 5829058, 7606903, 9220664, 13809541, 14655780, 17406316, 24370426, 28699536, 28274957, 30304099,
+        32595104, 30312163, 27247069, 16397081, 15793125, 15102355, 12484479, 6643508, 3553086, 741889, 43025, 2090,
+        128, 62, 15, 3,
+    ];
+    const NINE_BY_SIX_SENT_RECORDS: f64 = 235_010_260.0;
+    const NINE_BY_SIX_SENT_BYTES: f64 = 1_976_763_549.0;
+    /// The Expand calls' wall time over the pass at 1 Gbit/s (no step waited on a link) and at
+    /// 10 Mbit/s.
+    const NINE_BY_SIX_EXPAND_FAST: f64 = 156.13;
+    const NINE_BY_SIX_EXPAND_10_MBIT: f64 = 736.28;
+
+    #[test]
+    fn the_model_prices_the_nine_by_six_shuffle_as_measured() {
+        let profile = Profile { states: NINE_BY_SIX_STATES.to_vec(), measured: 45 };
+        let read = profile.expansions() as f64;
+        assert_eq!(read, 352_112_428.0);
+        // The records handed on, of which two thirds went to another worker; the work of a
+        // worker's third at the rate of the run at 1 Gbit/s.
+        let rates = Rates {
+            disk_bytes_per_state: 2.73,
+            record_bytes: 16.0,
+            states_per_second: read / 3.0 / NINE_BY_SIX_EXPAND_FAST,
+            handed_per_read: NINE_BY_SIX_SENT_RECORDS / (read * 2.0 / 3.0),
+            wire_bytes_per_record: 2.0 * WIRE_BYTES_PER_WORD,
+        };
+        let at = |bits_per_second| cost_on(&profile, &rates, 3, 1 << 30, LinkRate { bits_per_second });
+        let slow = at(1e7);
+        // Each worker sent a third of the bytes.
+        let sent = slow.sent_bytes_per_worker / (NINE_BY_SIX_SENT_BYTES / 3.0);
+        assert!((sent - 1.0).abs() < 1e-9, "{sent}");
+        // At 10 Mbit/s the links held every large step: the pass within 2% of the measured.
+        let ratio = slow.seconds_per_pass / NINE_BY_SIX_EXPAND_10_MBIT;
+        assert!((0.98..1.02).contains(&ratio), "{ratio}: {slow:?}");
+        // At 1 Gbit/s no step waits on its link.
+        assert_eq!(at(1e9).link_seconds_per_pass, 0.0);
     }
 }

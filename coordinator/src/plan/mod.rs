@@ -21,6 +21,7 @@
 
 pub mod bytes;
 pub mod estimate;
+pub mod link;
 pub mod model;
 pub mod probe;
 
@@ -36,7 +37,7 @@ use serde::Serialize;
 
 use crate::numbers::{bytes, counted, grouped};
 use crate::request::{parse_size, JobRequest, OUT_OF_CORE_MEM_LIMIT};
-use estimate::{cost, in_memory_bytes, workers_needed, Profile, Rates, RATE_FLOOR};
+use estimate::{cost, cost_on, in_memory_bytes, workers_needed, Profile, Rates, RATE_FLOOR, WIRE_BYTES_PER_WORD};
 use probe::{Bounds, Probe};
 
 /// Worker counts every plan prices, besides the one asked for.
@@ -70,6 +71,11 @@ pub struct PlanArgs {
     /// such workers it would.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Cluster")]
     pub disk_per_worker: Option<u64>,
+
+    /// Each worker's network link, each way, in bits a second as tc writes them (1Gbit, 100Mbit,
+    /// 10Mbit): what the shuffle between workers costs. Default: an assumed 1Gbit.
+    #[arg(long, value_name = "RATE", value_parser = link::parse_link, help_heading = "Cluster")]
+    pub link: Option<link::LinkRate>,
 
     /// Memory budget each worker gives the job (its --mem-limit; default: the job's, or 4GiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Cluster")]
@@ -115,7 +121,8 @@ fn parse_worker_count(text: &str) -> Result<u64, String> {
 }
 
 /// The plan's options that take a value, as they are spelled.
-const VALUED: [&str; 5] = ["--workers", "--disk-per-worker", "--mem-per-worker", "--probe-states", "--scratch"];
+const VALUED: [&str; 6] =
+    ["--workers", "--disk-per-worker", "--mem-per-worker", "--probe-states", "--scratch", "--link"];
 
 /// Splits the arguments after `plan` into the plan's own (parsed, with clap's help and errors)
 /// and the job's (returned as they are, for the job's parser).
@@ -193,6 +200,7 @@ pub fn estimate(
         record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
         states_per_second: probe.rate(RATE_FLOOR),
         handed_per_read: probe.handed_per_read(),
+        wire_bytes_per_record: WIRE_BYTES_PER_WORD * (job.key_words() + first.len()) as f64,
     };
     Ok((probe, profile, rates))
 }
@@ -423,6 +431,11 @@ struct PlanReport {
     /// Suggested --buckets, so a bucket grouped by a thread stays within an eighth of the budget.
     buckets: u64,
     costs: Vec<estimate::Cost>,
+    /// Each worker's link, each way, and whether `--link` gave it (else it is assumed).
+    link: link::LinkRate,
+    link_given: bool,
+    /// Bytes a record sent to another worker takes on the wire.
+    wire_bytes_per_record: f64,
     workers: usize,
     disk_per_worker: Option<u64>,
     /// Whether `workers` workers with `disk_per_worker` each hold the job.
@@ -453,7 +466,9 @@ impl PlanReport {
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
         counts_priced.sort_unstable();
         counts_priced.dedup();
-        let costs: Vec<estimate::Cost> = counts_priced.iter().map(|&w| cost(&profile, &rates, w, mem)).collect();
+        let link = args.link.unwrap_or(link::DEFAULT_LINK);
+        let costs: Vec<estimate::Cost> =
+            counts_priced.iter().map(|&w| cost_on(&profile, &rates, w, mem, link)).collect();
         // The workers asked for are among those priced.
         let fits = args
             .disk_per_worker
@@ -489,6 +504,9 @@ impl PlanReport {
             mem_per_worker: mem,
             buckets,
             costs,
+            link,
+            link_given: args.link.is_some(),
+            wire_bytes_per_record: rates.wire_bytes_per_record,
             workers,
             disk_per_worker: args.disk_per_worker,
             fits,
@@ -545,18 +563,20 @@ impl PlanReport {
         )?;
         writeln!(
             out,
-            "  {:>7}  {:>16}  {:>7}  {:>10}  {:>14}",
-            "workers", "disk per worker", "spills", "shuffle", "time per pass"
+            "  {:>7}  {:>16}  {:>7}  {:>16}  {:>10}  {:>10}  {:>14}",
+            "workers", "disk per worker", "spills", "sent per worker", "shuffle", "of it link", "time per pass"
         )?;
         for cost in &self.costs {
-            let shuffle = if cost.workers > 1 { duration(cost.shuffle_seconds_per_pass) } else { "-".into() };
+            let cluster = |figure: String| if cost.workers > 1 { figure } else { "-".into() };
             writeln!(
                 out,
-                "  {:>7}  {:>16}  {:>7}  {:>10}  {:>14}",
+                "  {:>7}  {:>16}  {:>7}  {:>16}  {:>10}  {:>10}  {:>14}",
                 cost.workers,
                 bytes(cost.disk_per_worker),
                 if cost.spills { "yes" } else { "no" },
-                shuffle,
+                cluster(bytes(cost.sent_bytes_per_worker.round() as u64)),
+                cluster(duration(cost.shuffle_seconds_per_pass)),
+                cluster(duration(cost.link_seconds_per_pass)),
                 duration(cost.seconds_per_pass)
             )?;
         }
@@ -576,10 +596,14 @@ impl PlanReport {
         writeln!(
             out,
             "(times: every worker as fast as this machine at the probe's rate; time per pass includes the shuffle: \
-             {:.1} us a state read on each worker, measured on loopback workers, and the records sent over an \
-             assumed {:.0} Gbit/s link; how far to trust the prediction: docs/FLAGSHIP.md)",
+             {:.1} us a state read on each worker and {:.1} bytes a record sent ({:.2} a word), measured on \
+             workers linked at 1 Gbit/s, 100 Mbit/s and 10 Mbit/s, over {} {} link each way, counted where it \
+             outlasts a step's work; how far to trust the prediction: docs/FLAGSHIP.md)",
             estimate::SHUFFLE_SECONDS_PER_STATE * 1e6,
-            estimate::NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
+            self.wire_bytes_per_record,
+            WIRE_BYTES_PER_WORD,
+            if self.link_given { "a" } else { "an assumed" },
+            self.link,
         )?;
         Ok(())
     }

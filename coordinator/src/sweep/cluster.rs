@@ -25,6 +25,7 @@ use leaper_proto::v1::*;
 use leaper_proto::FORMAT_VERSION;
 use tokio::runtime::Runtime;
 
+use super::shuffle::StepShuffle;
 use crate::straggler::{self, ShareWindow, StepTimes, Straggler};
 use crate::workers::{connect_workers, release_all};
 
@@ -251,7 +252,9 @@ impl<'a> ClusterHost<'a> {
         let requests = (0..self.addresses.len())
             .map(|_| ExpandRequest { job_id: self.job_id(), step: self.step, cell: cell as u32 })
             .collect();
+        let expanding = Instant::now();
         let replies = self.call_all(requests, |mut client, request| async move { client.expand(request).await })?;
+        let expand_seconds = expanding.elapsed().as_secs_f64();
         let width = self.moduli.len();
         let mut outcome = StepOutcome { closed: vec![0; self.plan.slots * width], ..StepOutcome::default() };
         let mut expected = vec![0u64; self.addresses.len()];
@@ -276,17 +279,7 @@ impl<'a> ClusterHost<'a> {
             }
         }
         self.observe_shares(&replies);
-        let sent_bytes: u64 = replies.iter().map(|r| r.sent_bytes).sum();
-        let shuffle_micros: u64 = replies.iter().map(|r| r.shuffle_micros).sum();
-        let thread_micros: u64 = replies.iter().zip(&self.threads).map(|(r, t)| r.expand_micros * t).sum();
-        let remote: u64 = replies.iter().enumerate().map(|(w, r)| r.handed - r.sent[w]).sum();
-        tracing::debug!(
-            sent_bytes,
-            remote_records = remote,
-            bytes_per_record = format!("{:.2}", sent_bytes as f64 / remote.max(1) as f64),
-            shuffle_share = format!("{:.3}", shuffle_micros as f64 / thread_micros.max(1) as f64),
-            "shuffle"
-        );
+        StepShuffle::of(&replies, &self.threads, expand_seconds).log(self.step);
         outcome.layer = self.merge_all(&expected)?;
         Ok(outcome)
     }

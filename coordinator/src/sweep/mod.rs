@@ -3,6 +3,7 @@
 //! are the same driver (`leaper_core::engine::sweep::run_sweep`) over a different host.
 
 pub mod cluster;
+pub mod shuffle;
 
 use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
