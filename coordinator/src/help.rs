@@ -1,9 +1,11 @@
-//! Help beyond clap's own: headings for a problem's options, examples for every command, the
-//! help of one tangram action, shell completions and manual pages.
+//! Help beyond clap's own: headings for a problem's options, examples for every command (the
+//! problem's own, `Problem::examples`), the help of one tangram action, shell completions and
+//! manual pages.
 //!
 //! ```text
-//! leaper knight -h               options under Counting, Output, Out of core, Cluster, Logging;
-//!                                then "Examples:" from EXAMPLES
+//! leaper knight -h               a line an option a first run needs, under Counting, Output,
+//!                                Out of core; then the first two of the knight's examples
+//! leaper knight --help           every option in full (Cluster and Logging too); every example
 //! leaper tangram outlines --help the action's own help (action_help, before clap parses)
 //! leaper completions bash        clap_complete over the whole command line
 //! leaper man --dir DIR           clap_mangen: leaper.1, leaper-knight.1, ...
