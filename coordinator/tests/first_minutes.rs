@@ -167,14 +167,13 @@ fn a_memory_limit_too_small_to_count_out_of_core_is_refused_before_counting() {
 #[test]
 fn help_and_status_say_what_leaper_does() {
     // --mem-limit: an in-memory count over its limit goes on out of core.
-    // Clap wraps the help to the terminal (100 columns on a pipe): read it as one line.
-    let words = |help: String| help.split_whitespace().collect::<Vec<_>>().join(" ");
-    let help = words(run(&["knight", "--help"]));
+    // Clap wraps the help to the terminal: read it as one line.
+    let help = common::one_line(&run(&["knight", "--help"]));
     assert!(help.contains("a count that needs more starts again out of core, with the same budget"), "{help}");
     assert!(!help.contains("stops with advice"), "{help}");
     assert!(help.contains("`knight 5x20 --sweep --bfile F --stride 2`"), "{help}");
     // --stride, told with a quartering.
-    let help = words(run(&["quarter", "--help"]));
+    let help = common::one_line(&run(&["quarter", "--help"]));
     assert!(help.contains("n half the side: `quarter 8 --bfile F --stride 2` writes `2 766`"), "{help}");
     assert!(!help.contains("knight"), "{help}");
     // The JSON status counts passes from 1, as the text does.

@@ -8,7 +8,14 @@ const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
 
 /// `leaper ARGS`' stdout, which must have succeeded.
 fn leaper(args: &[&str]) -> String {
-    let output = Command::new(LEAPER).args(args).env("NO_COLOR", "1").output().expect("leaper runs");
+    leaper_with(args, &[])
+}
+
+/// `leaper ARGS`' stdout with these variables set, which must have succeeded.
+fn leaper_with(args: &[&str], vars: &[(&str, &str)]) -> String {
+    let mut command = Command::new(LEAPER);
+    command.args(args).env("NO_COLOR", "1").envs(vars.iter().copied());
+    let output = command.output().expect("leaper runs");
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
     assert!(output.status.success(), "leaper {args:?}: {}\n{stdout}", String::from_utf8_lossy(&output.stderr));
     stdout
@@ -66,10 +73,7 @@ fn knight_help_groups_its_options_under_headings() {
 
 /// `leaper ARGS` as a terminal 80 columns wide shows it (clap wraps its help to `COLUMNS`).
 fn leaper_at_80_columns(args: &[&str]) -> String {
-    let output =
-        Command::new(LEAPER).args(args).env("NO_COLOR", "1").env("COLUMNS", "80").output().expect("leaper runs");
-    assert!(output.status.success(), "leaper {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("UTF-8")
+    leaper_with(args, &[("COLUMNS", "80")])
 }
 
 /// `leaper` and every command below it (a problem's, its nested jobs and tools, leaper's own, and

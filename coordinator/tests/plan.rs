@@ -228,11 +228,10 @@ fn plan_takes_a_number_of_workers_or_a_count_s_list_of_them() {
     }
     // Both helps say so.
     // Clap wraps the help to the terminal: read it as one line.
-    let help =
-        String::from_utf8_lossy(&leaper(&["plan", "--help"]).stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = common::one_line(&String::from_utf8_lossy(&leaper(&["plan", "--help"]).stdout));
     assert!(help.contains("--workers <N|ADDR,...>") && help.contains("the count's own list"), "{help}");
     let help = Command::new(env!("CARGO_BIN_EXE_leaper")).args(["knight", "--help"]).output().unwrap();
-    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = common::one_line(&String::from_utf8_lossy(&help.stdout));
     assert!(help.contains("`leaper plan` prices the same list"), "{help}");
 }
 

@@ -94,7 +94,7 @@ fn the_seven_pieces_make_142_figures_in_13_of_the_20_outlines() {
     let yes = leaper(&["tangram", "fit", "--outline", "5,2,2,0,0,0"], None);
     assert_eq!(yes.status.code(), Some(0));
     // Clap wraps the help to the terminal: read it as one line.
-    let help = text(&leaper(&["tangram", "--help"], None).stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = common::one_line(&text(&leaper(&["tangram", "--help"], None).stdout));
     assert!(help.contains("exit status 0 for yes, 1 for no"), "{help}");
 }
 

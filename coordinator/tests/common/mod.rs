@@ -70,6 +70,12 @@ pub fn wait_for_cells(job_dir: &std::path::Path, cells: u64) {
     }
 }
 
+/// `text` as one line, its words separated by single spaces: help as clap wraps it to the
+/// terminal (100 columns on a pipe) reads so whatever the width.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// `text` without its ANSI escape sequences (colours, cursor moves).
 pub fn without_escapes(text: &str) -> String {
     let mut plain = String::new();
