@@ -47,6 +47,27 @@ pub fn compact(x: f64) -> String {
     }
 }
 
+/// A count: exact below a million, three significant digits and a power of ten above.
+pub fn approx(n: f64) -> String {
+    if n < 1e6 {
+        grouped(n.round() as u64)
+    } else {
+        format!("{n:.2e}")
+    }
+}
+
+/// Seconds as the largest fitting unit (tenths under 10 s).
+pub fn duration(seconds: f64) -> String {
+    match seconds {
+        s if s < 9.95 => format!("{s:.1} s"),
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s if s < 2.0 * 31_557_600.0 => format!("{:.1} days", s / 86_400.0),
+        s => format!("{:.1} years", s / 31_557_600.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,7 +39,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
         return results.finish(&zeros);
     }
     // A count that will not fit this machine says so; an enumeration that cannot finish stops.
-    crate::hopeless::check(&job, &request)?;
+    let forecast = crate::hopeless::check(&job, &request)?;
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %request.task.command_line()).entered();
         let _counting = interrupt::counting_in_memory();
@@ -64,6 +64,10 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     results.say_why_zero();
     let _counting = interrupt::starting_in(&dir);
     let directory = JobDir::create(&dir, spec)?;
+    if let Some(forecast) = forecast {
+        // `leaper status` shows it beside the run's own figures.
+        forecast.save(directory.path())?;
+    }
     run_in(directory, job, &request, listener, results, false)
 }
 

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::eta::{Eta, EtaModel, Shape};
 use crate::numbers::{bytes, counted, format_duration, grouped};
+use crate::plan::forecast::Forecast;
 use crate::request::JobRequest;
 use crate::straggler::Straggler;
 
@@ -63,6 +64,9 @@ pub struct SweepStatus {
     /// On a cluster, the job's workers by address, in the order that fixes bucket ownership
     /// (empty for a job run in one process).
     pub workers: Vec<String>,
+    /// What the count was forecast to need when it started, as `leaper plan` prices it (none
+    /// for a job too small to price, or started before forecasts were kept).
+    pub plan: Option<Forecast>,
 }
 
 /// Where a subtree job stands, as `leaper status --format json` prints it.
@@ -198,12 +202,18 @@ impl SweepStatus {
         label: &dyn Fn(usize) -> leaper_core::Result<String>,
     ) -> Result<SweepStatus> {
         let (job, command) = (spec.header.id.clone(), spec.header.command.clone());
+        // A plan that cannot be read hides only itself.
+        let plan = Forecast::load(dir).unwrap_or_else(|error| {
+            tracing::warn!(error = %format!("{error:#}"), "the job's plan is not shown");
+            None
+        });
         let Some(m) = Manifest::load(dir)? else {
             return Ok(SweepStatus {
                 job,
                 command,
                 state: state(false, pid).to_string(),
                 pid,
+                plan,
                 ..SweepStatus::default()
             });
         };
@@ -253,6 +263,7 @@ impl SweepStatus {
             straggler: straggler.map(|s| m.workers[s.index].address.clone()),
             straggler_slowness: straggler.map(|s| s.slowness()),
             workers: m.workers.iter().map(|worker| worker.address.clone()).collect(),
+            plan,
         })
     }
 
@@ -295,6 +306,9 @@ impl SweepStatus {
             let eta = self.eta_seconds.map_or(Eta::Estimating, |left| Eta::Left(Duration::from_secs_f64(left)));
             let when = if self.pid.is_some() { "the live display's estimate" } else { "of work, once resumed" };
             writeln!(out, "eta       {} ({when})", eta.text())?;
+        }
+        if let Some(plan) = &self.plan {
+            writeln!(out, "plan      {} (forecast at the start, as `leaper plan` prices it)", plan.status_line())?;
         }
         if let (Some(address), Some(slowness)) = (&self.straggler, &self.straggler_slowness) {
             writeln!(out, "straggler {address}: {slowness} (a slow link or machine)")?;

@@ -246,7 +246,8 @@ fn width_ten_is_planned_with_wide_keys() {
 #[test]
 #[ignore = "probes two rows of width 10: about 3 minutes"]
 fn ten_by_ten_is_planned() {
-    let plan = plan(&["knight", "10x10", "--counts", "residues"]);
+    // Each step of the two rows probed (the default probe stops before a step of 8 M states).
+    let plan = plan(&["knight", "10x10", "--counts", "residues", "--probe-states", "30000000"]);
     assert_eq!(plan["key_bits"], 128);
     assert!(plan["peak_states"].as_f64().unwrap() > 1e11, "{plan}");
 }
@@ -288,10 +289,12 @@ fn is_duration(text: &str) -> bool {
 #[test]
 fn the_plan_says_whether_the_count_fits_this_machine_and_how_many_passes_follow() {
     let text = plan_text(&["knight", "6x6", "--workers", "1", "--disk-per-worker", "1TiB"]);
-    // 1,663 states at the peak, 16 bytes each, 1.05 times that in memory: 27.3 KiB.
+    // 1,663 states at the peak, 16 bytes each, 1.05 times that needed in memory (27.3 KiB), 2.1
+    // times that held (54.6 KiB), the store keeping its tables: far below its limit.
+    assert!(line(&text, "memory    ").starts_with("memory    27.3 KiB to count in memory at least"), "{text}");
     let machine = line(&text, "machine   ");
     let time = machine
-        .strip_prefix("machine   fits this machine in memory (27.3 KiB of ")
+        .strip_prefix("machine   fits this machine in memory (54.6 KiB of ")
         .and_then(|rest| rest.split_once(" available): just run it, about "))
         .map(|(_, time)| time)
         .unwrap_or_else(|| panic!("{machine}"));
@@ -364,7 +367,7 @@ fn worker_times_include_the_shuffle_and_a_finished_probe_still_prices_its_disk()
         }
     }
     // Spelled out under the table, measured and assumed.
-    let processor = format!("{:.1} us a state read on each worker", SHUFFLE_SECONDS_PER_STATE * 1e6);
+    let processor = format!("{:.3} us a state read on each worker", SHUFFLE_SECONDS_PER_STATE * 1e6);
     assert!(text.contains(&format!("time per pass includes the shuffle: {processor} and ")), "{text}");
     assert!(text.contains("measured on workers linked at 1 Gbit/s, 100 Mbit/s and 10 Mbit/s"), "{text}");
     assert!(text.contains("over an assumed 1Gbit/s link each way"), "{text}");
@@ -404,4 +407,80 @@ fn the_link_is_priced_as_given_and_a_bad_one_is_refused_by_name() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success() && stderr.contains(says) && stderr.contains(link), "{link}: {stderr}");
     }
+}
+
+/// Runs `leaper ARGS` in `dir` until `done` says so of a line of its stderr (or of the files it
+/// made), then stops it; returns the stderr read.
+fn run_until(dir: &std::path::Path, args: &[&str], done: &dyn Fn(&str) -> bool) -> Vec<String> {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .current_dir(dir)
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("leaper runs");
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let stop = done(&line);
+        lines.push(line);
+        if stop {
+            break;
+        }
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    lines
+}
+
+#[test]
+fn the_plan_the_warning_and_the_status_quote_one_forecast() {
+    // 7 x 10 is priced before it counts (a frontier of 14 cells); its peak, 4.38 M states, is past
+    // the probe's 4 M, so the figures are predicted, not counted.
+    let job = ["knight", "7x10", "--mem-limit", "64MiB"];
+    let text = plan_text(&job);
+    let after = |label: &str, until: &str| line(&text, label)[10..].split(until).next().unwrap().to_string();
+    let (peak, memory) = (after("peak      ", " states"), after("memory    ", " to count in memory"));
+    let dir = common::scratch("plan", "one-forecast");
+    std::fs::create_dir_all(&dir).unwrap();
+    // In memory, over its limit: the warning, with the plan's figures, before the first step.
+    let stderr = run_until(&dir, &job, &|line| line.starts_with("warning: ") || line.contains("step done"));
+    let warning = stderr.last().unwrap();
+    assert!(
+        warning.starts_with(&format!(
+            "warning: knight 7x10 needs about {peak} states at its peak ({memory} in memory, where a count may hold \
+             64.0 MiB here)"
+        )),
+        "plan: {peak} states, {memory}; {stderr:#?}"
+    );
+    // With a job directory: the forecast kept, and `leaper status` quoting it.
+    let mut counted = job.to_vec();
+    counted.extend(["--job-dir", "job"]);
+    let plan_file = dir.join("job").join("plan.json");
+    run_until(&dir, &counted, &|line| line.contains("step done") && plan_file.exists());
+    let status = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["status", "--job-dir", dir.join("job").to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&status.stdout).expect("one JSON object");
+    let (kept, planned) = (&status["plan"], &plan(&job)["forecast"]);
+    for figure in ["peak_states", "peak_step", "states_read", "runs", "memory", "memory_held", "disk", "mem_limit"] {
+        assert!(kept[figure].is_u64(), "{figure}: {status}");
+        assert_eq!(kept[figure], planned[figure], "{figure}: kept {kept}, planned {planned}");
+    }
+    // The time rests on each probe's measured rate: the same machine, moments apart.
+    let (kept_s, planned_s) = (kept["seconds"].as_f64().unwrap(), planned["seconds"].as_f64().unwrap());
+    within_of(3.0, kept_s, planned_s, "seconds");
+    let text = String::from_utf8(
+        Command::new(env!("CARGO_BIN_EXE_leaper"))
+            .args(["status", "--job-dir", dir.join("job").to_str().unwrap()])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(line(&text, "plan      ").starts_with(&format!("plan      peak {peak} states (step ")), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

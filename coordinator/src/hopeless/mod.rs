@@ -11,15 +11,16 @@
 //! ```
 //!
 //! A sweep that could plausibly be big (a frontier of 14 cells or more, the knight from width 7
-//! on; or 400 steps or more) is priced first by `leaper plan`'s own probe and model
-//! ([`crate::plan::estimate`]), bounded to about a second ([`Bounds::quick`]; what it takes:
-//! docs/PERFORMANCE.md, "The quick probe before a count"): in memory for a count in memory,
-//! out of core in the temporary directory for one with `--job-dir` (its disk figures). If it
-//! needs more memory than a count in memory may hold here, more disk than is free in the job
-//! directory, or more than an hour, one `warning:` line says so with the figures, and the count
-//! goes on. Smaller sweeps, searches and cluster jobs (whose machines are the workers') pay
-//! nothing. The warning is printed as every `warning:` is, `-q` or not: it is what a person
-//! must know before leaving a count to run (a JSON log gets it as an event).
+//! on; or 400 steps or more) is priced first, as `leaper plan` prices it and with the same
+//! figures ([`crate::plan::forecast`]): always before a count with `--job-dir` (a long run, whose
+//! directory keeps the forecast for `leaper status`), before a count in memory only if a glance
+//! of about half a second ([`Bounds::quick`]; docs/PERFORMANCE.md, "The quick probe before a
+//! count") puts it within a factor of 4 of a limit. If it needs more memory than a count in
+//! memory may hold here, more disk than is free in the job directory, or more than an hour, one
+//! `warning:` line says so with the plan's figures, and the count goes on. Smaller sweeps,
+//! searches and cluster jobs (whose machines are the workers') pay nothing. The warning is
+//! printed as every `warning:` is, `-q` or not: it is what a person must know before leaving a
+//! count to run (a JSON log gets it as an event).
 //!
 //! `tours enumerate` and `tours generate` refuse what cannot finish or has nothing to find:
 //! [`tours`].
@@ -34,9 +35,10 @@ use leaper_core::engine::{Job, SweepJob, Tool};
 use leaper_core::units::bytes;
 
 use crate::console;
-use crate::plan::estimate::{cost, in_memory_bytes, Profile, Rates};
+use crate::numbers::{approx, duration};
+use crate::plan::estimate::{cost, in_memory_bytes};
+use crate::plan::forecast::{self, Forecast};
 use crate::plan::probe::Bounds;
-use crate::plan::{approx, duration};
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
 
 /// A frontier of this many cells (a row times the rows a move reaches) may hold more states
@@ -50,14 +52,12 @@ const LONG_SWEEP: usize = 400;
 const AN_HOUR: f64 = 3600.0;
 
 /// Before a new count of `job`: warns if its sweep will not fit this machine, refuses a tour
-/// enumeration that cannot finish. Called once, before anything is written.
-pub fn check(job: &Job, request: &JobRequest) -> Result<()> {
+/// enumeration that cannot finish. Called once, before anything is written; returns the sweep's
+/// forecast where it was priced as `leaper plan` prices it, for its job directory to keep.
+pub fn check(job: &Job, request: &JobRequest) -> Result<Option<Forecast>> {
     match job {
-        Job::Sweep(sweep) => {
-            warn_if_big(sweep.as_ref(), request);
-            Ok(())
-        }
-        Job::Subtree(_) => tours::check_enumerate(request),
+        Job::Sweep(sweep) => Ok(warn_if_big(sweep.as_ref(), request)),
+        Job::Subtree(_) => tours::check_enumerate(request).map(|()| None),
     }
 }
 
@@ -66,19 +66,28 @@ pub fn check_tool(tool: &dyn Tool, matches: &clap::ArgMatches) -> Result<()> {
     tours::check_generate(tool, matches)
 }
 
-/// Prints the warning line if `job`'s sweep needs more than this machine has. A probe that
-/// fails (a scratch directory that cannot be made) only skips the warning.
-fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) {
+/// Prints the warning line if `job`'s sweep needs more than this machine has, and returns its
+/// forecast if it was priced. A probe that fails (a scratch directory that cannot be made) only
+/// skips the warning.
+fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) -> Option<Forecast> {
     if !request.run.cluster.workers.is_empty() || !plausibly_big(job) {
-        return;
+        return None;
     }
     let started = Instant::now();
-    let estimated = needs(job, request).map(|needs| needs.warning(&request.task.command_line()));
+    let needs = needs(job, request);
     tracing::debug!(seconds = started.elapsed().as_secs_f64(), "estimated before counting");
-    match estimated {
-        Ok(Some(line)) => console::warn(&line),
-        Ok(None) => {}
-        Err(error) => tracing::debug!(error = %format!("{error:#}"), "no estimate before counting"),
+    match needs {
+        Ok(Some(needs)) => {
+            if let Some(line) = needs.warning(&request.task.command_line()) {
+                console::warn(&line);
+            }
+            Some(needs.forecast)
+        }
+        Ok(None) => None,
+        Err(error) => {
+            tracing::debug!(error = %format!("{error:#}"), "no estimate before counting");
+            None
+        }
     }
 }
 
@@ -90,88 +99,90 @@ fn plausibly_big(job: &dyn SweepJob) -> bool {
     has_rows && (hint.row * hint.rows_reached.max(1) >= WIDE_FRONTIER || job.steps() >= LONG_SWEEP)
 }
 
-/// What a count needs, and what this machine has for it.
-#[derive(Clone, Debug, PartialEq)]
-struct Needs {
-    peak_states: u64,
-    /// Bytes in memory at the peak, and what a count in memory may hold (`None`: out of core).
-    memory: u64,
-    memory_limit: Option<u64>,
-    /// Bytes on disk at the peak, out of core on this machine (`None`: a count in memory,
-    /// probed in memory), and what is free in the job directory (`None`: not known).
-    disk: Option<u64>,
+/// What this machine has for a count: memory for a count in memory (`None`: out of core) and
+/// the disk free in its job directory (`None`: not known, or in memory).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Room {
+    memory: Option<u64>,
     disk_free: Option<u64>,
-    /// Seconds, every pass that runs, at the probe's rate.
-    seconds: f64,
 }
 
-/// Prices `job` with a quick probe, for the store `request` counts in.
-fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Needs> {
-    let (args, options) = request.sweep_options()?;
-    let plan = plan_moduli(job, &options)?;
-    // The exact pass alone runs for certain; the residue passes only if it saturates (none
-    // follow where the bound needs more moduli than leaper carries).
-    let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
-    let passes = plan.passes;
-    let bounds = Bounds::quick(2 * job.profile_hint().row);
+/// What a count needs, as `leaper plan` prices it, and what this machine has for it.
+#[derive(Clone, Debug, PartialEq)]
+struct Needs {
+    forecast: Forecast,
+    room: Room,
+}
+
+/// Prices `job` as `leaper plan` does ([`forecast::price`]): always before a count with a job
+/// directory (a long run; `leaper status` shows the figures), before a count in memory only if
+/// a glance of about half a second puts it within [`NEAR`] of a limit (`None` otherwise).
+fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
     let in_memory = request.run.job_dir.is_none();
-    // In memory as the count will be (its rate, no fsync a step); out of core for the disk.
-    let scratch = (!in_memory).then(std::env::temp_dir);
-    let (probe, profile, rates) =
-        crate::plan::estimate(job, &passes[0], bounds, request.run.threads, scratch.as_deref())?;
     // Out of core with its own limit; an in-memory count that outgrows its limit goes on out of
     // core with the same limit, in the working directory.
-    let memory_limit = args.mem_limit.unwrap_or_else(|| match in_memory {
+    let memory_limit = request.sweep_options()?.0.mem_limit.unwrap_or_else(|| match in_memory {
         true => crate::memory::default_in_memory_limit(),
         false => OUT_OF_CORE_MEM_LIMIT,
     });
-    let disk_free = request.run.job_dir.as_deref().and_then(crate::machine::free_disk);
-    let needs = Needs::of(&profile, &rates, runs, in_memory.then_some(memory_limit), memory_limit, disk_free);
-    Ok(Needs { disk: needs.disk.filter(|_| probe.on_disk), ..needs })
+    let room = Room {
+        memory: in_memory.then_some(memory_limit),
+        disk_free: request.run.job_dir.as_deref().and_then(crate::machine::free_disk),
+    };
+    if in_memory && !glance(job, request)?.near(room.memory.unwrap_or(memory_limit)) {
+        return Ok(None);
+    }
+    let priced = forecast::price(job, request, forecast::PROBE_STATES, &std::env::temp_dir(), memory_limit, true)?;
+    Ok(Some(Needs { forecast: priced.forecast, room }))
+}
+
+/// A glance's figures are within this factor of a limit: worth pricing as the plan does.
+const NEAR: f64 = 4.0;
+
+/// A glance at a count in memory: its memory at the peak and its time, from a probe of about
+/// half a second in memory ([`Bounds::quick`]).
+struct Glance {
+    memory: u64,
+    seconds: f64,
+}
+
+impl Glance {
+    fn near(&self, memory_limit: u64) -> bool {
+        self.memory as f64 * NEAR > memory_limit as f64 || self.seconds * NEAR > AN_HOUR
+    }
+}
+
+fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Glance> {
+    let plan = plan_moduli(job, &request.sweep_options()?.1)?;
+    let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
+    let bounds = Bounds::quick(2 * job.profile_hint().row);
+    let (_, profile, rates) = crate::plan::estimate(job, &plan.passes[0], bounds, request.run.threads, None)?;
+    let seconds = cost(&profile, &rates, 1, OUT_OF_CORE_MEM_LIMIT).seconds_per_pass * runs as f64;
+    Ok(Glance { memory: in_memory_bytes(&profile, &rates), seconds })
 }
 
 impl Needs {
-    fn of(
-        profile: &Profile,
-        rates: &Rates,
-        runs: usize,
-        memory_limit: Option<u64>,
-        out_of_core_limit: u64,
-        disk_free: Option<u64>,
-    ) -> Needs {
-        let one = cost(profile, rates, 1, out_of_core_limit);
-        Needs {
-            peak_states: profile.peak().1,
-            memory: in_memory_bytes(profile, rates),
-            memory_limit,
-            disk: Some(one.disk_per_worker),
-            disk_free,
-            seconds: one.seconds_per_pass * runs as f64,
-        }
-    }
-
     /// The warning line for the count `name`, if it needs more than this machine has: in
-    /// memory, more than a count may hold; out of core, more disk than is free.
+    /// memory, more than a count may hold; out of core, more disk than is free; or more than an
+    /// hour. Its figures are the forecast's, as `leaper plan` prints them.
     fn warning(&self, name: &str) -> Option<String> {
-        let over_memory = self.memory_limit.is_some_and(|limit| self.memory > limit);
-        let over_disk = self.disk.zip(self.disk_free).is_some_and(|(disk, free)| disk > free);
-        if !(over_memory || over_disk || self.seconds > AN_HOUR) {
+        let forecast = &self.forecast;
+        let over_memory = self.room.memory.is_some_and(|limit| forecast.memory > limit);
+        let over_disk = self.room.memory.is_none() && self.room.disk_free.is_some_and(|free| forecast.disk > free);
+        if !(over_memory || over_disk || forecast.seconds > AN_HOUR) {
             return None;
         }
-        let sizes = match (self.memory_limit, self.disk) {
+        let sizes = match (self.room.memory, self.room.disk_free) {
             (Some(limit), _) => {
-                format!("{} in memory, where a count may hold {} here", bytes(self.memory), bytes(limit))
+                format!("{} in memory, where a count may hold {} here", bytes(forecast.memory), bytes(limit))
             }
-            (None, Some(disk)) => match self.disk_free {
-                Some(free) => format!("{} on disk, where {} is free", bytes(disk), bytes(free)),
-                None => format!("{} on disk", bytes(disk)),
-            },
-            (None, None) => format!("{} in memory", bytes(self.memory)),
+            (None, Some(free)) => format!("{} on disk, where {} is free", bytes(forecast.disk), bytes(free)),
+            (None, None) => format!("{} on disk", bytes(forecast.disk)),
         };
         Some(format!(
             "{name} needs about {} states at its peak ({sizes}) and about {} on this machine; see `leaper plan {name}`",
-            approx(self.peak_states as f64),
-            duration(self.seconds)
+            approx(forecast.peak_states as f64),
+            duration(forecast.seconds)
         ))
     }
 }
@@ -180,29 +191,42 @@ impl Needs {
 mod tests {
     use super::*;
 
-    fn needs(memory: u64, memory_limit: Option<u64>, disk: Option<u64>, disk_free: Option<u64>, seconds: f64) -> Needs {
-        Needs { peak_states: 3_100_000, memory, memory_limit, disk, disk_free, seconds }
+    fn needs(memory: u64, memory_limit: Option<u64>, disk: u64, disk_free: Option<u64>, seconds: f64) -> Needs {
+        let forecast = Forecast {
+            peak_states: 3_100_000,
+            peak_step: 40,
+            states_read: 40_000_000,
+            runs: 1,
+            memory,
+            memory_held: memory,
+            disk,
+            mem_limit: 4 << 30,
+            seconds,
+            probe_steps: 18,
+            probe_finished: false,
+        };
+        Needs { forecast, room: Room { memory: memory_limit, disk_free } }
     }
 
     #[test]
     fn a_count_that_fits_says_nothing() {
-        assert_eq!(needs(1 << 30, Some(8 << 30), None, None, 600.0).warning("knight 8x10"), None);
+        assert_eq!(needs(1 << 30, Some(8 << 30), 1 << 40, None, 600.0).warning("knight 8x10"), None);
         // Out of core, the memory figure is the store's own budget: only the disk counts.
-        assert_eq!(needs(1 << 40, None, Some(1 << 29), Some(1 << 30), 600.0).warning("knight 8x10"), None);
-        assert_eq!(needs(1 << 40, None, Some(1 << 40), None, 600.0).warning("knight 8x10"), None);
+        assert_eq!(needs(1 << 40, None, 1 << 29, Some(1 << 30), 600.0).warning("knight 8x10"), None);
+        assert_eq!(needs(1 << 40, None, 1 << 40, None, 600.0).warning("knight 8x10"), None);
     }
 
     #[test]
     fn a_count_past_memory_disk_or_an_hour_says_so_in_one_line_with_its_figures() {
-        let line = needs(10 << 30, Some(8 << 30), None, None, 600.0).warning("knight 9x9").unwrap();
+        let line = needs(10 << 30, Some(8 << 30), 1 << 40, None, 600.0).warning("knight 9x9").unwrap();
         assert_eq!(
             line,
             "knight 9x9 needs about 3.10e6 states at its peak (10.0 GiB in memory, where a count may hold 8.0 GiB \
              here) and about 10 min on this machine; see `leaper plan knight 9x9`"
         );
-        let line = needs(1, None, Some(2 << 30), Some(1 << 30), 60.0).warning("knight 9x9").unwrap();
+        let line = needs(1, None, 2 << 30, Some(1 << 30), 60.0).warning("knight 9x9").unwrap();
         assert!(line.contains("(2.0 GiB on disk, where 1.0 GiB is free) and about 60 s"), "{line}");
-        let line = needs(1, Some(2), None, None, 7300.0).warning("knight 9x9").unwrap();
+        let line = needs(1, Some(2), 1 << 40, None, 7300.0).warning("knight 9x9").unwrap();
         assert!(line.contains("(1 B in memory, where a count may hold 2 B here) and about 2.0 h"), "{line}");
         assert!(!line.contains('\n'));
     }

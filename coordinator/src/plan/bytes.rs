@@ -16,8 +16,9 @@
 //! Lanes the table has no figure for take the nearest it has. An exact lane's spare residues and
 //! high word cost next to nothing while counts stay below 2^64 (the high word is 0, a residue
 //! equals the low word, and the store keeps the words after the first as differences from it:
-//! 0.0015 bytes a state for both at the 9 x 6 peak, [`EXACT_128_VERIFIED`]), so an exact layout
-//! takes the nearest exact run's figure (the same lane first). Residue lanes take the nearest
+//! 0.0015 bytes a state for both at the 9 x 6 peak), and about a byte a state once they pass
+//! it ([`EXACT_128_VERIFIED`]), so an exact layout takes the nearest exact run's figure (the same
+//! lane first). Residue lanes take the nearest
 //! residue run's and 0.41 bytes a state for each word more or fewer: the slope of the line
 //! through one exact 64-bit lane (2.14) and four residue lanes (3.37), 1 and 4 words. That line
 //! joins two boards: at the same layer the lanes after the first cost next to nothing while
@@ -108,18 +109,18 @@ pub const MEASURED: [Measured; 3] = [
     EXACT_128_VERIFIED,
 ];
 
-/// One exact 128-bit lane and one spare residue (`knight 9x12 --sweep --verify`), measured on
-/// the peak layer of `leaper --log-format json knight 9x6 --sweep --job-dir D --mem-limit 1GiB`
-/// (step 29, 47,088,182 states): 128,555,465 bytes with `--counts exact128 --verify`,
-/// 128,485,849 with `--counts exact64`, 2.73 bytes a state either way: the high word and the
-/// spare residue added 0.0015 bytes a state, for counts below 2^64 store a high word of 0 and a
-/// residue equal to the low word. So its figure at a large peak is 9 x 8's exact 64-bit lane's
-/// and that 0.0015.
+/// One exact 128-bit lane and one spare residue: `knight 9x12 --sweep --verify`, the run of
+/// 2026-11-28 and 29 (docs/FLAGSHIP.md, "The 9 x 12 run"), at its largest layer so far (step 44,
+/// row 5): 3,289,878,650 states in 10,802,343,611 bytes, 3.28 bytes a state. Its counts pass
+/// 2^64 on the way, and the high word and the spare residue, next to free while counts stay
+/// below it (0.0015 bytes a state at the 9 x 6 peak, where a high word is 0 and a residue equals
+/// the low word), then cost about a byte a state more than 9 x 8's one exact 64-bit lane (2.14);
+/// row 6's layers took 4.0 to 4.3. To be taken again at the run's end, at its peak.
 const EXACT_128_VERIFIED: Measured = Measured {
     lanes: Lanes::Exact { bits: 128, spare: 1 },
-    bytes_per_state: 2.14 + 0.0015,
-    states: 1.863e9,
-    run: "knight 9x8 --sweep (docs/FLAGSHIP.md) and 0.0015 for the high word and spare residue (knight 9x6 --sweep)",
+    bytes_per_state: 10_802_343_611.0 / 3_289_878_650.0,
+    states: 3.29e9,
+    run: "knight 9x12 --sweep --verify, the run of 2026-11-28 and 29, at step 44 (docs/FLAGSHIP.md)",
 };
 
 /// Bytes a state a lane of residues beyond the first adds: the slope of the line through one

@@ -14,8 +14,9 @@
 //!   of the layer it writes and its spill (a bucket's spill runs are removed as they are merged
 //!   into its section); the spill of a step that overflows its tables is at most 1.1 times the
 //!   layer it produces;
-//! * in memory a state of the peak layer costs 1.05 times its record (the in-memory store
-//!   appends merged records in chunks, the layer being read freed as the next one grows);
+//! * in memory a state of the peak layer needs 1.05 times its record, the store frugal (the
+//!   layer being read freed as the next one grows), and takes 2.1 times while the store is
+//!   roomy, under a quarter of its limit ([`in_memory_held`]);
 //! * states per second per machine, from the probe's steps of at least 100,000 states;
 //! * the shuffle, on more than one worker ([`shuffle_seconds`]): every record a step hands on
 //!   goes to the worker that owns its bucket, `(W - 1) / W` of them over the network. Two costs,
@@ -38,19 +39,28 @@
 //! one worker its 40 overflow them: a spill of 1.1 * 40 * 5 = 220 bytes, more than the 200 of
 //! the layer it merges into, so 500 + 220 = 720 bytes).
 //! The sweep reads 151 states: 15.1 s of work, 7.55 s on the two workers, plus the shuffle:
-//! each worker reads 75.5 states, 136 us more. On a link of 80 bit/s (10 bytes a second, of
+//! each worker reads 75.5 states, 1.7 us more (0.022 us each). On a link of 80 bit/s (10 bytes a second, of
 //! which records get 7.2) where a record sent is 8.4 bytes (2 words), step 3's worker reads 50
 //! states (5 s of work) and sends 25 records, 210 bytes: 29.17 s of link, 24.17 s beyond its
 //! work; steps 1, 2 and 4 (0.25, 2.5 and 10 records: 0.29, 2.92 and 11.67 s of link against
 //! 0.05, 0.5 and 2 s of work) add 0.24, 2.42 and 9.67 s: 36.49 s in all (317.1 bytes sent at
 //! 7.2 a second, less the 7.55 s of work). At 1 Gbit/s no step's link time comes near its work:
-//! the shuffle is the processor's 136 us alone.
+//! the shuffle is the processor's 1.7 us alone.
 
 use super::link::{self, LinkRate};
 
-/// Bytes in memory per byte of a record of the peak layer, for the in-memory store (fitted on
-/// 8x8: docs/PERFORMANCE.md, "The costs of a plan").
+/// Bytes in memory per byte of a record of the peak layer, for the in-memory store once frugal
+/// (a layer freed as it is read, tables drained as they are written: what must fit the limit):
+/// 8.57 GiB for the 562 M 16-byte states of a row-major 8 x 8's peak (docs/PERFORMANCE.md, "The
+/// costs of a plan").
 pub const IN_MEMORY_OVERHEAD: f64 = 1.05;
+/// The same while the store is roomy (below a quarter of its limit it keeps the layer read and
+/// the tables of the one written from step to step, for speed): `leaper --log-format json knight
+/// 8x8` held 3,261 MB at its end (the `step done` lines' `peak_rss_bytes`) for a peak layer of
+/// 97,147,304 records of 16 bytes, 2.10 times their bytes. Smaller layers take more a state
+/// (fixed costs: 5.3 times at `knight 7x10`'s 4.4 M); records of two lanes as many times theirs
+/// (1.48 times one lane's bytes at 7 x 10, for records 1.5 times as long).
+pub const IN_MEMORY_ROOMY: f64 = 2.1;
 /// The spill of a step whose new layer overflows its tables, per byte of that layer (1.12
 /// measured at the 9 x 10 run's peak: docs/PERFORMANCE.md, "The costs of a plan").
 pub const SPILL_PER_LAYER: f64 = 1.1;
@@ -60,10 +70,15 @@ const TABLE_SHARE: f64 = 0.75;
 const TABLE_OVERHEAD: f64 = 1.25;
 /// Steps reading fewer states than this are left out of the rate (fixed costs dominate them).
 pub const RATE_FLOOR: u64 = 100_000;
-/// Seconds a state read costs a worker of a cluster beyond out of core on one machine (fitted
-/// on loopback workers: docs/PERFORMANCE.md, "The costs of a plan"; not refitted on the
-/// namespaced workers, whose machine was shared: the same section).
-pub const SHUFFLE_SECONDS_PER_STATE: f64 = 1.8e-6;
+/// Seconds a state read costs a worker of a cluster beyond out of core on one machine, as wall
+/// time on two threads: `knight 9x6 --sweep` (352,112,428 states read) took 104.9 s of processor
+/// time on three namespaced workers linked at 1 Gbit/s (their user and system time, from
+/// /proc) against 89.3 s out of core in one process, both at `--mem-limit 1GiB` on this 2-core
+/// machine: 15.6 s more, 0.044 us a state read, 0.022 us of wall on two threads
+/// (docs/PERFORMANCE.md, "The shuffle's processor share, in processor time"). Processor time,
+/// unlike the wall, does not care that the three workers shared two cores. (The loopback fit it
+/// replaces, 1.8 us, took the wall of workers sharing one machine's cores for their cost.)
+pub const SHUFFLE_SECONDS_PER_STATE: f64 = 15.6 / 352_112_428.0 / 2.0;
 /// Compressed bytes a record sent between workers takes a 64-bit word of its record (key and
 /// lanes): `knight 9x6 --sweep` (one key word, one exact 64-bit lane) sent 235,010,260 records
 /// in 1,976,763,549 bytes, 8.41 a record, 4.21 a word (7.1 a record on its first rows, 8.4 at
@@ -207,9 +222,22 @@ pub fn shuffle_seconds(profile: &Profile, rates: &Rates, workers: usize, link: L
     shuffle
 }
 
-/// Bytes the in-memory store needs at the peak layer (one machine, no job directory).
+/// Bytes the in-memory store needs at the peak layer (one machine, no job directory): what must
+/// fit its memory limit.
 pub fn in_memory_bytes(profile: &Profile, rates: &Rates) -> u64 {
     (profile.peak().1 as f64 * rates.record_bytes * IN_MEMORY_OVERHEAD).ceil() as u64
+}
+
+/// Bytes a count in memory holds at its peak under a memory limit of `limit`: roomy while that
+/// stays under a quarter of the limit, else what it grew to by then or its frugal need,
+/// whichever is more ([`IN_MEMORY_ROOMY`]).
+pub fn in_memory_held(profile: &Profile, rates: &Rates, limit: u64) -> u64 {
+    let roomy = (profile.peak().1 as f64 * rates.record_bytes * IN_MEMORY_ROOMY).ceil() as u64;
+    if roomy <= limit / 4 {
+        roomy
+    } else {
+        in_memory_bytes(profile, rates).max(limit / 4)
+    }
 }
 
 /// The fewest workers whose disks of `disk` bytes each hold the heaviest step (at most
@@ -250,8 +278,9 @@ mod tests {
         let mem = 800;
         let two = cost(&profile, &rates, 2, mem);
         assert_eq!((two.workers, two.disk_per_worker, two.spills), (2, 350, false));
-        // 75.5 states read (1.8 us each); at 1 Gbit/s the link never outlasts a step's work.
-        let shuffle = 75.5 * 1.8e-6;
+        // 75.5 states read (0.022 us each); at 1 Gbit/s the link never outlasts a step's work.
+        let shuffle = 75.5 * SHUFFLE_SECONDS_PER_STATE;
+        assert!((shuffle - 1.67e-6).abs() < 0.01e-6, "{shuffle}");
         assert!((two.shuffle_seconds_per_pass - shuffle).abs() < 1e-12, "{two:?}");
         assert_eq!(two.link_seconds_per_pass, 0.0);
         assert!((two.sent_bytes_per_worker - 37.75 * 8.4).abs() < 1e-9, "{two:?}");
@@ -275,6 +304,11 @@ mod tests {
         assert_eq!(workers_needed(&profile, &rates, 349, mem, 64), Some(3));
         assert_eq!(workers_needed(&profile, &rates, 1, mem, 64), None);
         assert_eq!(in_memory_bytes(&profile, &rates), (100.0f64 * 16.0 * 1.05).ceil() as u64);
+        // Roomy (2.1 times the records, 3,360 bytes) under a quarter of the limit; past it, what it
+        // grew to by then, or the frugal need if more.
+        assert_eq!(in_memory_held(&profile, &rates, 4 * 3360), 3360);
+        assert_eq!(in_memory_held(&profile, &rates, 4 * 3000), 3000);
+        assert_eq!(in_memory_held(&profile, &rates, 4 * 1000), 1680);
     }
 
     /// `knight 9x6 --sweep` on three workers in network namespaces (docs/PERFORMANCE.md, "The

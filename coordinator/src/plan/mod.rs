@@ -21,13 +21,17 @@
 
 pub mod bytes;
 pub mod estimate;
+pub mod forecast;
 pub mod link;
 pub mod model;
 pub mod probe;
 
+pub use crate::numbers::{approx, duration};
+pub use forecast::{estimate, predict};
+
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser};
@@ -37,8 +41,8 @@ use serde::Serialize;
 
 use crate::numbers::{bytes, counted, grouped};
 use crate::request::{parse_size, JobRequest, OUT_OF_CORE_MEM_LIMIT};
-use estimate::{cost, cost_on, in_memory_bytes, workers_needed, Profile, Rates, RATE_FLOOR, WIRE_BYTES_PER_WORD};
-use probe::{Bounds, Probe};
+use estimate::{cost_on, workers_needed, WIRE_BYTES_PER_WORD};
+use probe::Probe;
 
 /// Worker counts every plan prices, besides the one asked for.
 const WORKER_COUNTS: [usize; 4] = [1, 4, 8, 32];
@@ -83,7 +87,7 @@ pub struct PlanArgs {
 
     /// Run the sweep for real through its first two rows and on while the layers hold at most
     /// N states, then predict the rest.
-    #[arg(long, value_name = "N", default_value_t = 4_000_000, help_heading = "Probe")]
+    #[arg(long, value_name = "N", default_value_t = forecast::PROBE_STATES, help_heading = "Probe")]
     pub probe_states: u64,
 
     /// Directory for the probe's scratch files (removed afterwards; default: the system's
@@ -166,74 +170,20 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let passes = plan_moduli(job.as_ref(), &options)?;
     let first = &passes.passes[0];
     let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
-    let bounds = Bounds::plan(2 * job.profile_hint().row, args.probe_states);
-    let (probe, profile, rates) = estimate(job.as_ref(), first, bounds, request.run.threads, Some(&scratch))?;
     let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
+    let priced = forecast::price(job.as_ref(), request, args.probe_states, &scratch, mem, false)?;
     let counts = PassPlan::new(&passes);
-    let machine = Machine::new(&profile, &rates, sweep_args.mem_limit, mem, counts.runs);
+    let machine = Machine::new(&priced.forecast, sweep_args.mem_limit);
     let name = request.task.command_line();
-    let disk = DiskFigure::new(job.as_ref(), first, &probe);
+    let disk = DiskFigure::new(job.as_ref(), first, &priced.probe);
     let (notes, report) = (request.task.plan_notes(), Report { counts, machine, disk });
-    let plan = PlanReport::new(job.as_ref(), name, &probe, profile, rates, args, mem, report, notes);
+    let plan = PlanReport::new(job.as_ref(), name, priced, args, mem, report, notes);
     let mut out = std::io::stdout().lock();
     match request.run.format {
         OutputFormat::Json => writeln!(out, "{}", serde_json::to_string(&plan)?)?,
         OutputFormat::Text => plan.print(&mut out)?,
     }
     Ok(out.flush()?)
-}
-
-/// Probes `job`'s pass of lanes `first` within `bounds` (on `threads`, out of core in a scratch
-/// directory under `scratch`, or in memory without one) and prices the whole pass: the probe,
-/// the predicted profile, the rates.
-pub fn estimate(
-    job: &dyn SweepJob,
-    first: &Moduli,
-    bounds: Bounds,
-    threads: Option<usize>,
-    scratch: Option<&Path>,
-) -> Result<(Probe, Profile, Rates)> {
-    let probe = crate::machine::with_threads(threads, || probe::probe(job, first, bounds, scratch))??;
-    let profile = predict(job, &probe);
-    let rates = Rates {
-        disk_bytes_per_state: disk_bytes_per_state(job, first, &probe, &profile),
-        record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
-        states_per_second: probe.rate(RATE_FLOOR),
-        handed_per_read: probe.handed_per_read(),
-        wire_bytes_per_record: WIRE_BYTES_PER_WORD * (job.key_words() + first.len()) as f64,
-    };
-    Ok((probe, profile, rates))
-}
-
-/// Bytes a state on disk at the heaviest step of `profile`: what the probe measured, where it
-/// ran the whole sweep out of core; else the figure of a large run of the same lanes, reached
-/// from the probe's own as layers grow ([`bytes::bytes_per_state`]).
-fn disk_bytes_per_state(job: &dyn SweepJob, first: &Moduli, probe: &Probe, profile: &Profile) -> f64 {
-    if probe.on_disk && probe.finished(job.steps()) {
-        return probe.bytes_per_state();
-    }
-    let (_, read, left) = profile.heaviest_step();
-    let measured = probe.on_disk.then(|| (probe.largest_states as f64, probe.bytes_per_state()));
-    bytes::bytes_per_state(bytes::Lanes::of(first), read.max(left) as f64, measured)
-}
-
-/// The probe's layers, then the rest of the pass as the layer model predicts it (a probe cut
-/// short of two rows completed first: [`model::complete_rows`]).
-pub fn predict(job: &dyn SweepJob, probe: &Probe) -> Profile {
-    let measured = probe.profile.len();
-    let mut states = if probe.finished(job.steps()) {
-        probe.profile.clone()
-    } else {
-        let hint = job.profile_hint();
-        let known: Vec<u64> = probe.profile.iter().copied().chain([probe.next_states]).collect();
-        let known = model::complete_rows(&known, hint.row, job.steps());
-        model::extend(&known, job.steps(), &hint, hint.rows_reached.max(1)).iter().map(|s| s.round() as u64).collect()
-    };
-    // The pass ends where its layer empties: nothing after a zero is read.
-    if let Some(end) = states.iter().position(|&s| s == 0) {
-        states.truncate(end);
-    }
-    Profile { states, measured }
 }
 
 /// How the job carries its counts, for the plan's passes.
@@ -317,29 +267,30 @@ struct Machine {
 }
 
 impl Machine {
-    fn new(profile: &Profile, rates: &Rates, mem_limit: Option<u64>, mem: u64, runs: usize) -> Machine {
+    fn new(forecast: &forecast::Forecast, mem_limit: Option<u64>) -> Machine {
         let in_memory_limit = mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
         let memory_available = crate::memory::available_memory();
-        let need = in_memory_bytes(profile, rates);
+        // It must fit its limit frugally; what is free now must hold what it will take.
+        let (need, held) = (forecast.memory, forecast.memory_held);
         Machine {
             in_memory_limit,
             memory_available,
-            fits_in_memory: need <= in_memory_limit && memory_available.is_none_or(|free| need <= free),
-            seconds: cost(profile, rates, 1, mem).seconds_per_pass * runs as f64,
+            fits_in_memory: need <= in_memory_limit && memory_available.is_none_or(|free| held <= free),
+            seconds: forecast.seconds,
         }
     }
 
-    /// The `machine` line, for a count needing `need` bytes in memory.
-    fn line(&self, need: u64) -> String {
+    /// The `machine` line, for a count needing `need` bytes in memory and holding `held`.
+    fn line(&self, need: u64, held: u64) -> String {
         let time = format!("about {}", duration(self.seconds));
         let free = self.memory_available.map_or_else(|| bytes(self.in_memory_limit), bytes);
         if self.fits_in_memory {
-            format!("fits this machine in memory ({} of {free} available): just run it, {time}", bytes(need))
+            format!("fits this machine in memory ({} of {free} available): just run it, {time}", bytes(held))
         } else if need <= self.in_memory_limit {
             format!(
-                "fits this machine's memory but not what is free now ({} needed, {free} available): free some, \
+                "fits this machine's memory but not what is free now ({} held, {free} available): free some, \
                  or count out of core with --job-dir DIR; {time}",
-                bytes(need)
+                bytes(held)
             )
         } else {
             format!(
@@ -446,6 +397,8 @@ struct PlanReport {
     disk: DiskFigure,
     /// What the same counts cost another way, as the problem says ([`leaper_core::engine::Task::plan_notes`]).
     notes: Vec<String>,
+    /// The figures the warning before a count and `leaper status` quote ([`forecast`]).
+    forecast: forecast::Forecast,
 }
 
 impl PlanReport {
@@ -453,15 +406,14 @@ impl PlanReport {
     fn new(
         job: &dyn SweepJob,
         name: String,
-        probe: &probe::Probe,
-        profile: Profile,
-        rates: Rates,
+        priced: forecast::Priced,
         args: &PlanArgs,
         mem: u64,
         report: Report,
         notes: Vec<String>,
     ) -> PlanReport {
         let Report { counts, machine, disk } = report;
+        let forecast::Priced { probe, profile, rates, forecast } = priced;
         let workers = args.workers as usize;
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
         counts_priced.sort_unstable();
@@ -500,7 +452,7 @@ impl PlanReport {
             disk_bytes_per_state: rates.disk_bytes_per_state,
             states_per_second: rates.states_per_second,
             threads,
-            in_memory_bytes: in_memory_bytes(&profile, &rates),
+            in_memory_bytes: forecast.memory,
             mem_per_worker: mem,
             buckets,
             costs,
@@ -516,6 +468,7 @@ impl PlanReport {
             profile: profile.states,
             disk,
             notes,
+            forecast,
         }
     }
 
@@ -547,8 +500,21 @@ impl PlanReport {
             self.peak_col
         )?;
         writeln!(out, "work      {} states read per pass", approx(self.expansions as f64))?;
-        writeln!(out, "memory    {} to count in memory (no --job-dir, one machine)", bytes(self.in_memory_bytes))?;
-        writeln!(out, "machine   {}", self.machine.line(self.in_memory_bytes))?;
+        let held = self.forecast.memory_held;
+        let roomy = if held > self.in_memory_bytes {
+            format!(
+                "; it holds {} there, keeping its tables from step to step while under a quarter of its limit",
+                bytes(held)
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "memory    {} to count in memory at least (no --job-dir, one machine){roomy}",
+            bytes(self.in_memory_bytes)
+        )?;
+        writeln!(out, "machine   {}", self.machine.line(self.in_memory_bytes, held))?;
         let rows: Vec<String> = self.row_peaks.iter().map(|&s| approx(s as f64)).collect();
         writeln!(out, "rows      largest layer of each row: {}", rows.join("  "))?;
         writeln!(out, "disk      {}", self.disk.line(self.disk_bytes_per_state))?;
@@ -596,7 +562,7 @@ impl PlanReport {
         writeln!(
             out,
             "(times: every worker as fast as this machine at the probe's rate; time per pass includes the shuffle: \
-             {:.1} us a state read on each worker and {:.1} bytes a record sent ({:.2} a word), measured on \
+             {:.3} us a state read on each worker and {:.1} bytes a record sent ({:.2} a word), measured on \
              workers linked at 1 Gbit/s, 100 Mbit/s and 10 Mbit/s, over {} {} link each way, counted where it \
              outlasts a step's work; how far to trust the prediction: docs/FLAGSHIP.md)",
             estimate::SHUFFLE_SECONDS_PER_STATE * 1e6,
@@ -606,27 +572,6 @@ impl PlanReport {
             self.link,
         )?;
         Ok(())
-    }
-}
-
-/// A count: exact below a million, three significant digits and a power of ten above.
-pub fn approx(n: f64) -> String {
-    if n < 1e6 {
-        grouped(n.round() as u64)
-    } else {
-        format!("{n:.2e}")
-    }
-}
-
-/// Seconds as the largest fitting unit (tenths under 10 s).
-pub fn duration(seconds: f64) -> String {
-    match seconds {
-        s if s < 9.95 => format!("{s:.1} s"),
-        s if s < 120.0 => format!("{s:.0} s"),
-        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
-        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
-        s if s < 2.0 * 31_557_600.0 => format!("{:.1} days", s / 86_400.0),
-        s => format!("{:.1} years", s / 31_557_600.0),
     }
 }
 

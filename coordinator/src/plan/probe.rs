@@ -33,24 +33,45 @@ pub struct Bounds {
     pub most_states: u64,
     /// No step starts after this much time.
     pub budget: Option<Duration>,
+    /// Its steps logged at debug level only (before a count: the count's own steps are the ones
+    /// to see), not as `leaper plan`'s `probe step` lines.
+    pub quiet: bool,
 }
 
 /// The states a step of a quick probe may read: sized so that such a step takes about half a second
 /// on the project's machine, and a quick probe about a second at most (docs/PERFORMANCE.md, "The
 /// quick probe before a count").
 const QUICK_STATES: u64 = 300_000;
+/// No step of a plan's probe reads more than this (unless `--probe-states` asks for more): two
+/// rows of width 9 stay below it (3.97 M states at most), width 10's second row passes it at its
+/// eighth cell (18.7 M, 22 s here; 60 M at its tenth), width 12's sooner.
+const PLAN_MOST_STATES: u64 = 8_000_000;
 /// No step of a quick probe starts after this.
 const QUICK_BUDGET: Duration = Duration::from_millis(500);
 
 impl Bounds {
-    /// `leaper plan`'s: the first `at_least` steps, then on while layers hold at most `states`.
+    /// `leaper plan`'s: the first `at_least` steps, then on while layers hold at most `states`;
+    /// no step reading more than twice `states` or [`PLAN_MOST_STATES`], whichever is more (a
+    /// wide board's second row, whose steps take seconds to minutes each past that: the model
+    /// completes the row).
     pub fn plan(at_least: usize, states: u64) -> Bounds {
-        Bounds { at_least, states, most_states: u64::MAX, budget: None }
+        Bounds {
+            at_least,
+            states,
+            most_states: states.saturating_mul(2).max(PLAN_MOST_STATES),
+            budget: None,
+            quiet: false,
+        }
+    }
+
+    /// The same bounds, the steps logged at debug level only.
+    pub fn quietly(self) -> Bounds {
+        Bounds { quiet: true, ..self }
     }
 
     /// Before a count: as `leaper plan` would, but within about a second in all.
     pub fn quick(at_least: usize) -> Bounds {
-        Bounds { at_least, states: QUICK_STATES, most_states: QUICK_STATES, budget: Some(QUICK_BUDGET) }
+        Bounds { at_least, states: QUICK_STATES, most_states: QUICK_STATES, budget: Some(QUICK_BUDGET), quiet: true }
     }
 
     /// Whether a probe `elapsed` into its run stops before `step`, which would read `states`.
@@ -172,8 +193,8 @@ pub fn probe(job: &dyn SweepJob, moduli: &Moduli, bounds: Bounds, scratch_parent
             probe.largest_bytes = outcome.layer.bytes;
         }
         let position = job.position(step);
-        // A quick probe (before a count) logs its steps only at debug level: the count's own
-        // steps are the ones to see.
+        // A probe before a count logs its steps only at debug level: the count's own steps are
+        // the ones to see.
         macro_rules! step_event {
             ($level:expr) => {
                 tracing::event!(
@@ -188,7 +209,7 @@ pub fn probe(job: &dyn SweepJob, moduli: &Moduli, bounds: Bounds, scratch_parent
                 )
             };
         }
-        if bounds.budget.is_some() {
+        if bounds.quiet {
             step_event!(tracing::Level::DEBUG);
         } else {
             step_event!(tracing::Level::INFO);

@@ -93,7 +93,7 @@ pub struct SweepCheckpoints {
 }
 
 /// The files every job directory keeps whatever its manifest says.
-const ALWAYS_KEPT: [JobFile; 3] = [JobFile::Spec, JobFile::SpecCopy, JobFile::Lock];
+const ALWAYS_KEPT: [JobFile; 4] = [JobFile::Spec, JobFile::SpecCopy, JobFile::Lock, JobFile::Plan];
 
 impl SweepCheckpoints {
     /// A new job: nothing committed yet.

@@ -7,6 +7,7 @@
 //! manifest.json                            Manifest      the last committed step of a sweep
 //! manifest.copy.json                       ManifestCopy  a second copy of it: one lost file loses nothing
 //! ledger.jsonl                             Ledger        the finished shards of a subtree job
+//! plan.json                                Plan          what the count was forecast to need when it started
 //! job-id                                   JobId         a worker's data directory: whose it is
 //! worker-id                                WorkerId      a worker's data directory: which worker it is
 //! pass-P/layer-NNNNNN/sSSS.lps            Segment       bucket sections of one layer, one file per writing thread
@@ -31,6 +32,8 @@ pub enum JobFile {
     Manifest,
     ManifestCopy,
     Ledger,
+    /// The forecast made before the count started (the coordinator's `plan::forecast`).
+    Plan,
     JobId,
     WorkerId,
     /// The directory of one counting pass.
@@ -82,6 +85,7 @@ pub const LOCK_FILE: &str = "lock";
 pub const MANIFEST_FILE: &str = "manifest.json";
 pub const MANIFEST_COPY_FILE: &str = "manifest.copy.json";
 pub const LEDGER_FILE: &str = "ledger.jsonl";
+pub const PLAN_FILE: &str = "plan.json";
 pub const JOB_ID_FILE: &str = "job-id";
 pub const WORKER_ID_FILE: &str = "worker-id";
 /// The suffix of a file being written before it replaces its namesake.
@@ -97,6 +101,7 @@ impl JobFile {
             JobFile::Manifest => MANIFEST_FILE.into(),
             JobFile::ManifestCopy => MANIFEST_COPY_FILE.into(),
             JobFile::Ledger => LEDGER_FILE.into(),
+            JobFile::Plan => PLAN_FILE.into(),
             JobFile::JobId => JOB_ID_FILE.into(),
             JobFile::WorkerId => WORKER_ID_FILE.into(),
             JobFile::Pass { pass } => format!("pass-{pass}").into(),
@@ -139,6 +144,7 @@ impl JobFile {
             [MANIFEST_FILE] => JobFile::Manifest,
             [MANIFEST_COPY_FILE] => JobFile::ManifestCopy,
             [LEDGER_FILE] => JobFile::Ledger,
+            [PLAN_FILE] => JobFile::Plan,
             [JOB_ID_FILE] => JobFile::JobId,
             [WORKER_ID_FILE] => JobFile::WorkerId,
             [pass] => JobFile::Pass { pass: number(pass, "pass-", "")? as usize },
@@ -192,6 +198,7 @@ impl JobFile {
                         | JobFile::SpecCopy
                         | JobFile::Manifest
                         | JobFile::ManifestCopy
+                        | JobFile::Plan
                         | JobFile::JobId
                         | JobFile::WorkerId
                 )
@@ -217,6 +224,7 @@ mod tests {
             JobFile::Manifest,
             JobFile::ManifestCopy,
             JobFile::Ledger,
+            JobFile::Plan,
             JobFile::JobId,
             JobFile::WorkerId,
             JobFile::Pass { pass: 3 },
