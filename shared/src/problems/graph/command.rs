@@ -52,11 +52,11 @@ struct GraphArgs {
     #[arg(long, value_name = "FILE")]
     order: Option<String>,
 
-    /// Print the vertex order by name (what --order reads), count nothing.
+    /// Print the vertex order (for --order FILE); count nothing.
     ///
     /// Print the vertex order the count would take, by the vertices' names on one line (what
     /// --order FILE reads back), and count nothing.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     print_order: bool,
 
     #[command(flatten)]
@@ -202,9 +202,9 @@ impl Problem for GraphProblem {
     fn examples(&self, path: &str) -> Option<&'static str> {
         (path == "graph").then_some(
             "  leaper graph cube.edges --open          # 72 paths of the 3-cube (`u v` lines)
+  geng 5 | leaper graph -                 # nauty's graphs: a count a line
   leaper graph petersen.g6 --tours both   # graph6 (nauty): closed 0, open 120
   printf 'C~\\n' | leaper graph -          # 3 cycles of K4, graph6 on stdin
-  geng 5 | leaper graph -                 # nauty's graphs: a count a line, in order
   leaper graph cube.edges --print-order   # the vertex order, for --order FILE",
         )
     }
