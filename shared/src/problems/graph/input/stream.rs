@@ -203,7 +203,7 @@ mod tests {
         let error = read[0].as_ref().unwrap_err().to_string();
         assert_eq!(
             error,
-            "g line 1: ' ' (character 2) is no graph6 character: they run from '?' to '~' (bytes 63 to 126)"
+            "g line 1: '0' (character 1) is no graph6 character: they run from '?' to '~' (bytes 63 to 126)"
         );
     }
 }
