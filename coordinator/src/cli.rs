@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use leaper_core::engine::jobdir::JobKind;
-use leaper_core::engine::{EngineOption, OutputFormat, Problem, Tool};
+use leaper_core::engine::{EngineOption, OutputFormat, Problem, Requested, Tool};
 use leaper_core::problems::{self, REGISTRY};
 
 use crate::console::{ConsoleArgs, LogFormat};
@@ -133,6 +133,10 @@ pub enum Action {
     Plan(crate::plan::PlanArgs, Box<JobRequest>),
     /// A problem's tool (`leaper tours dedupe ...`), with its arguments.
     Tool(&'static dyn Tool, clap::ArgMatches),
+    /// A count per item of the input (a graph6 stream), in order.
+    Stream(Box<crate::stream::StreamRequest>),
+    /// An answer the problem gave without counting (`graph --print-order`), printed as it is.
+    Answer(String),
 }
 
 pub struct Invocation {
@@ -419,7 +423,19 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
             }
             // A nested job (`tours enumerate`) has the options of every job after its name.
             let job_matches = nested.map_or(sub, |(_, m)| m);
-            let params = problem.params(name, sub)?;
+            let params = match problem.request(name, sub)? {
+                Requested::One(params) => params,
+                Requested::Answer(text) => return Ok(Invocation { console, action: Action::Answer(text) }),
+                Requested::Stream(items) => {
+                    let sweep = match problem.kinds(name).contains(&JobKind::Sweep) {
+                        true => Some(SweepArgs::from_arg_matches(sub)?),
+                        false => None,
+                    };
+                    let run = RunArgs::from_arg_matches(job_matches)?;
+                    let stream = crate::stream::StreamRequest { problem, run, sweep, items };
+                    return Ok(Invocation { console, action: Action::Stream(Box::new(stream)) });
+                }
+            };
             let mut request = JobRequest::new(problem, params, RunArgs::from_arg_matches(job_matches)?, None)?;
             match request.task.kind() {
                 JobKind::Sweep => request.sweep = Some(SweepArgs::from_arg_matches(sub)?),
@@ -445,6 +461,10 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
                 let parsed = command().try_get_matches_from(job_line).unwrap_or_else(|error| error.exit());
                 match invocation(parsed)?.action {
                     Action::Start(request) => Action::Plan(plan, request),
+                    Action::Stream(_) | Action::Answer(_) => anyhow::bail!(
+                        "`leaper plan` prices one count (`leaper plan graph g.txt`): not a stream of them, nor \
+                         --print-order"
+                    ),
                     _ => anyhow::bail!("`leaper plan` prices a problem's job (`leaper plan knight 9x10`), not a command of leaper's own"),
                 }
             }

@@ -3,7 +3,7 @@
 //! `main.rs` only wires these together.
 //!
 //! ```text
-//! cli ──► request ──► run ──► sweep (cluster) ─┐
+//! cli ──► request ──► run ──► sweep (cluster) ─┐     stream ──► run, sweep (a count per item)
 //!    │                   └──► subtree (leases) ┴─► workers (connect, check)
 //!    └──► plan (probe, model, estimate) ──► request (its sweep options), machine (threads)
 //! status ◄── metrics ◄── serve   progress ──► eta, results; memory ──► machine
@@ -33,6 +33,7 @@ pub mod run;
 pub mod serve;
 pub mod status;
 pub mod straggler;
+pub mod stream;
 pub mod subtree;
 pub mod sweep;
 pub mod waiting;
@@ -49,6 +50,8 @@ use cli::{Action, StatusArgs};
 pub fn run(action: Action) -> Result<()> {
     match action {
         Action::Start(request) => run::start(*request),
+        Action::Stream(stream) => stream::run(*stream),
+        Action::Answer(text) => console::results(|out| Ok(out.write_all(text.as_bytes())?)),
         Action::Resume(args) => run::resume(args),
         Action::Status(args) => show_status(args),
         Action::Worker(args) => exec_worker(args),

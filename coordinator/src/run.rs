@@ -74,7 +74,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
 /// The counts of a sweep whose every reported count a reason proves 0 before counting (a board
 /// whose colours cannot alternate, a disconnected graph): each `0`, unless `--count-anyway`.
 /// `knight 7x9` or `knight 8x8 --remove a1,h8` need not read a state to print 0.
-fn proved_zero(job: &Job, request: &JobRequest) -> Option<Vec<(usize, String)>> {
+pub(crate) fn proved_zero(job: &Job, request: &JobRequest) -> Option<Vec<(usize, String)>> {
     let Job::Sweep(sweep) = job else { return None };
     if request.sweep.as_ref().is_none_or(|s| s.count_anyway) {
         return None;

@@ -662,3 +662,204 @@ fn a_seeded_campaign_of_valid_damaged_and_lying_graph_files() {
     assert!(refused > 0 && read > 0, "refused {refused}, read {read}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `leaper ARGS` with `input` on its stdin.
+fn leaper_with_stdin(args: &[&str], input: &str) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(args)
+        .env_remove("LEAPER_FAULT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // Written from a thread of its own: leaper may print (and fill its stdout) before it has read it all.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+/// The graphs on `n` vertices up to isomorphism, each as its edges: by brute force, the least
+/// mask over the pairs of each class under every permutation of the vertices, in increasing
+/// order of it.
+fn graphs_up_to_isomorphism(n: usize) -> Vec<Vec<(usize, usize)>> {
+    let pairs: Vec<(usize, usize)> = (0..n).flat_map(|v| (0..v).map(move |u| (u, v))).collect();
+    let mut permutations: Vec<Vec<usize>> = vec![vec![]];
+    for _ in 0..n {
+        let mut longer = Vec::new();
+        for p in &permutations {
+            for v in (0..n).filter(|v| !p.contains(v)) {
+                longer.push([p.clone(), vec![v]].concat());
+            }
+        }
+        permutations = longer;
+    }
+    let index = |u: usize, v: usize| pairs.iter().position(|&(a, b)| (a, b) == (u.min(v), u.max(v))).unwrap();
+    let mut classes: Vec<u64> = (0..1u64 << pairs.len())
+        .map(|mask| {
+            permutations
+                .iter()
+                .map(|p| {
+                    (0..pairs.len())
+                        .filter(|&i| mask >> i & 1 == 1)
+                        .map(|i| 1u64 << index(p[pairs[i].0], p[pairs[i].1]))
+                        .sum::<u64>()
+                })
+                .min()
+                .unwrap()
+        })
+        .collect();
+    classes.sort_unstable();
+    classes.dedup();
+    classes
+        .into_iter()
+        .map(|mask| (0..pairs.len()).filter(|&i| mask >> i & 1 == 1).map(|i| pairs[i]).collect())
+        .collect()
+}
+
+/// graph6 of a graph on `n` < 63 vertices (nauty's formats.txt), written here, apart from
+/// leaper's writer: N(n), then the upper triangle column by column, six bits a character.
+fn graph6(n: usize, edges: &[(usize, usize)]) -> String {
+    let bits: Vec<bool> = (0..n)
+        .flat_map(|v| (0..v).map(move |u| (u, v)))
+        .map(|(u, v)| edges.iter().any(|&(a, b)| (a.min(b), a.max(b)) == (u, v)))
+        .collect();
+    let mut line = String::from(char::from(63 + n as u8));
+    for chunk in bits.chunks(6) {
+        let value = (0..6).fold(0u8, |value, i| value << 1 | u8::from(chunk.get(i) == Some(&true)));
+        line.push(char::from(63 + value));
+    }
+    line
+}
+
+/// Issue 58: `geng 4 | leaper graph -` was refused ("holds 11 graphs"); each graph of a graph6
+/// or sparse6 stream is counted, one line a graph, in the stream's order.
+#[test]
+fn a_graph6_stream_of_the_11_graphs_on_4_vertices_is_counted_one_line_a_graph() {
+    let graphs = graphs_up_to_isomorphism(4);
+    assert_eq!(graphs.len(), 11);
+    let stream: String = graphs.iter().map(|edges| graph6(4, edges) + "\n").collect();
+    let brute: Vec<(u64, u64)> = graphs.iter().map(|edges| brute_force_cycles_and_paths(4, edges)).collect();
+    let cycles: String = brute.iter().map(|(cycles, _)| format!("{cycles}\n")).collect();
+    // The 4-cycle, the 4-cycle with a chord, K4: 1, 1, 3; the other 8 graphs have none.
+    let mut sorted: Vec<u64> = brute.iter().map(|&(cycles, _)| cycles).collect();
+    sorted.sort_unstable();
+    assert_eq!(sorted, [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 3]);
+    let output = leaper_with_stdin(&["graph", "-"], &stream);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), cycles);
+    // Both kinds: the closed and the open count on the graph's line.
+    let both: String = brute.iter().map(|(cycles, paths)| format!("{cycles} {paths}\n")).collect();
+    assert_eq!(text(&leaper_with_stdin(&["graph", "-", "--tours", "both"], &stream).stdout), both);
+    let paths: String = brute.iter().map(|(_, paths)| format!("{paths}\n")).collect();
+    assert_eq!(text(&leaper_with_stdin(&["graph", "-", "--open"], &stream).stdout), paths);
+    // With a header, blank lines, and from a file; JSON names each graph's line.
+    let dir = scratch("graph", "stream");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("four.g6");
+    std::fs::write(&file, format!(">>graph6<<{}\n", stream.replace('\n', "\n\n"))).unwrap();
+    assert_eq!(run(&["graph", file.to_str().unwrap()]), cycles);
+    let json = run(&["graph", file.to_str().unwrap(), "--format", "json"]);
+    let last = json.lines().last().unwrap();
+    let line = format!("\"graph\":\"{} line 21\"", file.to_str().unwrap());
+    assert!(last.contains(&line) && last.ends_with(&format!("\"count\":\"{}\",\"line\":21}}", brute[10].0)), "{last}");
+    // The same graphs in sparse6 (leaper's writer, which its own tests read back).
+    use leaper_core::problems::graph::input::{Format, Graph};
+    let sparse6: String = graphs
+        .iter()
+        .map(|edges| Graph::read(&graph6(4, edges), Some(Format::Graph6), "g").unwrap().0.write(Format::Sparse6))
+        .collect();
+    assert_eq!(sparse6.lines().count(), 11);
+    assert!(sparse6.lines().all(|line| line.starts_with(':')), "{sparse6}");
+    assert_eq!(text(&leaper_with_stdin(&["graph", "-"], &sparse6).stdout), cycles);
+    // A graph larger than a small one runs alone, in its place: the 6 x 6 grid (1072 cycles).
+    let grid: Vec<(usize, usize)> = (0..36)
+        .flat_map(|v| [(v % 6 + 1 < 6).then_some((v, v + 1)), (v + 6 < 36).then_some((v, v + 6))])
+        .flatten()
+        .collect();
+    // Cr is the 4-cycle 0-1-3-2-0.
+    let mixed = format!("C~\n{}\nCr\n", graph6(36, &grid));
+    assert_eq!(text(&leaper_with_stdin(&["graph", "-"], &mixed).stdout), "3\n1072\n1\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A stream's bad line or too wide a graph is an error naming its line, after the lines before
+/// it; what needs one job is refused.
+#[test]
+fn a_stream_s_bad_line_is_named_and_ends_it() {
+    let output = leaper_with_stdin(&["graph", "-"], "C~\nC^\nC~~\nC~\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(text(&output.stdout), "3\n1\n");
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("error: stdin line 3: \"C~~\" is no whole graph6 graph"), "{stderr}");
+    // K40 on line 2: too wide, by its line.
+    let k40: Vec<(usize, usize)> = (0..40).flat_map(|v| (0..v).map(move |u| (u, v))).collect();
+    let output = leaper_with_stdin(&["graph", "-"], &format!("C~\n{}\n", graph6(40, &k40)));
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(text(&output.stdout), "3\n");
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("error: graph stdin line 2 is too wide: frontier 39, the keys hold 31"), "{stderr}");
+    let output = leaper_with_stdin(&["graph", "-", "--job-dir", "/nonexistent/job"], "C~\nC^\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("--job-dir is for one count, and the input is a stream"));
+    assert!(output.stdout.is_empty());
+}
+
+/// Issue 58: an edge list read with `--from graph6` said "holds 2 graphs"; now what the graph6
+/// reader finds wrong in its first line. A graph too wide says how wide, and what the keys hold.
+#[test]
+fn a_wrong_from_says_what_the_reader_found_and_too_wide_says_how_wide() {
+    let dir = scratch("graph", "wrong-from");
+    std::fs::create_dir_all(&dir).unwrap();
+    let edges = dir.join("path.txt");
+    std::fs::write(&edges, "0 1\n1 2\n").unwrap();
+    let output = leaper(&["graph", edges.to_str().unwrap(), "--from", "graph6"], None);
+    assert_eq!(output.status.code(), Some(1));
+    let expected = format!(
+        "error: {} line 1: '0' (character 1) is no graph6 character: they run from '?' to '~' (bytes 63 to 126)\n",
+        edges.display()
+    );
+    assert_eq!(text(&output.stderr), expected);
+    let wide = dir.join("k40.txt");
+    let k40: String = (0..40).flat_map(|u| (u + 1..40).map(move |v| format!("{u} {v}\n"))).collect();
+    std::fs::write(&wide, k40).unwrap();
+    let stderr = text(&leaper(&["graph", wide.to_str().unwrap()], None).stderr);
+    let expected = format!("error: graph {} is too wide: frontier 39, the keys hold 31 (", wide.display());
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 58: `--print-order` prints the order chosen, by vertex names, as `--order` reads it:
+/// fed back, the same count and the same order; the note names it too, and a holed board's.
+#[test]
+fn the_printed_order_reads_back_to_the_same_count() {
+    let dir = scratch("graph", "print-order");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cube = dir.join("cube4.txt");
+    std::fs::write(&cube, cube4()).unwrap();
+    let cube = cube.to_str().unwrap();
+    let printed = run(&["graph", cube, "--print-order"]);
+    let names: Vec<&str> = printed.split_whitespace().collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    let all: Vec<String> = (0..16).map(|v| format!("{v:04b}")).collect();
+    assert_eq!(sorted, all, "{printed}");
+    let order = dir.join("order.txt");
+    std::fs::write(&order, &printed).unwrap();
+    let order = order.to_str().unwrap();
+    assert_eq!(run(&["graph", cube, "--order", order]), "1344\n");
+    assert_eq!(run(&["graph", cube, "--order", order, "--print-order"]), printed);
+    // The note names the order, whole for 16 vertices.
+    let stderr = text(&leaper(&["graph", cube], None).stderr);
+    assert!(stderr.contains(&format!("; the order: {}", printed.trim_end())), "{stderr}");
+    // A board with squares removed, counted as a graph, names its order too.
+    let stderr = text(&leaper(&["knight", "6x6", "--remove", "a1,b1"], None).stderr);
+    assert!(stderr.contains("knight 6x6 without a1, b1: 34 squares; vertex order"), "{stderr}");
+    assert!(stderr.contains("; the order begins ") && stderr.contains(" ...\n"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

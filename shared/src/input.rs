@@ -36,7 +36,7 @@ use crate::error::{file_error, Error, Result};
 pub const QUOTE_CHARS: usize = 80;
 
 /// `4 KiB`, `1 MiB`, or bytes where the size is no whole number of either.
-fn size(bytes: u64) -> String {
+pub(crate) fn size(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),

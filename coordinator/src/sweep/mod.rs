@@ -9,7 +9,8 @@ use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::store::{memory_store, StateStore};
 use leaper_core::engine::sweep::{
-    plan_moduli, run_sweep, LocalSteps, StepReport, StepWatch, StoreHost, SweepProgress, SweepReport, Watched,
+    plan_moduli, run_sweep, sweep_in_process, LocalSteps, StepReport, StepWatch, StoreHost, SweepProgress, SweepReport,
+    Watched,
 };
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 
@@ -146,6 +147,21 @@ impl StepWatch for &mut SweepWatch<'_, '_> {
     fn observe(&mut self, step: &StepReport) {
         self.step(step);
     }
+}
+
+/// The buckets of a small count's in-memory store (a graph of a stream): few, since its layers
+/// are small and each bucket costs a table.
+const SMALL_COUNT_BUCKETS: usize = 7;
+
+/// Counts `job` in memory on the calling thread's pool, as `request` asks (its lanes, its
+/// spare modulus), with no display and no log of its steps: one small count of many counted
+/// together (a graph of a stream). Returns the exact counts, `(slot, decimal)`.
+pub fn count_quietly(job: &dyn SweepJob, request: &JobRequest) -> Result<Vec<(usize, String)>> {
+    let (args, options) = request.sweep_options()?;
+    let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+    let mut stores = InMemory { buckets: (args.buckets as usize).min(SMALL_COUNT_BUCKETS), mem_limit };
+    let report = sweep_in_process(job, &options, &mut stores, SweepProgress::default())?;
+    Ok(decimal(&report))
 }
 
 fn decimal(report: &SweepReport) -> Vec<(usize, String)> {

@@ -32,5 +32,5 @@ pub mod transition;
 
 pub use arith::Moduli;
 pub use key::{RecordLayout, StateKey};
-pub use problem::{EngineOption, Job, OutputFormat, Printing, Problem, Task, Tool, ToolContext};
+pub use problem::{EngineOption, Job, OutputFormat, Printing, Problem, Requested, Task, Tool, ToolContext};
 pub use transition::{ProfileHint, StepPosition, SweepJob, Transition};

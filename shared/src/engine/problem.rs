@@ -32,6 +32,18 @@ pub enum Job {
     Subtree(Arc<dyn SubtreeProblem>),
 }
 
+/// What a command's arguments ask for ([`Problem::request`]): most often one count.
+pub enum Requested {
+    /// One count, with these parameters.
+    One(Params),
+    /// A count per item of the input, in the input's order (a graph6 stream: one per graph),
+    /// each with the parameters it would have asked alone; read as they are counted, so that
+    /// the input may be longer than memory holds. The first error ends it.
+    Stream(Box<dyn Iterator<Item = Result<Params>>>),
+    /// An answer printed as it is, on stdout, with nothing counted (a graph's vertex order).
+    Answer(String),
+}
+
 /// How results are printed: bare text, or one JSON object per line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -67,6 +79,12 @@ pub trait Problem: Send + Sync {
 
     /// The parameters subcommand `command` was given.
     fn params(&self, command: &str, matches: &clap::ArgMatches) -> Result<Params>;
+
+    /// What subcommand `command` asks for: by default one count, its [`Problem::params`]; a
+    /// problem may read a stream of counts from its input, or answer without counting.
+    fn request(&self, command: &str, matches: &clap::ArgMatches) -> Result<Requested> {
+        Ok(Requested::One(self.params(command, matches)?))
+    }
 
     /// The examples of its command `path` (`knight`, `tours enumerate`, `tangram outlines`: a
     /// command, a nested job or an action), for the help: lines `  leaper ...   # what it prints`,

@@ -10,12 +10,13 @@ use std::sync::Arc;
 use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
-use super::input::{Format, Graph, MAX_GRAPH_BYTES};
+use super::input::{Format, Graph, GraphInput, MAX_GRAPH_BYTES};
 use super::order::{self, VertexOrder};
 use super::reasons::why_none;
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
-    table, typed, write_json_line, write_line, EngineOption, Job, OutputFormat, Params, Printing, Problem, Task,
+    table, typed, write_json_line, write_line, EngineOption, Job, OutputFormat, Params, Printing, Problem, Requested,
+    Task,
 };
 use crate::error::{Error, Result};
 use crate::input::{read_text, Source};
@@ -51,6 +52,13 @@ struct GraphArgs {
     #[arg(long, value_name = "FILE")]
     order: Option<String>,
 
+    /// Print the vertex order (for --order FILE); count nothing.
+    ///
+    /// Print the vertex order the count would take, by the vertices' names on one line (what
+    /// --order FILE reads back), and count nothing.
+    #[arg(long, hide_short_help = true)]
+    print_order: bool,
+
     #[command(flatten)]
     kind: KindArgs,
 }
@@ -74,6 +82,10 @@ pub struct GraphParams {
     /// What reading the file noticed (edges merged, loops dropped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The line of a stream (a graph6 file of several graphs) the graph was on: its counts are
+    /// printed on one line, in the stream's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 impl GraphParams {
@@ -94,7 +106,13 @@ impl GraphParams {
             Some((vertices, how)) => VertexOrder::measured(&adjacency, vertices, how, tours),
             None => order::choose(&adjacency, tours),
         };
-        order.check_fits(&format!("graph {source}"))?;
+        order.check_fits(&format!("graph {source}")).map_err(|error| match error {
+            Error::InvalidRequest(why) => {
+                Error::InvalidRequest(format!("{why}; --order FILE takes a narrower order, if you know one"))
+            }
+            other => other,
+        })?;
+        let line = None;
         Ok(GraphParams {
             source,
             vertices: (0..graph.vertices()).map(|v| graph.name(v).to_string()).collect(),
@@ -104,7 +122,13 @@ impl GraphParams {
             tours,
             directed,
             notes,
+            line,
         })
+    }
+
+    /// The vertex order by the vertices' names, separated by spaces: what `--order` reads.
+    pub fn order_by_name(&self) -> String {
+        order::by_name(&self.order, &self.vertices, self.order.len())
     }
 }
 
@@ -161,6 +185,9 @@ struct GraphLine<'a> {
     verified: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The line of a stream the graph was on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
 }
 
 impl Problem for GraphProblem {
@@ -175,8 +202,10 @@ impl Problem for GraphProblem {
     fn examples(&self, path: &str) -> Option<&'static str> {
         (path == "graph").then_some(
             "  leaper graph cube.edges --open          # 72 paths of the 3-cube (`u v` lines)
+  geng 5 | leaper graph -                 # nauty's graphs: a count a line
   leaper graph petersen.g6 --tours both   # graph6 (nauty): closed 0, open 120
-  printf 'C~\\n' | leaper graph -          # 3 cycles of K4, graph6 on stdin",
+  printf 'C~\\n' | leaper graph -          # 3 cycles of K4, graph6 on stdin
+  leaper graph cube.edges --print-order   # the vertex order, for --order FILE",
         )
     }
 
@@ -190,17 +219,54 @@ impl Problem for GraphProblem {
             .about("Hamiltonian cycles or paths of any graph (edges, graph6, DIMACS)")
             .long_about(
                 "Hamiltonian cycles (or --open paths) of any graph, from an edge list, graph6, sparse6 or DIMACS \
-                 file.",
+                 file. A graph6 or sparse6 file of several graphs, one a line (nauty's `geng 5`), is a stream: \
+                 each graph is counted and printed on a line of its own, in the file's order: its count (with \
+                 --tours both, the closed count and the open count); small graphs are counted in parallel.",
             )]
     }
 
+    /// One graph's parameters; a stream of graphs is refused here (see [`Problem::request`]).
+    fn params(&self, command: &str, matches: &clap::ArgMatches) -> Result<Params> {
+        match self.request(command, matches)? {
+            Requested::One(params) => Ok(params),
+            _ => Err(Error::InvalidRequest(
+                "a graph6 or sparse6 stream is several counts, not one: count it with `leaper graph`".into(),
+            )),
+        }
+    }
+
     /// Reads the graph and chooses its order, now: a graph too wide for the key is refused
-    /// before any job directory is made.
-    fn params(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Params> {
+    /// before any job directory is made. A graph6 or sparse6 file of several graphs is a stream
+    /// of counts, one a graph, each read as it is counted; `--print-order` answers with the
+    /// order, counting nothing.
+    fn request(&self, _command: &str, matches: &clap::ArgMatches) -> Result<Requested> {
         let args = GraphArgs::from_arg_matches(matches).map_err(|e| Error::InvalidRequest(e.to_string()))?;
-        let (source, text) = read_source(&args.file, MAX_GRAPH_BYTES, "graph file")?;
-        let (graph, notes) = Graph::read(&text, args.from, &source)?;
         let tours = args.kind.tours();
+        let directed = args.kind.directed;
+        let text = match GraphInput::open(&Source::new(&args.file), args.from)? {
+            GraphInput::One(text) => text,
+            GraphInput::Stream(stream) => {
+                if let Some(option) = [(args.order.is_some(), "--order"), (args.print_order, "--print-order")]
+                    .into_iter()
+                    .find_map(|(given, option)| given.then_some(option))
+                {
+                    return Err(Error::InvalidRequest(format!(
+                        "{}: {option} is for a file of one graph, and this graph6 or sparse6 stream holds several,                          one a line",
+                        stream.source()
+                    )));
+                }
+                let source = stream.source().to_string();
+                return Ok(Requested::Stream(Box::new(stream.map(move |graph| {
+                    let graph = graph?;
+                    let named = format!("{source} line {}", graph.line);
+                    let mut params = GraphParams::new(named, &graph.graph, graph.notes, tours, directed, None)?;
+                    params.line = Some(graph.line);
+                    table(&params)
+                }))));
+            }
+        };
+        let source = Source::new(&args.file).name().display().to_string();
+        let (graph, notes) = Graph::read(&text, args.from, &source)?;
         let order = match &args.order {
             Some(path) => {
                 if path == "-" && args.file == "-" {
@@ -216,7 +282,11 @@ impl Problem for GraphProblem {
             }
             None => None,
         };
-        table(&GraphParams::new(source, &graph, notes, tours, args.kind.directed, order)?)
+        let params = GraphParams::new(source, &graph, notes, tours, directed, order)?;
+        if args.print_order {
+            return Ok(Requested::Answer(format!("{}\n", params.order_by_name())));
+        }
+        Ok(Requested::One(table(&params)?))
     }
 
     fn task(&self, params: &Params) -> Result<Arc<dyn Task>> {
@@ -287,16 +357,15 @@ impl Task for GraphTask {
     fn notes(&self) -> Vec<String> {
         let order = &self.order;
         let mut notes = self.params.notes.clone();
-        notes.push(format!(
-            "graph {}: {} vertices, {} edges; vertex order {}: frontier {} vertices wide, window {}, keys of up to {} bits",
-            self.params.source,
-            self.params.vertices.len(),
-            self.params.edges.len(),
-            order.how,
-            order.width,
-            order.window,
-            order.key_bits
-        ));
+        notes.push(
+            format!(
+                "graph {}: {} vertices, {} edges; {}",
+                self.params.source,
+                self.params.vertices.len(),
+                self.params.edges.len(),
+                order.described(&self.params.vertices)
+            ) + if order.vertices.len() > order::ORDER_SHOWN { " (--print-order prints it whole)" } else { "" },
+        );
         notes
     }
 
@@ -318,6 +387,7 @@ impl Task for GraphTask {
 
     fn print(&self, counts: &[(usize, String)], printing: Printing, out: &mut dyn Write) -> Result<()> {
         let mut reasons: std::collections::HashMap<usize, String> = self.reasons().into_iter().collect();
+        let mut stream_line = Vec::new();
         for (slot, count) in counts {
             let tour = SlotTour::of(*slot, self.params.tours);
             let reason = reasons.remove(slot);
@@ -334,14 +404,20 @@ impl Task for GraphTask {
                 count: self.shown(tour, count)?,
                 verified: printing.verified,
                 reason,
+                line: self.params.line,
             };
             match printing.format {
                 OutputFormat::Json => write_json_line(out, &line)?,
+                // A stream's graph: its counts on one line, closed then open.
+                OutputFormat::Text if self.params.line.is_some() => stream_line.push(line.count),
                 OutputFormat::Text if self.params.tours == TourKind::Both => {
                     write_line(out, format_args!("{} {}", line.tours, line.count))?
                 }
                 OutputFormat::Text => write_line(out, format_args!("{}", line.count))?,
             }
+        }
+        if !stream_line.is_empty() {
+            write_line(out, format_args!("{}", stream_line.join(" ")))?;
         }
         Ok(())
     }

@@ -28,7 +28,7 @@ use std::borrow::Cow;
 
 use crate::error::{Error, Result};
 use crate::input::{cut, quote};
-use crate::problems::tours::frontier::{dense_worst_case_bits, MAX_WINDOW};
+use crate::problems::tours::frontier::{dense_worst_case_bits, worst_case_bits, MAX_WINDOW};
 use crate::problems::tours::transfer::TourKind;
 
 /// Start vertices tried by each heuristic: every vertex on graphs this small, else this many,
@@ -50,6 +50,8 @@ pub struct VertexOrder {
     pub key_bits: u32,
     /// The sum over steps of `3^live`, a measure of the states the sweep may hold.
     cost: f64,
+    /// The free ends a state may hold (the tours counted): what the key's width depends on.
+    max_free: usize,
 }
 
 impl VertexOrder {
@@ -90,7 +92,7 @@ impl VertexOrder {
             let cost = live.iter().map(|mask| powers[mask.count_ones() as usize]).sum();
             (width, dense_worst_case_bits(&live, kind.max_free()), cost)
         };
-        VertexOrder { vertices, how, window, width, key_bits, cost }
+        VertexOrder { vertices, how, window, width, key_bits, cost, max_free: kind.max_free() }
     }
 
     /// Whether the transfer matrix can count in this order: a window it holds, a key of at most
@@ -99,30 +101,55 @@ impl VertexOrder {
         self.window <= MAX_WINDOW && self.key_bits <= u128::BITS
     }
 
-    /// Refuses an order the transfer matrix cannot count in (see [`fits`](Self::fits)), naming
-    /// what does not fit, its window or its key, and the limit; `subject` names the graph
-    /// (`graph g.txt`, `knight 8x8 without a1`).
+    /// The widest frontier the 128-bit keys hold: the most live positions whose worst-case key
+    /// fits, within the window the codec holds.
+    pub fn key_holds(&self) -> usize {
+        (1..=MAX_WINDOW).rev().find(|&width| worst_case_bits(width, self.max_free) <= u128::BITS).unwrap_or(0)
+    }
+
+    /// Refuses an order the transfer matrix cannot count in (see [`fits`](Self::fits)): `subject`
+    /// (`graph g.txt`, `knight 8x8 without a1`) `is too wide: frontier N, the keys hold M`, and
+    /// why: two neighbours too far apart for the window, or more live positions than the key's
+    /// bits hold.
     pub fn check_fits(&self, subject: &str) -> Result<()> {
         if self.fits() {
             return Ok(());
         }
-        let why = if self.window > MAX_WINDOW {
-            format!("puts two neighbours {} places apart, and the frontier holds at most {MAX_WINDOW}", self.window)
+        let (frontier, holds, why) = if self.window > MAX_WINDOW {
+            (
+                self.window,
+                MAX_WINDOW,
+                format!(
+                    "it puts two neighbours {} places apart, and the window holds at most {MAX_WINDOW}",
+                    self.window
+                ),
+            )
         } else {
-            format!(
-                "keeps up to {} vertices on the frontier, whose states need up to {} bits, more than the 128-bit \
-                 key holds",
-                self.width, self.key_bits
+            (
+                self.width,
+                self.key_holds(),
+                format!("its states need keys of up to {} bits, more than the 128 bits a key has", self.key_bits),
             )
         };
-        Err(Error::InvalidInput {
-            input: subject.to_string(),
-            reason: format!(
-                "the vertex order ({}) {why}; the graph is too wide for leaper in it (give an order with --order \
-                 FILE if you know a narrower one)",
-                self.how
-            ),
-        })
+        Err(Error::InvalidRequest(format!(
+            "{subject} is too wide: frontier {frontier}, the keys hold {holds} (in the vertex order {}, {why})",
+            self.how
+        )))
+    }
+
+    /// What a note says of the order, its vertices named by `names`: how it was found, how wide
+    /// it is, and the order itself, whole up to [`ORDER_SHOWN`] vertices, else its start.
+    pub fn described(&self, names: &[String]) -> String {
+        let shown = by_name(&self.vertices, names, ORDER_SHOWN);
+        let order = if self.vertices.len() <= ORDER_SHOWN {
+            format!("the order: {shown}")
+        } else {
+            format!("the order begins {shown} ...")
+        };
+        format!(
+            "vertex order {}: frontier {} vertices wide, window {}, keys of up to {} bits; {order}",
+            self.how, self.width, self.window, self.key_bits
+        )
     }
 
     /// The graph's neighbours on positions: per position, the positions of its neighbours.
@@ -137,6 +164,16 @@ impl VertexOrder {
     fn better_than(&self, other: &VertexOrder) -> bool {
         self.rank().partial_cmp(&other.rank()) == Some(std::cmp::Ordering::Less)
     }
+}
+
+/// The most vertices of an order a note names.
+pub const ORDER_SHOWN: usize = 24;
+
+/// The first `most` vertices of the order `vertices` by their `names`, separated by spaces: what
+/// [`given`] reads back, when they are all.
+pub fn by_name(vertices: &[usize], names: &[String], most: usize) -> String {
+    let named: Vec<&str> = vertices.iter().take(most).map(|&v| names[v].as_str()).collect();
+    named.join(" ")
 }
 
 /// Per vertex, its position in the order `vertices`.

@@ -518,6 +518,14 @@ impl Task for CountTask {
     /// "`leaper plan`").
     /// So the plan of either names the other, and a sweep along a board's longer side names the
     /// single board, which runs along it.
+    /// A board with squares removed is counted as a graph: its note says the order, as a graph's.
+    fn notes(&self) -> Vec<String> {
+        if self.params.removed.is_empty() || self.params.distinct {
+            return Vec::new();
+        }
+        self.holed_notes()
+    }
+
     fn plan_notes(&self) -> Vec<String> {
         let tour = &self.params;
         if tour.distinct || !tour.removed.is_empty() {

@@ -28,6 +28,21 @@ impl CountTask {
         Ok(Job::Sweep(transfer::graph_tours(name, &order.edges(&adjacency), self.params.tours)?))
     }
 
+    /// The note on a board with squares removed, as a graph's: its squares and the order they are
+    /// counted in, by name (`knight 6x6 without a1,b1: 34 squares; vertex order greedy from
+    /// vertex 0: ...; the order begins c1 a2 ...`).
+    pub(super) fn holed_notes(&self) -> Vec<String> {
+        let HoledBoard { names, adjacency, .. } = self.holed();
+        let order = graph::order::choose(&adjacency, self.params.tours);
+        vec![format!(
+            "{} {}: {} squares; {}",
+            self.mover(),
+            self.board_label(self.plan.rows),
+            names.len(),
+            order.described(&names)
+        )]
+    }
+
     /// Why a board with squares removed has no tour of a kind: its colours, or what any graph
     /// shows ([`graph::reasons`]).
     pub(super) fn holed_reasons(&self, kinds: &[bool]) -> Vec<(usize, String)> {

@@ -28,7 +28,8 @@
 //! loop at n - 1; the padding is then a 0 and 1s (v stays, x = n - 1 > v moves v to n - 1).
 //!
 //! A file may begin with the header `>>graph6<<` or `>>sparse6<<` and holds one graph a line;
-//! leaper reads a file of one graph (a file of several is refused, saying how many). A sparse6
+//! [`Graph::read`] reads a file of one graph and refuses one of several, saying how many:
+//! those are streams ([`super::stream`]), each line read on its own. A sparse6
 //! line may hold loops and repeated edges: they are dropped and merged, with a note. An
 //! incremental sparse6 line (`;`, edges changed from the line before) has no graph before it
 //! here, and digraph6 (`&`) is directed: both are refused.
@@ -158,6 +159,11 @@ fn other_family(line: &str, format: &str, number: usize, source: &str) -> Result
 /// The graph of the graph6 file `text`.
 pub(super) fn read_graph6(text: &str, source: &str) -> Result<Builder> {
     let (number, line) = the_line(text, GRAPH6_HEADER, source)?;
+    graph6_line(line, number, source)
+}
+
+/// The graph of `line`, line `number` of `source` in graph6 (its header taken off).
+pub(super) fn graph6_line(line: &str, number: usize, source: &str) -> Result<Builder> {
     other_family(line, "graph6", number, source)?;
     let bytes = six_bits(line, 0, "graph6", number, source)?;
     let with_bias: Vec<u8> = bytes.iter().map(|b| b + BIAS).collect();
@@ -192,6 +198,11 @@ pub(super) fn read_graph6(text: &str, source: &str) -> Result<Builder> {
 /// The graph of the sparse6 file `text`.
 pub(super) fn read_sparse6(text: &str, source: &str) -> Result<Builder> {
     let (number, line) = the_line(text, SPARSE6_HEADER, source)?;
+    sparse6_line(line, number, source)
+}
+
+/// The graph of `line`, line `number` of `source` in sparse6 (its header taken off).
+pub(super) fn sparse6_line(line: &str, number: usize, source: &str) -> Result<Builder> {
     other_family(line, "sparse6", number, source)?;
     let bytes = six_bits(line, 1, "sparse6", number, source)?;
     let with_bias: Vec<u8> = bytes.iter().map(|b| b + BIAS).collect();

@@ -13,13 +13,15 @@
 //! ```
 //!
 //! Each format's file says how it is written: [`edge_list`], [`graph6`] (graph6 and sparse6),
-//! [`dimacs`]. A graph read has at least one vertex; its repeated edges are merged and its loops
+//! [`dimacs`]; a graph6 or sparse6 file of several graphs is a [`stream`], read line by line.
+//! A graph read has at least one vertex; its repeated edges are merged and its loops
 //! dropped, each with a note. Errors name the source and, where one is at fault, the line.
 
 pub mod dimacs;
 pub mod edge_list;
 mod graph;
 pub mod graph6;
+pub mod stream;
 
 use std::fmt;
 use std::str::FromStr;
@@ -27,6 +29,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 pub use graph::{Graph, MAX_GRAPH_BYTES, MAX_VERTICES};
+pub use stream::{GraphInput, GraphStream, StreamGraph};
 
 use graph::Builder;
 
