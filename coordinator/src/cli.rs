@@ -134,7 +134,7 @@ pub enum Action {
     /// A problem's tool (`leaper tours dedupe ...`), with its arguments.
     Tool(&'static dyn Tool, clap::ArgMatches),
     /// A count per item of the input (a graph6 stream), in order.
-    Stream(Box<crate::stream::StreamRequest>),
+    Stream(Box<crate::request::StreamRequest>),
     /// An answer the problem gave without counting (`graph --print-order`), printed as it is.
     Answer(String),
 }
@@ -432,7 +432,7 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
                         false => None,
                     };
                     let run = RunArgs::from_arg_matches(job_matches)?;
-                    let stream = crate::stream::StreamRequest { problem, run, sweep, items };
+                    let stream = crate::request::StreamRequest { problem, run, sweep, items };
                     return Ok(Invocation { console, action: Action::Stream(Box::new(stream)) });
                 }
             };

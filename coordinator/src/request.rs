@@ -492,6 +492,16 @@ impl ClusterArgs {
 
 pub use leaper_core::engine::limits::parse_size;
 
+/// A stream of counts, as the command line asked for it: the problem, the options every count
+/// shares, and the items' parameters, read as they are counted. `crate::stream` runs it; it is
+/// here so that the command line makes one without depending on the runner.
+pub struct StreamRequest {
+    pub problem: &'static dyn leaper_core::engine::Problem,
+    pub run: RunArgs,
+    pub sweep: Option<SweepArgs>,
+    pub items: Box<dyn Iterator<Item = leaper_core::Result<leaper_core::engine::problem::Params>>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

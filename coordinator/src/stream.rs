@@ -19,10 +19,10 @@
 use anyhow::Result;
 use leaper_core::engine::jobdir::JobKind;
 use leaper_core::engine::problem::Params;
-use leaper_core::engine::{Job, Printing, Problem};
+use leaper_core::engine::{Job, Printing};
 use rayon::prelude::*;
 
-use crate::request::{JobRequest, RunArgs, SweepArgs};
+use crate::request::{JobRequest, RunArgs, StreamRequest};
 use crate::{console, interrupt, sweep};
 
 /// The most steps (a graph's vertices) of a count counted with others, in parallel.
@@ -30,15 +30,6 @@ pub const SMALL_STEPS: usize = 24;
 
 /// The most small counts counted together before their lines are printed.
 pub const BATCH: usize = 1024;
-
-/// A stream of counts, as the command line asked for it: the problem, the options every count
-/// shares, and the items' parameters, read as they are counted.
-pub struct StreamRequest {
-    pub problem: &'static dyn Problem,
-    pub run: RunArgs,
-    pub sweep: Option<SweepArgs>,
-    pub items: Box<dyn Iterator<Item = leaper_core::Result<Params>>>,
-}
 
 impl StreamRequest {
     /// Refuses what a stream cannot do: every count is in memory and printed as a line, so
