@@ -323,7 +323,7 @@ fn the_script_makes_hosts_of_their_own_and_removes_them_on_every_exit() {
 
     // In the foreground (--wait), Ctrl-C and SIGTERM remove everything too.
     for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
-        let mut foreground = Command::new("bash")
+        let mut foreground = bash_with_default_signals()
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/netns-cluster"))
             .args(["start", "2", "--wait", "--dir", dir.to_str().unwrap()])
             .env("LEAPER_BIN", Path::new(LEAPER).parent().unwrap())
@@ -558,4 +558,19 @@ fn a_worker_restarted_on_a_new_address_goes_on_by_resume_workers() {
     );
     assert!(resumed.status.success(), "{stderr}");
     assert_eq!(text(&resumed.stdout), seven_by_eight());
+}
+
+/// `bash`, with SIGINT as a terminal gives it: a test run started in the background (`cargo test
+/// &` from a script) inherits SIGINT ignored, and bash cannot trap a signal ignored on entry, so
+/// the script would never see the Ctrl-C this test sends. `env --default-signal` (coreutils 8.31
+/// and later) restores it where it exists.
+fn bash_with_default_signals() -> Command {
+    let restores = Command::new("env").args(["--default-signal=INT", "true"]).status().is_ok_and(|s| s.success());
+    if restores {
+        let mut command = Command::new("env");
+        command.args(["--default-signal=INT", "bash"]);
+        command
+    } else {
+        Command::new("bash")
+    }
 }

@@ -19,7 +19,9 @@
 //!   roomy, under a quarter of its limit ([`in_memory_held`]);
 //! * states per second per machine, from the probe's steps of at least 100,000 states;
 //! * the shuffle, on more than one worker ([`shuffle_seconds`]): every record a step hands on
-//!   goes to the worker that owns its bucket, `(W - 1) / W` of them over the network. Two costs,
+//!   goes to the worker that owns its bucket, `(W - 1) / W` of them over the network; a step
+//!   hands on about as many records as the layer it leaves holds states (the probe's ratio of
+//!   the two: [`super::probe::Probe::handed_per_left`]). Two costs,
 //!   both measured (docs/PERFORMANCE.md, "The shuffle measured on links of 1 Gbit/s, 100 Mbit/s
 //!   and 10 Mbit/s"):
 //!   - the processor's: each state read costs a worker [`SHUFFLE_SECONDS_PER_STATE`] more than
@@ -39,13 +41,14 @@
 //! one worker its 40 overflow them: a spill of 1.1 * 40 * 5 = 220 bytes, more than the 200 of
 //! the layer it merges into, so 500 + 220 = 720 bytes).
 //! The sweep reads 151 states: 15.1 s of work, 7.55 s on the two workers, plus the shuffle:
-//! each worker reads 75.5 states, 1.7 us more (0.022 us each). On a link of 80 bit/s (10 bytes a second, of
-//! which records get 7.2) where a record sent is 8.4 bytes (2 words), step 3's worker reads 50
-//! states (5 s of work) and sends 25 records, 210 bytes: 29.17 s of link, 24.17 s beyond its
-//! work; steps 1, 2 and 4 (0.25, 2.5 and 10 records: 0.29, 2.92 and 11.67 s of link against
-//! 0.05, 0.5 and 2 s of work) add 0.24, 2.42 and 9.67 s: 36.49 s in all (317.1 bytes sent at
-//! 7.2 a second, less the 7.55 s of work). At 1 Gbit/s no step's link time comes near its work:
-//! the shuffle is the processor's 1.7 us alone.
+//! each worker reads 75.5 states, 1.7 us more (0.022 us each). On a link of 80 bit/s (10 bytes a
+//! second, of which records get 7.2) where a record sent is 8.4 bytes (2 words) and a step hands
+//! on a record a state it leaves, step 2's worker reads 5 states (0.5 s of work) and hands on 50
+//! records, of which it sends half, 25, 210 bytes: 29.17 s of link, 28.67 s beyond its work;
+//! steps 1 and 3 (2.5 and 10 records: 2.92 and 11.67 s of link against 0.05 and 5 s of work) add
+//! 2.87 and 6.67 s, step 4 (it leaves nothing) none: 38.2 s in all (315 bytes sent at 7.2 a
+//! second, less the 5.55 s of work of the steps that send). At 1 Gbit/s no step's link time
+//! comes near its work: the shuffle is the processor's 1.7 us alone.
 
 use super::link::{self, LinkRate};
 
@@ -131,8 +134,9 @@ pub struct Rates {
     pub record_bytes: f64,
     /// States per second on this machine.
     pub states_per_second: f64,
-    /// Records a step hands to the store per state it reads (what a cluster shuffles).
-    pub handed_per_read: f64,
+    /// Records a step hands to the store per state of the layer it leaves (what a cluster
+    /// shuffles).
+    pub handed_per_left: f64,
     /// Bytes a record sent to another worker takes on the wire ([`WIRE_BYTES_PER_WORD`] a word).
     pub wire_bytes_per_record: f64,
 }
@@ -210,11 +214,12 @@ pub fn shuffle_seconds(profile: &Profile, rates: &Rates, workers: usize, link: L
     }
     let share = (workers - 1) as f64 / workers as f64;
     let mut shuffle = ShuffleSeconds::default();
-    for &states in &profile.states {
+    for (step, &states) in profile.states.iter().enumerate() {
         let read = states as f64 / workers as f64;
+        let left = profile.states.get(step + 1).copied().unwrap_or(0) as f64 / workers as f64;
         let processor = read * SHUFFLE_SECONDS_PER_STATE;
         let work = read / rates.states_per_second + processor;
-        let sent_bytes = read * rates.handed_per_read * share * rates.wire_bytes_per_record;
+        let sent_bytes = left * rates.handed_per_left * share * rates.wire_bytes_per_record;
         shuffle.processor += processor;
         shuffle.link += (sent_bytes / (link.bytes_per_second() * LINK_EFFICIENCY) - work).max(0.0);
         shuffle.sent_bytes += sent_bytes;
@@ -271,7 +276,7 @@ mod tests {
             disk_bytes_per_state: 5.0,
             record_bytes: 16.0,
             states_per_second: 10.0,
-            handed_per_read: 1.0,
+            handed_per_left: 1.0,
             wire_bytes_per_record: 8.4,
         };
         // Tables for 30 states: 0.75 * mem / (16 * 1.25) = 30.
@@ -283,15 +288,17 @@ mod tests {
         assert!((shuffle - 1.67e-6).abs() < 0.01e-6, "{shuffle}");
         assert!((two.shuffle_seconds_per_pass - shuffle).abs() < 1e-12, "{two:?}");
         assert_eq!(two.link_seconds_per_pass, 0.0);
-        assert!((two.sent_bytes_per_worker - 37.75 * 8.4).abs() < 1e-9, "{two:?}");
+        assert!((two.sent_bytes_per_worker - 37.5 * 8.4).abs() < 1e-9, "{two:?}");
         assert!((two.seconds_per_pass - 7.55 - shuffle).abs() < 1e-9, "{two:?}");
-        // At 80 bit/s (7.2 bytes a second for records), 317.1 / 7.2 - 7.55 = 36.49 s of link
-        // beyond the work (less the processor's share, in the work).
+        // At 80 bit/s (7.2 bytes a second for records), 315 / 7.2 - 5.55 = 38.2 s of link beyond
+        // the work of the three steps that send (less their processor's share, in the work).
         let slow = cost_on(&profile, &rates, 2, mem, LinkRate { bits_per_second: 80.0 });
-        let beyond: f64 = 317.1 / 7.2 - 7.55;
-        assert!((beyond - 36.49).abs() < 0.005);
-        assert!((slow.link_seconds_per_pass - (beyond - shuffle)).abs() < 1e-9, "{slow:?}");
-        assert!((slow.seconds_per_pass - 7.55 - beyond).abs() < 1e-9, "{slow:?}");
+        let beyond: f64 = 315.0 / 7.2 - 5.55;
+        assert!((beyond - 38.2).abs() < 1e-9);
+        let sending = 55.5 * SHUFFLE_SECONDS_PER_STATE;
+        assert!((slow.link_seconds_per_pass - (beyond - sending)).abs() < 1e-9, "{slow:?}");
+        // The pass: the work, every step's processor share, the link beyond the sending steps'.
+        assert!((slow.seconds_per_pass - 7.55 - beyond - (shuffle - sending)).abs() < 1e-9, "{slow:?}");
         assert_eq!(profile.peak(), (2, 100));
         assert_eq!(profile.expansions(), 151);
         // One worker: its 40 new states overflow the tables, and the spill (1.1 times the layer
@@ -338,7 +345,7 @@ mod tests {
             disk_bytes_per_state: 2.73,
             record_bytes: 16.0,
             states_per_second: read / 3.0 / NINE_BY_SIX_EXPAND_FAST,
-            handed_per_read: NINE_BY_SIX_SENT_RECORDS / (read * 2.0 / 3.0),
+            handed_per_left: NINE_BY_SIX_SENT_RECORDS / ((read - 1.0) * 2.0 / 3.0),
             wire_bytes_per_record: 2.0 * WIRE_BYTES_PER_WORD,
         };
         let at = |bits_per_second| cost_on(&profile, &rates, 3, 1 << 30, LinkRate { bits_per_second });

@@ -178,7 +178,7 @@ pub fn estimate(
         disk_bytes_per_state: disk_bytes_per_state(job, first, &probe, &profile),
         record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
         states_per_second: probe.rate(RATE_FLOOR),
-        handed_per_read: probe.handed_per_read(),
+        handed_per_left: probe.handed_per_left(),
         wire_bytes_per_record: WIRE_BYTES_PER_WORD * (job.key_words() + first.len()) as f64,
     };
     Ok((probe, profile, rates))

@@ -138,9 +138,12 @@ impl VertexOrder {
     }
 
     /// What a note says of the order, its vertices named by `names`: how it was found, how wide
-    /// it is, and the order itself, whole up to [`ORDER_SHOWN`] vertices, else its start.
+    /// it is, and the order itself, whole up to [`ORDER_SHOWN`] vertices, else its start (each
+    /// name cut to its start, as every message quotes one).
     pub fn described(&self, names: &[String]) -> String {
-        let shown = by_name(&self.vertices, names, ORDER_SHOWN);
+        // A note quotes a name by its start (issue 55: names may be megabytes long).
+        let cut: Vec<_> = self.vertices.iter().take(ORDER_SHOWN).map(|&v| crate::input::cut(&names[v])).collect();
+        let shown = cut.join(" ");
         let order = if self.vertices.len() <= ORDER_SHOWN {
             format!("the order: {shown}")
         } else {
