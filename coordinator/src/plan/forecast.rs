@@ -22,7 +22,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use leaper_core::engine::jobdir::{replace_durably, JobFile};
 use leaper_core::engine::sweep::plan_moduli;
 use leaper_core::engine::{Moduli, SweepJob};
@@ -94,6 +94,22 @@ pub fn price(
     let bounds = Bounds::plan(2 * job.profile_hint().row, probe_states);
     let bounds = if quiet { bounds.quietly() } else { bounds };
     let (probe, profile, rates) = estimate(job, first, bounds, request.run.threads, Some(scratch))?;
+    // The model extends a profile row by row: a sweep without rows (the quartering's diagonals,
+    // a graph's vertices) is known as far as its probe ran, and no further.
+    let hint = job.profile_hint();
+    let has_rows = hint.row > 0 && hint.row < job.steps();
+    if !has_rows && !probe.finished(job.steps()) {
+        bail!(
+            "{}: its probe ran {} of its {} steps in {:.0} s and stopped before a layer of more than {} states; the \
+             plan predicts the rest of a sweep row by row, and this one has no rows, so its cost past the probe is \
+             not known (`leaper plan ... --probe-states N` probes on while layers hold at most 2N)",
+            request.task.command_line(),
+            probe.profile.len(),
+            job.steps(),
+            probe.seconds.iter().sum::<f64>(),
+            crate::numbers::grouped(bounds.most_states),
+        );
+    }
     let in_memory_limit = request.sweep_options()?.0.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
     let forecast = Forecast::of(job, &probe, &profile, &rates, runs, (mem_limit, in_memory_limit));
     Ok(Priced { probe, profile, rates, forecast })
