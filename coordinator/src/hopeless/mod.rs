@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! $ leaper knight 12x12                                      (one line, then the count goes on)
-//! warning: knight 12x12 needs about 7.35e14 states at its peak (16.5 PiB in memory, where a count
-//!   may hold 18.8 GiB here) and about 140 years on this machine; see `leaper plan knight 12x12`
+//! warning: knight 12x12 needs about 2.06e14 states at its peak (6.2 PiB in memory, where a count
+//!   may hold 18.8 GiB here) and about 84.8 years on this machine; see `leaper plan knight 12x12`
 //! $ leaper tours enumerate 8x8 --out tours.txt
 //! error: tours enumerate 8x8 --closed: 8x8 has too many closed tours to list one by one: ...
 //! $ leaper tours generate 3x3 --count 1 --out tours.txt
