@@ -75,7 +75,14 @@ pub fn run(mut stream: StreamRequest) -> Result<()> {
             }
         };
         counted += 1;
-        let job = request.task.job()?;
+        let job = match request.task.job() {
+            Ok(job) => job,
+            // As a line that does not read: the lines before it first.
+            Err(error) => {
+                count_batch(&mut batch, &stream.run)?;
+                return Err(error.into());
+            }
+        };
         match &job {
             Job::Sweep(sweep) if sweep.steps() <= SMALL_STEPS => {
                 batch.push((request, job));
