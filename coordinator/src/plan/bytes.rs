@@ -110,8 +110,9 @@ pub const MEASURED: [Measured; 3] = [
 ];
 
 /// One exact 128-bit lane and one spare residue: `knight 9x12 --sweep --verify`, the run of
-/// 2026-11-28 and 29 (docs/FLAGSHIP.md, "The 9 x 12 run"), at its largest layer so far (step 44,
-/// row 5): 3,289,878,650 states in 10,802,343,611 bytes, 3.28 bytes a state. Its counts pass
+/// 2026-11-28 and 29 (docs/FLAGSHIP.md, "The 9 x 12 run"), at step 44 (row 5), then its largest
+/// layer: 3,289,878,650 states in 10,802,343,611 bytes, 3.28 bytes a state (step 53, row 6: 3.46e9
+/// states at 4.63). Its counts pass
 /// 2^64 on the way, and the high word and the spare residue, next to free while counts stay
 /// below it (0.0015 bytes a state at the 9 x 6 peak, where a high word is 0 and a residue equals
 /// the low word), then cost about a byte a state more than 9 x 8's one exact 64-bit lane (2.14);
