@@ -24,7 +24,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use leaper_core::engine::jobdir::{replace_durably, JobFile};
-use leaper_core::engine::sweep::plan_moduli;
+use leaper_core::engine::sweep::{plan_moduli, SweepPlan};
 use leaper_core::engine::{Moduli, SweepJob};
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +72,8 @@ pub struct Priced {
     pub profile: Profile,
     pub rates: Rates,
     pub forecast: Forecast,
+    /// The job's passes, as the count would run them (the first is the one probed).
+    pub passes: SweepPlan,
 }
 
 /// Prices `request`'s sweep `job` as `leaper plan` does: its first pass probed (two rows, then
@@ -86,7 +88,7 @@ pub fn price(
     mem_limit: u64,
     quiet: bool,
 ) -> Result<Priced> {
-    let options = request.sweep_options()?.1;
+    let (args, options) = request.sweep_options()?;
     let passes = plan_moduli(job, &options)?;
     // The exact pass alone runs for certain; residue passes follow only if a count saturates.
     let runs = if passes.exact_lane().is_some() { 1 } else { passes.passes.len() };
@@ -110,9 +112,9 @@ pub fn price(
             crate::numbers::grouped(bounds.most_states),
         );
     }
-    let in_memory_limit = request.sweep_options()?.0.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+    let in_memory_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
     let forecast = Forecast::of(job, &probe, &profile, &rates, runs, (mem_limit, in_memory_limit));
-    Ok(Priced { probe, profile, rates, forecast })
+    Ok(Priced { probe, profile, rates, forecast, passes })
 }
 
 impl Forecast {

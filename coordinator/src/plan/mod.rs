@@ -35,7 +35,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser};
-use leaper_core::engine::sweep::{plan_moduli, SweepPlan};
+use leaper_core::engine::sweep::SweepPlan;
 use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
@@ -166,16 +166,13 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
         bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem.name());
     };
     let sweep_args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
-    let options = request.sweep_options()?.1;
-    let passes = plan_moduli(job.as_ref(), &options)?;
-    let first = &passes.passes[0];
     let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
     let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
     let priced = forecast::price(job.as_ref(), request, args.probe_states, &scratch, mem, false)?;
-    let counts = PassPlan::new(&passes);
+    let counts = PassPlan::new(&priced.passes);
     let machine = Machine::new(&priced.forecast, sweep_args.mem_limit);
     let name = request.task.command_line();
-    let disk = DiskFigure::new(job.as_ref(), first, &priced.probe);
+    let disk = DiskFigure::new(job.as_ref(), &priced.passes.passes[0], &priced.probe);
     let (notes, report) = (request.task.plan_notes(), Report { counts, machine, disk });
     let plan = PlanReport::new(job.as_ref(), name, priced, args, mem, report, notes);
     let mut out = std::io::stdout().lock();
@@ -413,7 +410,7 @@ impl PlanReport {
         notes: Vec<String>,
     ) -> PlanReport {
         let Report { counts, machine, disk } = report;
-        let forecast::Priced { probe, profile, rates, forecast } = priced;
+        let forecast::Priced { probe, profile, rates, forecast, .. } = priced;
         let workers = args.workers as usize;
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
         counts_priced.sort_unstable();
