@@ -128,6 +128,11 @@ pub fn mode() -> Mode {
     MODE.get().map_or(Mode::Lines, |(mode, _)| *mode)
 }
 
+/// How verbose the command line asked the logs to be (`-v` once: 1).
+pub fn verbose() -> u8 {
+    MODE.get().map_or(0, |(_, args)| args.verbose)
+}
+
 /// Whether logs are JSON lines (numbers as numbers, for collectors) rather than text.
 pub fn json_logs() -> bool {
     MODE.get().is_some_and(|(_, args)| args.log_format == LogFormat::Json)

@@ -314,12 +314,49 @@ impl EtaModel {
 
     /// The estimate of the time left, as the steps so far tell it.
     pub fn estimate(&self) -> Eta {
+        match self.work() {
+            Some(work) => Eta::Left(Duration::from_secs_f64(work.left)),
+            None => Eta::Estimating,
+        }
+    }
+
+    /// The work of the whole sweep as the model prices it: the steps committed and the steps
+    /// left, each at the cost fitted so far (so that the share done, which the display's bar
+    /// shows, moves with the time the estimate counts down rather than with the step number:
+    /// the last rows of a 7 x 10 sweep are most of its time). `None` while estimating.
+    pub fn work(&self) -> Option<Work> {
         // The states first: while they are unknown (a graph's one long row, always), the cost's
         // fit over every timed step is not worth making.
-        let Some(states) = self.remaining_states() else { return Eta::Estimating };
-        let Some(cost) = self.cost() else { return Eta::Estimating };
-        let seconds: f64 = states.iter().map(|&s| cost.seconds(s)).sum();
-        Eta::Left(Duration::from_secs_f64(seconds.clamp(0.0, 1e12)))
+        let states = self.remaining_states()?;
+        let cost = self.cost()?;
+        let left: f64 = states.iter().map(|&s| cost.seconds(s)).sum();
+        let done: f64 = self.committed_states().iter().map(|&s| cost.seconds(s)).sum();
+        Some(Work { done: done.clamp(0.0, 1e12), left: left.clamp(0.0, 1e12) })
+    }
+
+    /// Whether the model will estimate before the sweep's end (it needs three rows measured: a
+    /// graph's sweep is one long row).
+    pub fn will_estimate(&self) -> bool {
+        MEASURED_ROWS * self.shape.hint.row.max(1) < self.shape.steps
+    }
+}
+
+/// A sweep's work in seconds at the cost fitted so far: what its committed steps took (as
+/// priced, not as timed: one model for both) and what is left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    pub done: f64,
+    pub left: f64,
+}
+
+impl Work {
+    /// The share done `since` after the estimate, the work left counting down as the ETA does.
+    pub fn share_done(self, since: Duration) -> f64 {
+        let total = self.done + self.left;
+        if total <= 0.0 {
+            return 1.0;
+        }
+        (self.done + since.as_secs_f64().min(self.left)) / total
     }
 }
 
@@ -373,6 +410,32 @@ mod tests {
         let left: f64 = model.remaining_states().unwrap().iter().map(|&s| seconds(s)).sum();
         let estimate = model.estimate().seconds().unwrap();
         assert!((estimate - left).abs() <= 1e-3 * left, "{estimate} against {left}");
+    }
+
+    #[test]
+    fn the_share_done_is_the_work_done_not_the_steps() {
+        // Two passes of eight steps, 1 ms plus 1 µs a state; the last steps hold most states.
+        let seconds = |states: u64| 0.001 + 1e-6 * states as f64;
+        let layers = [1u64, 2, 3, 5, 8, 13, 100_000, 400_000, 0];
+        let mut model = EtaModel::new(shape(8, 2, 2), &SweepProgress::default());
+        for (cell, pair) in layers.windows(2).enumerate() {
+            model.step(0, cell, pair[0], pair[1], seconds(pair[0]));
+        }
+        // Then two steps of the second pass (the same layers): 10 of 16 steps done, and about
+        // half of the time.
+        for cell in 0..2 {
+            model.step(1, cell, layers[cell], layers[cell + 1], seconds(layers[cell]));
+        }
+        let work = model.work().unwrap();
+        let pass: f64 = layers[..8].iter().map(|&s| seconds(s)).sum();
+        let done = pass + seconds(1) + seconds(2);
+        let truth = done / (2.0 * pass);
+        let shown = work.share_done(Duration::ZERO);
+        assert!((shown - truth).abs() < 1e-3, "share done {shown}, true {truth}");
+        assert!(shown < 0.6, "{shown}: 10 of 16 steps would say 0.62");
+        // Between steps it moves with the clock, to the whole once the time left has passed.
+        assert!(work.share_done(Duration::from_secs_f64(work.left / 2.0)) > shown);
+        assert_eq!(work.share_done(Duration::from_secs(3600)), 1.0);
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod cli;
 pub mod console;
 pub mod dedupe_workers;
 pub mod eta;
+pub mod fit;
 pub mod help;
 pub mod hopeless;
 pub mod interrupt;
@@ -38,6 +39,7 @@ pub mod subtree;
 pub mod sweep;
 pub mod waiting;
 pub mod workers;
+pub mod zero_notes;
 
 use std::ffi::OsString;
 use std::io::Write;

@@ -24,7 +24,8 @@ use leaper_core::engine::sweep::{StepReport, SweepPlan, SweepProgress, SweepRepo
 use leaper_core::engine::SweepJob;
 
 use crate::console;
-use crate::eta::{Eta, EtaModel, Shape};
+use crate::eta::{Eta, EtaModel, Shape, Work};
+use crate::fit::{self, Field};
 use crate::numbers::{bytes, compact, counted, format_duration, grouped};
 use crate::results::ResultStream;
 use crate::straggler::Named;
@@ -78,7 +79,10 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
     ) -> SweepWatch<'r, 'a> {
         let model = EtaModel::new(Shape::of(job, passes), start);
         let total = (job.steps() * passes) as u64;
-        let display = Display::new(label, total, "steps", (start.pass * job.steps() + start.next_cell) as u64);
+        let done = (start.pass * job.steps() + start.next_cell) as u64;
+        // The bar shows the model's share of the work; a sweep the model cannot price before
+        // its end (a graph's one long row) shows its steps instead.
+        let display = Display::new(label, "steps", (done, total), !model.will_estimate());
         SweepWatch {
             model,
             looked: None,
@@ -122,70 +126,84 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
             self.passes = step.passes;
             self.model.set_passes(step.passes);
             if let Some(display) = &self.display {
-                display.bar.set_length((self.steps * step.passes) as u64);
+                display.update(|shown| shown.total = (self.steps * step.passes) as u64);
             }
         }
         let seconds = step.elapsed.as_secs_f64();
         (self.states, self.seconds) = (self.states + step.states_in, self.seconds + seconds);
         self.model.step(step.pass, step.step, step.states_in, step.layer.states, step.share.as_secs_f64());
-        let Look { eta, rss, .. } = self.look();
+        let Look { eta: estimated, work, rss, at, .. } = self.look();
+        // The estimate as made, counted down since (the display counts it down itself).
+        let eta = estimated.after(at.elapsed());
         let rate = self.states as f64 / self.seconds.max(1e-9);
         log_step(step, rate, eta, rss);
         let line_due = self.spacing.as_mut().is_some_and(Spacing::due);
-        if self.display.is_some() || line_due {
-            let position = step.pass * self.steps + step.step + 1;
-            let done = if step.layer.states == 0 { (step.pass + 1) * self.steps } else { position };
-            // An exact pass that may be followed by residue passes says so, not `pass 1/1`.
-            let maybe_more = if step.passes < self.passes_possible {
-                format!(" ({} if a count outgrows {} bits)", self.passes_possible, self.exact_bits)
-            } else {
-                String::new()
-            };
-            let straggler =
-                self.straggler.as_ref().and_then(|named| named.lock().unwrap_or_else(|e| e.into_inner()).clone());
-            let place = format!(
-                "pass {}/{}{maybe_more} · row {}, column {}{}",
-                step.pass + 1,
-                step.passes,
-                step.position.row + 1,
-                step.position.col + 1,
-                straggler.map_or(String::new(), |label| format!(" · {label}"))
-            );
-            let disk =
-                if self.out_of_core { format!(" · {} on disk", bytes(step.layer.bytes)) } else { String::new() };
-            let before = format!("{} states · {}/s", grouped(step.layer.states), compact(rate));
-            let after = format!("{disk} · {} memory", bytes(rss));
-            match &self.display {
-                Some(display) => {
-                    display.bar.set_position(done as u64);
-                    display.bar.set_message(place);
-                    display.set_detail(before, after, eta);
-                }
-                None => console::progress(&format!(
-                    "{}: {done}/{} steps · {place} · {before} · {} elapsed · ETA {}{after}",
+        if self.display.is_none() && !line_due {
+            return self.results.settled(&step.settled);
+        }
+        let position = step.pass * self.steps + step.step + 1;
+        let done = if step.layer.states == 0 { (step.pass + 1) * self.steps } else { position };
+        // An exact pass that may be followed by residue passes says so, not `pass 1/1`.
+        let maybe_more = if step.passes < self.passes_possible {
+            format!(" ({} if a count outgrows {} bits)", self.passes_possible, self.exact_bits)
+        } else {
+            String::new()
+        };
+        let straggler =
+            self.straggler.as_ref().and_then(|named| named.lock().unwrap_or_else(|e| e.into_inner()).clone());
+        let place = Place {
+            pass: format!("pass {}/{}", step.pass + 1, step.passes),
+            pass_note: maybe_more,
+            position: format!("row {}, column {}", step.position.row + 1, step.position.col + 1),
+            straggler: straggler.unwrap_or_default(),
+        };
+        let figures = Figures {
+            size: format!("{} states", grouped(step.layer.states)),
+            rate: format!("{}/s", compact(rate)),
+            disk: if self.out_of_core { format!("{} on disk", bytes(step.layer.bytes)) } else { String::new() },
+            memory: format!("{} memory", bytes(rss)),
+        };
+        match &self.display {
+            Some(display) => display.update(|shown| {
+                shown.done = done as u64;
+                shown.work = work.map(|work| (work, at));
+                shown.place = place;
+                shown.figures = figures;
+                (shown.eta, shown.at) = (estimated, at);
+            }),
+            None => {
+                let Place { pass, pass_note, position, straggler } = place;
+                let straggler = if straggler.is_empty() { straggler } else { format!(" · {straggler}") };
+                let disk = if figures.disk.is_empty() { String::new() } else { format!(" · {}", figures.disk) };
+                console::progress(&format!(
+                    "{}: {done}/{} steps · {pass}{pass_note} · {position}{straggler} · {} · {} · {} elapsed · ETA {}{disk} · {}",
                     self.label,
                     self.steps * step.passes,
+                    figures.size,
+                    figures.rate,
                     format_duration(self.clock.elapsed()),
-                    eta.text()
-                )),
+                    eta.text(),
+                    figures.memory,
+                ))
             }
         }
         self.results.settled(&step.settled);
     }
 
     /// The model's estimate and the peak memory, afresh unless the last look is too recent for
-    /// what it cost ([`LOOK_SPACING`]); then the last, its estimate counted down.
+    /// what it cost ([`LOOK_SPACING`]); then the last (its estimate as made, at its time).
     fn look(&mut self) -> Look {
         if let Some(last) = self.looked {
             let since = last.at.elapsed();
             if since < last.took * LOOK_SPACING {
-                return Look { eta: last.eta.after(since), ..last };
+                return last;
             }
         }
         let at = Instant::now();
-        let eta = self.model.estimate();
+        let work = self.model.work();
+        let eta = work.map_or(Eta::Estimating, |work| Eta::Left(Duration::from_secs_f64(work.left)));
         let rss = leaper_core::heap::peak_resident_bytes().unwrap_or(0);
-        let look = Look { eta, rss, at, took: at.elapsed() };
+        let look = Look { eta, work, rss, at, took: at.elapsed() };
         self.looked = Some(look);
         look
     }
@@ -222,10 +240,12 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
     }
 }
 
-/// What the watch last saw of the ETA and the peak memory, when, and what seeing took.
+/// What the watch last saw of the ETA, the work and the peak memory, when, and what seeing
+/// took.
 #[derive(Clone, Copy)]
 struct Look {
     eta: Eta,
+    work: Option<Work>,
     rss: u64,
     at: Instant,
     took: Duration,
@@ -301,7 +321,7 @@ pub struct ShardWatch {
 
 impl ShardWatch {
     pub fn new(label: &str, total: usize, done_before: usize) -> ShardWatch {
-        let display = Display::new(label, total as u64, "shards", done_before as u64);
+        let display = Display::new(label, "shards", (done_before as u64, total as u64), true);
         ShardWatch {
             label: label.to_string(),
             total,
@@ -320,10 +340,12 @@ impl ShardWatch {
         let left = self.total.saturating_sub(done.done) as f64;
         let eta = if rate > 0.0 { Eta::Left(Duration::from_secs_f64(left / rate)) } else { Eta::Estimating };
         if let Some(display) = &self.display {
-            display.bar.set_position(done.done as u64);
-            display.bar.set_message(format!("shard {}", done.label));
-            display.set_detail(format!("{rate:.1} shards/s"), String::new(), eta);
-            return;
+            return display.update(|shown| {
+                shown.done = done.done as u64;
+                shown.place = Place { position: format!("shard {}", done.label), ..Place::default() };
+                shown.figures = Figures { rate: format!("{rate:.1} shards/s"), ..Figures::default() };
+                (shown.eta, shown.at) = (eta, Instant::now());
+            });
         }
         if let Some(spacing) = &mut self.spacing {
             if spacing.due() {
@@ -368,57 +390,140 @@ impl ShardWatch {
     }
 }
 
-/// The live display: a bar with the step (or shard) and its place on the first line, the layer,
-/// rate, time and footprint on the second, the ETA counting down between steps.
+/// The live display: the label, a bar of the work done, the steps (or shards) and where the run
+/// is on the first line; the layer, rate, time and footprint on the second, the ETA counting
+/// down between steps. Drawn afresh every second, each line fitted to the terminal's width
+/// ([`fit`]): the first line gives way in the order pass's note, straggler, bar to 12 columns,
+/// row and column, pass, bar; the second memory, disk, elapsed, rate, states; the ETA stays.
+///
+/// ```text
+/// knight 7x10 --sweep  ━━━━━━━━━━━━━━━━╸━━━━━━━━━━━━━ 37/70 steps · pass 1/1 · row 6, column 2
+///   3,988,114 states · 2.1M states/s · 24s elapsed · ETA 31s · 92 MiB on disk · 410 MiB memory
+/// ```
 struct Display {
     bar: ProgressBar,
-    detail: Arc<Mutex<Detail>>,
+    shown: Arc<Mutex<Shown>>,
 }
 
-struct Detail {
-    before: String,
-    after: String,
+/// What the display shows.
+struct Shown {
+    label: String,
+    unit: &'static str,
+    done: u64,
+    total: u64,
+    /// The model's work and when it was priced: the bar's share done.
+    work: Option<(Work, Instant)>,
+    /// Whether the bar shows the units done (a sweep the model cannot price, shards) rather
+    /// than the work, which is empty until the model prices it.
+    by_units: bool,
+    place: Place,
+    figures: Figures,
     /// The estimate and when it was made: shown counting down.
     eta: Eta,
     at: Instant,
+    started: Instant,
+}
+
+/// Where a run is, on the first line.
+#[derive(Default)]
+struct Place {
+    pass: String,
+    /// ` (2 if a count outgrows 64 bits)`, where a residue pass may follow.
+    pass_note: String,
+    position: String,
+    straggler: String,
+}
+
+/// The run's figures, on the second line (empty ones are not shown).
+#[derive(Default)]
+struct Figures {
+    size: String,
+    rate: String,
+    disk: String,
+    memory: String,
+}
+
+/// The fields of the first line, and the order in which they give way.
+const TOP_ORDER: [usize; 6] = [3, 5, 1, 4, 3, 1];
+/// The fields of the second line (states, rate, elapsed, ETA, disk, memory), and the order in
+/// which they give way.
+const BOTTOM_ORDER: [usize; 5] = [5, 4, 2, 1, 0];
+
+impl Shown {
+    /// The share of the bar filled now.
+    fn share_done(&self) -> f64 {
+        match self.work {
+            Some((work, at)) if !self.by_units => work.share_done(at.elapsed()),
+            _ if self.by_units => self.done as f64 / self.total.max(1) as f64,
+            _ => 0.0,
+        }
+    }
+
+    fn top(&self, width: usize) -> String {
+        let share = self.share_done();
+        let place = &self.place;
+        let fields = [
+            Field::kept("", terminal::style(&self.label).bold().for_stderr().to_string()),
+            Field::forms("  ", vec![fit::bar(share, 30), fit::bar(share, 12), String::new()]),
+            Field::kept(" ", format!("{}/{} {}", self.done, self.total, self.unit)),
+            Field::forms(" · ", vec![format!("{}{}", place.pass, place.pass_note), place.pass.clone(), String::new()]),
+            Field::or_none(" · ", place.position.clone()),
+            Field::or_none(" · ", place.straggler.clone()),
+        ];
+        fit::fit(&fields, &TOP_ORDER, width)
+    }
+
+    fn bottom(&self, width: usize) -> String {
+        let figures = &self.figures;
+        let fields = [
+            Field::or_none("", figures.size.clone()),
+            Field::or_none(" · ", figures.rate.clone()),
+            Field::or_none(" · ", format!("{} elapsed", format_duration(self.started.elapsed()))),
+            Field::kept(" · ", format!("ETA {}", self.eta.after(self.at.elapsed()).text())),
+            Field::or_none(" · ", figures.disk.clone()),
+            Field::or_none(" · ", figures.memory.clone()),
+        ];
+        format!("  {}", fit::fit(&fields, &BOTTOM_ORDER, width.saturating_sub(2)))
+    }
 }
 
 impl Display {
-    /// A display for `total` units of work, `done` of them done; `None` unless stderr is a
-    /// terminal shown to a person.
-    fn new(label: &str, total: u64, unit: &str, done: u64) -> Option<Display> {
+    /// A display of `(done, total)` units of work; `None` unless stderr is a terminal shown to
+    /// a person.
+    fn new(label: &str, unit: &'static str, (done, total): (u64, u64), by_units: bool) -> Option<Display> {
         if console::mode() != console::Mode::Display {
             return None;
         }
-        let detail = Arc::new(Mutex::new(Detail {
-            before: "-".into(),
-            after: String::new(),
+        let now = Instant::now();
+        let shown = Arc::new(Mutex::new(Shown {
+            label: label.to_string(),
+            unit,
+            done,
+            total,
+            work: None,
+            by_units,
+            place: Place { position: "starting".into(), ..Place::default() },
+            figures: Figures::default(),
             eta: Eta::Estimating,
-            at: Instant::now(),
+            at: now,
+            started: now,
         }));
-        let line = Arc::clone(&detail);
-        let started = Instant::now();
-        let style = ProgressStyle::with_template(&format!(
-            "{{prefix:.bold}}  {{bar:30.cyan/blue}} {{pos}}/{{len}} {unit} · {{msg}}\n  {{detail}}"
-        ))
-        .expect("a valid template")
-        .progress_chars("━╸━")
-        .with_key("detail", move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
-            let detail = line.lock().unwrap_or_else(|e| e.into_inner());
-            let eta = detail.eta.after(detail.at.elapsed()).text();
-            let elapsed = format_duration(started.elapsed());
-            let _ = write!(out, "{} · {elapsed} elapsed · ETA {eta}{}", detail.before, detail.after);
-        });
-        let bar = ProgressBar::new(total)
-            .with_style(style)
-            .with_prefix(label.to_string())
-            .with_position(done)
-            .with_message("starting");
-        console::show(bar).map(|bar| Display { bar, detail })
+        let (top, bottom) = (Arc::clone(&shown), Arc::clone(&shown));
+        let style = ProgressStyle::with_template("{top}\n{bottom}")
+            .expect("a valid template")
+            .with_key("top", move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = out.write_str(&top.lock().unwrap_or_else(|e| e.into_inner()).top(fit::stderr_width()));
+            })
+            .with_key("bottom", move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = out.write_str(&bottom.lock().unwrap_or_else(|e| e.into_inner()).bottom(fit::stderr_width()));
+            });
+        let bar = ProgressBar::new(total).with_style(style).with_position(done);
+        console::show(bar).map(|bar| Display { bar, shown })
     }
 
-    fn set_detail(&self, before: String, after: String, eta: Eta) {
-        *self.detail.lock().unwrap_or_else(|e| e.into_inner()) = Detail { before, after, eta, at: Instant::now() };
+    /// Changes what is shown, and draws it.
+    fn update(&self, change: impl FnOnce(&mut Shown)) {
+        change(&mut self.shown.lock().unwrap_or_else(|e| e.into_inner()));
         self.bar.tick();
     }
 }

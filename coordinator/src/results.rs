@@ -5,8 +5,13 @@
 use anyhow::Result;
 use leaper_core::engine::{Printing, Task};
 
-use crate::console;
 use crate::request::JobRequest;
+use crate::{console, fit, zero_notes};
+
+/// The columns a note's text may take on a terminal (after `note: `).
+fn note_width() -> usize {
+    fit::stderr_width().saturating_sub("note: ".len())
+}
 
 /// What has been printed of a job's results.
 pub struct ResultStream<'a> {
@@ -27,13 +32,30 @@ impl<'a> ResultStream<'a> {
 
     /// Says, before any counting, the task's notes (a graph's vertex order), and why counts the
     /// problem knows to be 0 are 0 (a move set whose graph is disconnected on the board, colours
-    /// that cannot alternate along a tour): on stderr, and in the JSON result lines as `reason`.
+    /// that cannot alternate along a tour): on stderr, whole where there are few, in brief and
+    /// grouped by kind where there are many ([`zero_notes`]); in the JSON result lines as
+    /// `reason`.
     pub fn say_why_zero(&self) {
         for note in self.task.notes() {
             console::note(&note);
         }
-        for (_, reason) in self.task.reasons() {
-            console::note(&reason);
+        let reasons = self.task.reasons();
+        let terminal = console::mode() == console::Mode::Display && console::verbose() == 0;
+        if reasons.len() <= zero_notes::SAID_WHOLE || !terminal && console::verbose() > 0 || console::json_logs() {
+            let briefs = if terminal { self.task.reasons_in_brief() } else { Vec::new() };
+            for (slot, reason) in &reasons {
+                // On a terminal, a reason wider than it is said in brief, fitted.
+                let brief = briefs.iter().find(|(brief_slot, _)| brief_slot == slot).map(|(_, brief)| brief);
+                match brief.filter(|_| reason.chars().count() > note_width()) {
+                    Some(brief) => console::note(&zero_notes::fitted(brief, note_width())),
+                    None => console::note(reason),
+                }
+            }
+            return;
+        }
+        for line in zero_notes::grouped(&self.task.reasons_in_brief()) {
+            let line = if terminal { zero_notes::fitted(&line, note_width()) } else { line };
+            console::note(&line);
         }
     }
 

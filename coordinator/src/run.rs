@@ -32,10 +32,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     if let Some(zeros) = proved_zero(&job, &request) {
         let results = ResultStream::new(&request);
         results.say_why_zero();
-        console::note(
-            "nothing was counted: every count asked for is 0 for the reasons above (--count-anyway counts them, to \
-             check the reasons)",
-        );
+        console::note("nothing was counted: every count is 0 for the reasons above (--count-anyway counts)");
         return results.finish(&zeros);
     }
     // A count that will not fit this machine says so; an enumeration that cannot finish stops.

@@ -18,7 +18,12 @@ const COUNTS: &str = "6x1 0\n6x2 0\n6x3 0\n6x4 0\n6x5 8\n6x6 9862\n6x7 1067638\n
 /// Runs `leaper ARGS` with stderr on a pseudo-terminal 100 columns wide and stdout on a pipe;
 /// returns (stdout, everything the terminal received).
 fn on_terminal(args: &[&str]) -> (Output, String) {
-    let size = nix::pty::Winsize { ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0 };
+    on_terminal_of(100, args)
+}
+
+/// [`on_terminal`] on a terminal `columns` wide.
+fn on_terminal_of(columns: u16, args: &[&str]) -> (Output, String) {
+    let size = nix::pty::Winsize { ws_row: 40, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0 };
     let pty = nix::pty::openpty(Some(&size), None).expect("a pseudo-terminal");
     let child = Command::new(env!("CARGO_BIN_EXE_leaper"))
         .args(args)
@@ -65,7 +70,8 @@ fn interleaved(args: &[&str]) -> String {
 
 #[test]
 fn a_terminal_gets_the_live_display_and_no_step_lines() {
-    let (output, terminal) = on_terminal(&SWEEP);
+    // Wide enough for every field (80 columns: below).
+    let (output, terminal) = on_terminal_of(140, &SWEEP);
     assert!(output.status.success(), "{terminal}");
     assert_eq!(text(&output.stdout), COUNTS, "stdout carries the results only");
     for shown in ["knight 6x10 --sweep", "/60 steps", "row ", "states", "elapsed", "ETA", "memory"] {
@@ -81,6 +87,65 @@ fn a_terminal_gets_the_live_display_and_no_step_lines() {
     assert_eq!(text(&output.stdout), "55488142\n");
     let plain = without_escapes(&terminal);
     assert!(plain.contains("step done") && plain.contains("step{pass=1 step=7 row=2 col=1}"), "{plain}");
+}
+
+#[test]
+fn the_display_and_the_notes_fit_a_terminal_of_80_columns() {
+    // The first line was 126 columns (`· pass 1/1 (2 if a count outgrows 64 bits) ·`) and
+    // wrapped; now each line gives way, in its stated order, to fit.
+    let (output, terminal) = on_terminal_of(80, &SWEEP);
+    assert!(output.status.success(), "{terminal}");
+    assert_eq!(text(&output.stdout), COUNTS);
+    let frames = frames(&terminal, "knight 6x10 --sweep");
+    assert!(frames.len() >= 2, "{terminal:?}");
+    for frame in &frames {
+        // Two rows: indicatif fills each line to the terminal's width, so a line wider than
+        // 80 columns takes two rows and a frame three.
+        assert!(frame.chars().count() <= 2 * 80, "a line wider than the terminal: {frame:?}");
+        for shown in ["/60 steps", "pass 1/1", "ETA", "states"] {
+            assert!(frame.contains(shown), "{shown:?} given way at 80 columns: {frame:?}");
+        }
+    }
+    // At 140 columns the first line has room for the note on the pass (tested above); at 80
+    // it gives way first.
+    assert!(!terminal.contains("if a count outgrows"), "{terminal}");
+
+    // Twelve reasons, each two or three rows at 80 columns, are three lines, one for each kind.
+    let (output, terminal) = on_terminal_of(80, &["knight", "5x20", "--sweep", "--distinct"]);
+    assert!(output.status.success(), "{terminal}");
+    let plain = without_escapes(&terminal);
+    let notes: Vec<&str> = plain.split("\r\n").filter(|line| line.starts_with("note: ")).collect();
+    assert_eq!(
+        notes,
+        [
+            "note: knight 5x1, 5x2: no closed tour: the board's graph is disconnected",
+            "note: knight 5x3, 5x5, 5x7, 5x9, … (9 boards): no closed tour: unequal colours",
+            "note: knight 5x4: no closed tour: forced moves contradict",
+        ],
+        "{plain}"
+    );
+    // Through a pipe, the same lines name every board.
+    let output = piped(&["knight", "5x20", "--sweep", "--distinct"], None);
+    let stderr = text(&output.stderr);
+    let colours = "note: knight 5x3, 5x5, 5x7, 5x9, 5x11, 5x13, 5x15, 5x17, 5x19: no closed tour: unequal colours\n";
+    assert!(stderr.contains(colours), "{stderr}");
+    assert_eq!(stderr.lines().filter(|line| line.starts_with("note: ")).count(), 3, "{stderr}");
+    // -v says each reason whole.
+    let output = piped(&["-v", "knight", "5x20", "--sweep", "--distinct"], None);
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().filter(|line| line.starts_with("note: knight 5x")).count(), 12, "{stderr}");
+    assert!(stderr.contains("8 squares of one colour and 7 of the other"), "{stderr}");
+}
+
+/// The frames of the display in what a terminal received, as text: what is drawn between two
+/// moves of the cursor up (indicatif clears the last frame's rows, then draws the next).
+fn frames(terminal: &str, label: &str) -> Vec<String> {
+    terminal
+        .split("\x1b[1A")
+        .map(|chunk| without_escapes(chunk).replace('\r', ""))
+        .flat_map(|chunk| chunk.split('\n').map(str::to_string).collect::<Vec<_>>())
+        .filter(|line| line.starts_with(label))
+        .collect()
 }
 
 /// Runs `leaper ARGS` with stdout and stderr on pipes and a progress line due every `seconds`

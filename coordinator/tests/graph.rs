@@ -500,7 +500,7 @@ fn counts_known_to_be_zero_are_not_computed() {
     std::fs::create_dir_all(&dir).unwrap();
     let job = dir.join("job");
     let counted = |output: &std::process::Output| text(&output.stderr).contains("step done");
-    let nothing = "nothing was counted: every count asked for is 0 for the reasons above";
+    let nothing = "nothing was counted: every count is 0 for the reasons above";
     for (args, zeros, reason) in [
         (&["knight", "8x8", "--remove", "a1,h8"][..], 1, "32 squares of one colour and 30 of the other"),
         (&["knight", "7x9"][..], 1, "32 squares of one colour and 31 of the other"),

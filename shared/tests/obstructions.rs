@@ -182,3 +182,32 @@ fn boards_with_tours_have_no_reason() {
     // The knight on 4xn has no closed tour, but for a subtler reason than any checked here.
     assert_eq!(Tours.task(&params(knight, "4x6", false, TourKind::Closed)).unwrap().reasons(), Vec::new());
 }
+
+#[test]
+fn a_reason_in_brief_names_the_slots_and_the_verdict_of_the_reason_whole() {
+    for (moves, board) in [("1,2", "5x20"), ("1,3", "5x12"), ("1,2", "3x12"), ("1,1", "4x6")] {
+        for kind in [TourKind::Closed, TourKind::Open] {
+            let task = Tours.task(&params(moves, board, true, kind)).unwrap();
+            let (whole, brief) = (task.reasons(), task.reasons_in_brief());
+            assert_eq!(whole.len(), brief.len(), "{moves} {board} {kind:?}");
+            for ((slot, whole), (brief_slot, brief)) in whole.iter().zip(&brief) {
+                assert_eq!(slot, brief_slot);
+                // `knight 5x3: no closed tour: ` starts both; the brief is the shorter.
+                let verdict = |reason: &str| reason.splitn(3, ": ").take(2).collect::<Vec<_>>().join(": ");
+                assert_eq!(verdict(whole), verdict(brief), "{whole} | {brief}");
+                assert!(brief.len() <= whole.len(), "{whole} | {brief}");
+            }
+        }
+    }
+    let brief = Tours.task(&piece_params("knight", "1,2", "5x20", TourKind::Closed)).unwrap().reasons_in_brief();
+    let said: Vec<&str> = brief.iter().map(|(_, reason)| reason.as_str()).collect();
+    assert_eq!(
+        said[..4],
+        [
+            "knight 5x1: no closed tour: the board's graph is disconnected",
+            "knight 5x2: no closed tour: the board's graph is disconnected",
+            "knight 5x3: no closed tour: unequal colours",
+            "knight 5x4: no closed tour: forced moves contradict",
+        ]
+    );
+}

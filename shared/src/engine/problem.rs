@@ -176,6 +176,14 @@ pub trait Task: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// [`Task::reasons`] in brief: the same slots, each `subject: verdict: gist`, the gist the
+    /// words every slot of its kind shares (`knight 5x3: no closed tour: unequal colours`), so
+    /// that a terminal can say many slots' on one line. By default, the
+    /// reasons whole.
+    fn reasons_in_brief(&self) -> Vec<(usize, String)> {
+        self.reasons()
+    }
+
     /// Whether [`Task::print`] prints each slot on its own, so that a sweep's slots can be
     /// printed one by one as they become final (the tours' board lengths); otherwise all are
     /// printed together at the end (a table, a total).

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::board::{BoardSize, Geometry, MoveSet};
 use super::distinct::{self, DistinctPlan};
 use super::holes;
-use super::obstruction::{describe, obstructions, Colouring};
+use super::obstruction::{describe, describe_briefly, obstructions, Colouring};
 use super::transfer::{self, SlotTour, TourKind};
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
@@ -238,18 +238,21 @@ impl CountTask {
         }
     }
 
-    /// Per reported slot, why its count is 0 when the board's graph says so before counting.
-    fn reasons_by_slot(&self) -> Vec<(usize, String)> {
+    /// Per reported slot, why its count is 0 when the board's graph says so before counting; in
+    /// brief (the words boards of a kind share) or whole.
+    fn reasons_by_slot(&self, brief: bool) -> Vec<(usize, String)> {
         let (moves, plan, tours) = (&self.moves, &self.plan, self.params.tours);
         let kinds = tours.opens();
         if !self.params.removed.is_empty() {
+            // One board: its reasons whole, brief or not.
             return self.holed_reasons(kinds);
         }
         let colouring = Colouring::of(moves);
         let mut reasons = Vec::new();
         for &open in kinds {
             for (rows, obstruction) in obstructions(plan.width, plan.min_rows..=plan.rows, moves, open) {
-                let reason = describe(&self.mover(), &plan.label(rows), open, obstruction, colouring);
+                let say = if brief { describe_briefly } else { describe };
+                let reason = say(&self.mover(), &plan.label(rows), open, obstruction, colouring);
                 reasons.push((SlotTour { open, rows }.slot(tours), reason));
             }
         }
@@ -509,7 +512,11 @@ impl Task for CountTask {
     }
 
     fn reasons(&self) -> Vec<(usize, String)> {
-        self.reasons_by_slot()
+        self.reasons_by_slot(false)
+    }
+
+    fn reasons_in_brief(&self) -> Vec<(usize, String)> {
+        self.reasons_by_slot(true)
     }
 
     /// A sweep costs what its longest board alone costs: the same transfer matrix, whose last
@@ -562,7 +569,7 @@ impl Task for CountTask {
         let tour = &self.params;
         let both = tour.tours == TourKind::Both;
         let mut reasons: std::collections::HashMap<usize, String> = match printing.format {
-            OutputFormat::Json => self.reasons_by_slot().into_iter().collect(),
+            OutputFormat::Json => self.reasons_by_slot(false).into_iter().collect(),
             OutputFormat::Text => Default::default(),
         };
         for (slot, count) in counts {

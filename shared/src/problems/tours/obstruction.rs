@@ -371,6 +371,33 @@ pub fn describe(piece: &str, board: &str, open: bool, obstruction: Obstruction, 
     format!("{piece} {board}: no {kind} tour: {cause}")
 }
 
+/// The reason in brief, the same words for every board of its kind, so that a terminal can say
+/// many boards' on one line: `knight 5x3: no closed tour: unequal colours` for 5 x 3, 5 x 5, ...
+/// ([`describe`] says how unequal, and why that matters).
+pub fn describe_briefly(
+    piece: &str,
+    board: &str,
+    open: bool,
+    obstruction: Obstruction,
+    colouring: Colouring,
+) -> String {
+    let kind = if open { "open" } else { "closed" };
+    let gist = match obstruction {
+        Obstruction::Disconnected { .. } => "the board's graph is disconnected",
+        Obstruction::FewMoves { .. } if open => "over two squares have a single move",
+        Obstruction::FewMoves { .. } => "a square has fewer than two moves",
+        Obstruction::Unbalanced { .. } => match (colouring, open) {
+            (Colouring::Changes, false) => "unequal colours",
+            (Colouring::Changes, true) => "colours differ by more than one",
+            (_, false) => "the sides of its bipartite graph are unequal",
+            (_, true) => "the sides of its bipartite graph differ by more than one",
+        },
+        Obstruction::Forced(_) => "forced moves contradict",
+        Obstruction::ForcedEnds { .. } => "forced moves contradict for every pair of ends",
+    };
+    format!("{piece} {board}: no {kind} tour: {gist}")
+}
+
 fn squares_have(n: usize) -> String {
     if n == 1 {
         "1 square has".to_string()
