@@ -17,24 +17,11 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
-pub use leaper_core::units::bytes;
+pub use leaper_core::units::{bytes, grouped};
 
 /// `1 pass`, `2 passes`: a number and its noun, singular for one.
 pub fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// `23,428,645`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// `950`, `12.3k`, `2.1M`, `4.0G`.

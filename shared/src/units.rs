@@ -1,4 +1,4 @@
-//! Sizes as leaper's messages print them.
+//! Sizes and numbers as leaper's messages print them.
 
 /// `512 B`, `1.5 KiB`, `32.0 MiB`: one decimal in the largest binary unit under the size.
 pub fn bytes(n: u64) -> String {
@@ -15,9 +15,30 @@ pub fn bytes(n: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// `23,428,645`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::bytes;
+    use super::{bytes, grouped};
+
+    #[test]
+    fn digits_are_grouped_by_three() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(23428645), "23,428,645");
+    }
 
     #[test]
     fn sizes_take_the_largest_unit_under_them() {

@@ -22,14 +22,14 @@
 //! printed as every `warning:` is, `-q` or not: it is what a person must know before leaving a
 //! count to run (a JSON log gets it as an event).
 //!
-//! `tours enumerate` and `tours generate` refuse what cannot finish or has nothing to find:
-//! [`tours`].
-
-mod tours;
+//! Before either, the problem's own refusals (`Task::preflight`, `Tool::preflight`, with this
+//! machine's threads and free disk): `tours enumerate` and `tours generate` refuse what cannot
+//! finish or has nothing to find (`shared/src/problems/tour_files/preflight.rs`).
 
 use std::time::Instant;
 
 use anyhow::Result;
+use leaper_core::engine::problem::Preflight;
 use leaper_core::engine::sweep::plan_moduli;
 use leaper_core::engine::{Job, SweepJob, Tool};
 use leaper_core::units::bytes;
@@ -55,15 +55,21 @@ const AN_HOUR: f64 = 3600.0;
 /// enumeration that cannot finish. Called once, before anything is written; returns the sweep's
 /// forecast where it was priced as `leaper plan` prices it, for its job directory to keep.
 pub fn check(job: &Job, request: &JobRequest) -> Result<Option<Forecast>> {
+    request.task.preflight(&machine(request.run.threads))?;
     match job {
         Job::Sweep(sweep) => Ok(warn_if_big(sweep.as_ref(), request)),
-        Job::Subtree(_) => tours::check_enumerate(request).map(|()| None),
+        Job::Subtree(_) => Ok(None),
     }
 }
 
-/// Before a tool runs: refuses `tours generate` on a board with no tour of the kind asked for.
+/// Before a tool runs: its own refusals (`tours generate` on a board with no tour).
 pub fn check_tool(tool: &dyn Tool, matches: &clap::ArgMatches) -> Result<()> {
-    tours::check_generate(tool, matches)
+    Ok(tool.preflight(matches, &machine(None))?)
+}
+
+/// What a problem's check before it runs may ask of this machine.
+fn machine(threads: Option<usize>) -> Preflight<'static> {
+    Preflight { threads, free_disk: &crate::machine::free_disk }
 }
 
 /// Prints the warning line if `job`'s sweep needs more than this machine has, and returns its

@@ -141,6 +141,13 @@ pub trait Task: Send + Sync + std::any::Any {
         Ok(())
     }
 
+    /// Refuses, before anything is written, a job that cannot finish or has nothing to find
+    /// (`tours enumerate` of a board with no tour, or with more than leaper lists), with what
+    /// the machine says (`machine`). By default, every job may start.
+    fn preflight(&self, _machine: &Preflight) -> Result<()> {
+        Ok(())
+    }
+
     /// The rows `n a(n)` of an OEIS b-file of these counts (`--bfile`): by default one per slot,
     /// the slot being `n` (the tours' board lengths).
     fn bfile_rows(&self, counts: &[(usize, String)]) -> Result<Vec<(usize, String)>> {
@@ -228,8 +235,23 @@ pub trait Tool: Send + Sync {
         false
     }
 
+    /// Refuses, before it runs, what cannot finish or has nothing to find (`tours generate` of a
+    /// board with no tour), as [`Task::preflight`] does. By default, it may run.
+    fn preflight(&self, _matches: &clap::ArgMatches, _machine: &Preflight) -> Result<()> {
+        Ok(())
+    }
+
     /// Runs it on the arguments given, printing to `out`.
     fn run(&self, matches: &clap::ArgMatches, context: &ToolContext, out: &mut dyn Write) -> Result<()>;
+}
+
+/// What a problem's check before it runs may ask of the machine, which the command line's
+/// side knows: the threads a count may use, the disk free where a file goes.
+pub struct Preflight<'a> {
+    /// The threads a quick count may use (`None`: every core).
+    pub threads: Option<usize>,
+    /// Bytes free on the file system that holds `path` (or would), where the machine says.
+    pub free_disk: &'a dyn Fn(&std::path::Path) -> Option<u64>,
 }
 
 /// What the command line gives a tool besides its arguments.

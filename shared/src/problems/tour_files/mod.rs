@@ -30,6 +30,7 @@ pub mod enumerate;
 pub mod format;
 pub mod infer;
 pub mod output;
+mod preflight;
 pub mod reader;
 pub mod show;
 pub mod tour;

@@ -11,13 +11,16 @@ use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::jobdir::{file_error, JobKind};
-use crate::engine::problem::{table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Task};
+use crate::engine::problem::{
+    table, typed, write_json_line, write_line, Job, OutputFormat, Params, Preflight, Printing, Task,
+};
 use crate::engine::search::{ShardResult, SubtreeProblem};
 use crate::error::{Error, Result};
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::enumerate::Enumeration;
 use crate::problems::tour_files::format::{write, Format};
 use crate::problems::tour_files::output::Output;
+use crate::problems::tour_files::preflight::{check_enumerate, Enumeration as Asked};
 use crate::problems::tours::board::{BoardSize, MoveSet};
 
 /// The `action` of an enumeration's parameters: how the tours' problem tells them from a count.
@@ -175,6 +178,15 @@ impl Task for EnumerateTask {
 
     fn job(&self) -> Result<Job> {
         Ok(Job::Subtree(self.job.clone()))
+    }
+
+    /// Refuses a board with no tour of the kind, with more tours than leaper lists, or whose
+    /// tours would not fit the free disk of `--out` (counted first where that is quick).
+    fn preflight(&self, machine: &Preflight) -> Result<()> {
+        let (file, to) = self.file();
+        let moves = self.moves().map(str::to_string);
+        let asked = Asked { board: self.board()?, open: self.open(), moves, file: file.map(Into::into), to };
+        check_enumerate(&asked, machine)
     }
 
     fn slot_label(&self, _slot: usize) -> Result<String> {

@@ -8,12 +8,13 @@ use serde::Serialize;
 
 use super::shared_args::{args, ThreadsArg};
 use crate::engine::jobdir::file_error;
-use crate::engine::problem::{write_json_line, write_line, OutputFormat, Tool, ToolContext};
+use crate::engine::problem::{write_json_line, write_line, OutputFormat, Preflight, Tool, ToolContext};
 use crate::error::{Error, Result};
 use crate::input::quote;
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::format::{write, Format};
 use crate::problems::tour_files::output::Output;
+use crate::problems::tour_files::preflight::{check_generate, Generation};
 use crate::problems::tour_files::tour::Tour;
 use crate::problems::tour_files::warnsdorff::{TieBreak, Warnsdorff};
 use crate::problems::tours::board::BoardSize;
@@ -91,6 +92,16 @@ impl Tool for GenerateTool {
         GenerateArgs::augment_args(clap::Command::new("generate"))
             .about("Write tours found by Warnsdorff's rule")
             .long_about("Write tours found by Warnsdorff's rule (tie-break variants; deterministic for a seed).")
+    }
+
+    /// Refuses a board with no tour of the kind asked for (`--closed`: closed; otherwise any,
+    /// which is an open tour: a closed one opened at any move), and more tours than leaper
+    /// writes one by one or than `--out`'s file system has room for, as `enumerate` does.
+    fn preflight(&self, matches: &clap::ArgMatches, machine: &Preflight) -> Result<()> {
+        let args: GenerateArgs = args(matches)?;
+        let asked =
+            Generation { board: args.board, closed: args.closed, count: args.count, out: &args.out, to: args.to };
+        check_generate(&asked, machine)
     }
 
     fn run(&self, matches: &clap::ArgMatches, _context: &ToolContext, out: &mut dyn Write) -> Result<()> {

@@ -27,26 +27,30 @@
 //! leaper's tours; its refusal past [`MOST_STATES`] claims no number of tours (the bound above
 //! is the knight's).
 
-use anyhow::{bail, Result};
-use leaper_core::engine::jobdir::is_stream;
-use leaper_core::engine::problem::{table, Params};
-use leaper_core::engine::store::memory_store;
-use leaper_core::engine::sweep::{
-    run_sweep, LocalSteps, StepOutcome, StepWatch, StoreFactory, SweepOptions, SweepProgress, Watched,
-};
-use leaper_core::engine::{Job, Moduli, Tool};
-use leaper_core::problems::tour_files::board::TourBoard;
-use leaper_core::problems::tour_files::command::EnumerateTask;
-use leaper_core::problems::tour_files::format::{write, Format};
-use leaper_core::problems::tour_files::tour::Tour;
-use leaper_core::problems::tours::board::BoardSize;
-use leaper_core::problems::tours::transfer::TourKind;
-use leaper_core::problems::tours::TourParams;
-use leaper_core::units::bytes;
 use rug::Integer;
 
-use crate::numbers::grouped;
-use crate::request::JobRequest;
+use super::board::TourBoard;
+use super::format::{write, Format};
+use super::tour::Tour;
+use crate::engine::jobdir::is_stream;
+use crate::engine::problem::Preflight;
+use crate::engine::store::memory_store;
+use crate::engine::sweep::{
+    run_sweep, LocalSteps, StepOutcome, StepWatch, StoreFactory, SweepOptions, SweepProgress, Watched,
+};
+use crate::engine::Moduli;
+use crate::error::{Error, Result};
+use crate::problems::tours::board::{BoardSize, Geometry, MoveSet};
+use crate::problems::tours::obstruction::{describe, obstructions, Colouring};
+use crate::problems::tours::transfer::{tours, TourKind};
+use crate::units::{bytes, grouped};
+
+/// A refusal, in the words given.
+macro_rules! refuse {
+    ($($words:tt)*) => {
+        return Err(Error::InvalidRequest(format!($($words)*)))
+    };
+}
 
 /// Tours leaper lists one by one at most: 10^9 lines are 60 GB and more, and days of search.
 const MOST_TOURS: u64 = 1_000_000_000;
@@ -57,26 +61,18 @@ const COUNT_MEMORY: u64 = 1 << 30;
 /// Boards with a side of at most this are counted before `generate` (the module docs).
 const GENERATE_COUNTS_SIDES: usize = 4;
 
-/// What `tours enumerate` was asked for, from its recorded parameters; `None` for any other job.
-struct Enumeration {
-    board: BoardSize,
-    open: bool,
+/// What `tours enumerate` was asked for, from its recorded parameters.
+pub struct Enumeration {
+    pub board: BoardSize,
+    pub open: bool,
     /// `--moves` (`None`: the knight's).
-    moves: Option<String>,
+    pub moves: Option<String>,
     /// The file the tours go to (`None`: none, or standard output).
-    file: Option<std::path::PathBuf>,
-    to: Format,
+    pub file: Option<std::path::PathBuf>,
+    pub to: Format,
 }
 
 impl Enumeration {
-    fn of(request: &JobRequest) -> Result<Option<Enumeration>> {
-        let task: &dyn std::any::Any = request.task.as_ref();
-        let Some(task) = task.downcast_ref::<EnumerateTask>() else { return Ok(None) };
-        let (file, to) = task.file();
-        let moves = task.moves().map(str::to_string);
-        Ok(Some(Enumeration { board: task.board()?, open: task.open(), moves, file: file.map(Into::into), to }))
-    }
-
     fn kind(&self) -> &'static str {
         if self.open {
             "open"
@@ -96,16 +92,15 @@ fn line_bytes(board: BoardSize, closed: bool, to: Format) -> Result<u64> {
 
 /// Refuses `tours enumerate` on a board with no tour of the kind, with more tours than leaper
 /// lists, or whose tours would not fit the free disk of `--out`.
-pub fn check_enumerate(request: &JobRequest) -> Result<()> {
-    let Some(asked) = Enumeration::of(request)? else { return Ok(()) };
+pub fn check_enumerate(asked: &Enumeration, machine: &Preflight) -> Result<()> {
     let (board, kind) = (asked.board, asked.kind());
     let piece = asked.moves.as_deref().map_or(Piece::Knight, Piece::Leaper);
     let (tour, count_command) = (piece.tour(), piece.count_command(board, asked.open));
     let name = format!("tours enumerate {board} --{kind}{}", piece.moves_option());
     if let Some(reason) = no_tour(piece, board, asked.open)? {
-        bail!("{name}: {board} has no {kind} {tour} ({reason}): there is nothing to list");
+        refuse!("{name}: {board} has no {kind} {tour} ({reason}): there is nothing to list");
     }
-    let Some(tours) = count(piece, board, asked.open, request.run.threads)? else {
+    let Some(tours) = count(piece, board, asked.open, machine.threads)? else {
         // The bound is the knight's (the module docs); another piece's layers say less.
         let means = match piece {
             Piece::Knight => {
@@ -113,20 +108,20 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
             }
             Piece::Leaper(_) => String::new(),
         };
-        bail!(
+        refuse!(
             "{name}: {board} has too many {kind} tours to list one by one: the layers of their count pass {} \
              states{means}; `{count_command}` counts them",
             grouped(MOST_STATES),
         );
     };
     if tours == 0 {
-        bail!("{name}: {board} has no {kind} {tour} (`{count_command}` counts 0): there is nothing to list");
+        refuse!("{name}: {board} has no {kind} {tour} (`{count_command}` counts 0): there is nothing to list");
     }
     let lines = u128::try_from(&tours).unwrap_or(u128::MAX);
     let size = lines.saturating_mul(u128::from(line_bytes(board, !asked.open, asked.to)?));
     let shown = |size: u128| bytes(u64::try_from(size).unwrap_or(u64::MAX));
     if lines > u128::from(MOST_TOURS) {
-        bail!(
+        refuse!(
             "{name}: {board} has {} {kind} tours, more than the {} leaper lists one by one ({} as --to {} lines, \
              and days of search): `{count_command}` counts them; enumerate a smaller board to list its tours",
             grouped_integer(&tours),
@@ -137,9 +132,9 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
     }
     // A stream (`--out /dev/null`) keeps nothing: no disk to run out of.
     if let Some(file) = asked.file.as_ref().filter(|file| !is_stream(file)) {
-        let free = file.parent().and_then(crate::machine::free_disk);
+        let free = file.parent().and_then(machine.free_disk);
         if let Some(free) = free.filter(|&free| size > u128::from(free)) {
-            bail!(
+            refuse!(
                 "{name} --out {}: its {} tours take {} as --to {} lines, more than the {} free there",
                 file.display(),
                 grouped_integer(&tours),
@@ -156,37 +151,45 @@ pub fn check_enumerate(request: &JobRequest) -> Result<()> {
 /// otherwise any, which is an open tour: a closed one opened at any move), or asked for more
 /// tours than leaper writes one by one or than `--out`'s file system has room for, as
 /// `enumerate` is.
-pub fn check_generate(tool: &dyn Tool, matches: &clap::ArgMatches) -> Result<()> {
-    if tool.command().get_name() != "generate" {
-        return Ok(());
-    }
-    let Ok(Some(&board)) = matches.try_get_one::<BoardSize>("board") else { return Ok(()) };
-    let closed = matches.try_get_one::<bool>("closed").ok().flatten().copied().unwrap_or(false);
+pub fn check_generate(asked: &Generation, machine: &Preflight) -> Result<()> {
+    let Generation { board, closed, .. } = *asked;
     let (open, kind) = if closed { (false, "closed knight's tour") } else { (true, "knight's tour, open or closed") };
     let name = format!("tours generate {board}");
-    check_generated_size(&name, board, closed, matches)?;
+    check_generated_size(&name, asked, machine)?;
     if let Some(reason) = no_tour(Piece::Knight, board, open)? {
-        bail!("{name}: {board} has no {kind} ({reason}): there is nothing to generate");
+        refuse!("{name}: {board} has no {kind} ({reason}): there is nothing to generate");
     }
     if board.width.min(board.length) <= GENERATE_COUNTS_SIDES
-        && count(Piece::Knight, board, open, None)? == Some(Integer::ZERO)
+        && count(Piece::Knight, board, open, machine.threads)? == Some(Integer::ZERO)
     {
         let command = format!("leaper knight {board}{}", if open { " --open" } else { "" });
-        bail!("{name}: {board} has no {kind} (`{command}` counts 0): there is nothing to generate");
+        refuse!("{name}: {board} has no {kind} (`{command}` counts 0): there is nothing to generate");
     }
     Ok(())
+}
+
+/// What `tours generate` was asked for.
+pub struct Generation<'a> {
+    pub board: BoardSize,
+    /// `--closed`: closed tours only.
+    pub closed: bool,
+    /// `--count`.
+    pub count: u64,
+    /// `--out` (`-`: standard output).
+    pub out: &'a std::path::Path,
+    /// `--to`.
+    pub to: Format,
 }
 
 /// Refuses a `tours generate` (`name`) of more tours than [`MOST_TOURS`], or of more bytes than
 /// the file system of `--out` has free: its tours take at least `--count` lines of the shortest
 /// a tour of the board takes in `--to` (an open tour's, unless `closed`).
-fn check_generated_size(name: &str, board: BoardSize, closed: bool, matches: &clap::ArgMatches) -> Result<()> {
-    let Ok(Some(&count)) = matches.try_get_one::<u64>("count") else { return Ok(()) };
-    let to = matches.try_get_one::<Format>("to").ok().flatten().copied().unwrap_or(Format::Compact);
+fn check_generated_size(name: &str, asked: &Generation, machine: &Preflight) -> Result<()> {
+    let Generation { board, closed, count, out, to } = *asked;
     let size = u128::from(count) * u128::from(line_bytes(board, closed, to)?);
     let shown = bytes(u64::try_from(size).unwrap_or(u64::MAX));
     if count > MOST_TOURS {
-        bail!(
+        refuse!(
             "{name} --count {}: more than the {} tours leaper writes one by one ({shown} as --to {} lines); ask for \
              fewer",
             grouped(count),
@@ -194,16 +197,14 @@ fn check_generated_size(name: &str, board: BoardSize, closed: bool, matches: &cl
             to.name()
         );
     }
-    let out = matches.try_get_one::<std::path::PathBuf>("out").ok().flatten();
-    let file = out.filter(|out| out.as_path() != std::path::Path::new("-") && !is_stream(out));
-    if let Some(file) = file {
+    if out != std::path::Path::new("-") && !is_stream(out) {
         // The file's own path: free_disk looks from its nearest existing ancestor (`o.txt`'s
         // parent is an empty path).
-        let free = crate::machine::free_disk(file);
+        let free = (machine.free_disk)(out);
         if let Some(free) = free.filter(|&free| size > u128::from(free)) {
-            bail!(
+            refuse!(
                 "{name} --out {}: its {} tours take {shown} as --to {} lines, more than the {} free there",
-                file.display(),
+                out.display(),
                 grouped(count),
                 to.name(),
                 bytes(free)
@@ -248,49 +249,57 @@ impl Piece<'_> {
             Piece::Leaper(moves) => format!("leaper tours --moves {moves} {board}{open}"),
         }
     }
+
+    /// Its moves.
+    fn moves(self) -> Result<MoveSet> {
+        match self {
+            Piece::Knight => "1,2".parse(),
+            Piece::Leaper(moves) => moves.parse(),
+        }
+    }
+
+    /// The mover as the count's reasons name it: `knight`, `(1,3) leaper`.
+    fn mover(self) -> String {
+        self.tour().trim_end_matches("'s tour").to_string()
+    }
 }
 
-/// The parameters of that count: `leaper knight BOARD [--open]`, or `leaper tours --moves M ...`.
-fn count_params(piece: Piece, board: BoardSize, open: bool) -> Result<Params> {
-    let (piece, moves) = match piece {
-        Piece::Knight => ("knight", "1,2"),
-        Piece::Leaper(moves) => ("tours", moves),
-    };
-    Ok(table(&TourParams {
-        piece: piece.into(),
-        moves: moves.into(),
-        board: board.to_string(),
-        sweep: false,
-        tours: if open { TourKind::Open } else { TourKind::Closed },
-        directed: false,
-        distinct: false,
-        removed: Vec::new(),
-    })?)
+/// The board as the count runs it: along its longer side, across the shorter (the frontier).
+fn geometry(piece: Piece, board: BoardSize) -> Result<Geometry> {
+    let (width, length) = (board.width.min(board.length), board.width.max(board.length));
+    Ok(Geometry::new(width, length, piece.moves()?))
 }
 
 /// Why `board` has no tour of the piece and kind, if the engine knows before counting: the note
 /// `leaper knight BOARD` prints, without what the message says already (`knight 3x3: no open
 /// tour: `).
 fn no_tour(piece: Piece, board: BoardSize, open: bool) -> Result<Option<String>> {
-    let params = count_params(piece, board, open)?;
-    let reasons = leaper_core::problems::find("tours")?.task(&params)?.reasons();
+    let Geometry { width, rows, moves } = geometry(piece, board)?;
+    let colouring = Colouring::of(&moves);
     let said = format!(": no {} tour: ", if open { "open" } else { "closed" });
-    Ok(reasons.into_iter().next().map(|(_, reason)| match reason.split_once(&said) {
-        Some((_, why)) => why.to_string(),
-        None => reason,
+    Ok(obstructions(width, rows..=rows, &moves, open).into_iter().next().map(|(_, obstruction)| {
+        let reason = describe(&piece.mover(), &board.to_string(), open, obstruction, colouring);
+        match reason.split_once(&said) {
+            Some((_, why)) => why.to_string(),
+            None => reason,
+        }
     }))
 }
 
 /// The number of the piece's tours of `board`, counted in memory while the count's layers hold
 /// at most [`MOST_STATES`] states; `None` once one holds more (or the board is too wide to count).
 fn count(piece: Piece, board: BoardSize, open: bool, threads: Option<usize>) -> Result<Option<Integer>> {
-    let params = count_params(piece, board, open)?;
-    let Ok(Job::Sweep(job)) = leaper_core::problems::find("tours")?.task(&params)?.job() else {
-        return Ok(None);
-    };
+    let geometry = geometry(piece, board)?;
+    let rows = geometry.rows;
+    let kind = if open { TourKind::Open } else { TourKind::Closed };
+    let Ok(job) = tours(geometry, rows, kind) else { return Ok(None) };
     // A pool of its own: a tool sizes the global one after this check.
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    crate::machine::with_threads(Some(threads), || {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::InvalidRequest(format!("could not start the worker threads: {e}")))?;
+    pool.install(|| {
         // The count is the check's own business: none of its log lines.
         tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
             let mut stores =
@@ -300,11 +309,11 @@ fn count(piece: Piece, board: BoardSize, open: bool, threads: Option<usize>) -> 
             match run_sweep(job.as_ref(), &SweepOptions::default(), &mut host, SweepProgress::default()) {
                 Ok(report) => Ok(report.counts.first().map(|(_, count)| count.clone())),
                 Err(_) if host.watch.passed => Ok(None),
-                Err(leaper_core::Error::MemoryLimit { .. }) => Ok(None),
-                Err(error) => Err(error.into()),
+                Err(Error::MemoryLimit { .. }) => Ok(None),
+                Err(error) => Err(error),
             }
         })
-    })?
+    })
 }
 
 /// Stops the steps once a layer passes [`MOST_STATES`].
@@ -313,10 +322,10 @@ struct Capped {
 }
 
 impl StepWatch for Capped {
-    fn stepped(&mut self, _step: usize, outcome: &StepOutcome) -> leaper_core::Result<()> {
+    fn stepped(&mut self, _step: usize, outcome: &StepOutcome) -> Result<()> {
         if outcome.layer.states > MOST_STATES {
             self.passed = true;
-            return Err(leaper_core::Error::InvalidRequest("the count before listing passed its states".into()));
+            return Err(Error::InvalidRequest("the count before listing passed its states".into()));
         }
         Ok(())
     }
