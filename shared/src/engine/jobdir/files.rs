@@ -85,6 +85,10 @@ pub const LOCK_FILE: &str = "lock";
 pub const MANIFEST_FILE: &str = "manifest.json";
 pub const MANIFEST_COPY_FILE: &str = "manifest.copy.json";
 pub const LEDGER_FILE: &str = "ledger.jsonl";
+/// A ledger line is about a hundred bytes a shard; a million shards make 100 MiB. Past this
+/// a file is not a ledger leaper wrote (here, beside its name, so that the job directory
+/// reads a ledger without the search that writes it: the two folders do not use each other).
+pub const LEDGER_BYTES: u64 = 1 << 30;
 pub const PLAN_FILE: &str = "plan.json";
 pub const JOB_ID_FILE: &str = "job-id";
 pub const WORKER_ID_FILE: &str = "worker-id";

@@ -160,8 +160,7 @@ pub fn has_commits(dir: &Path) -> bool {
         Ok(Some(manifest)) => manifest.has_commits(),
         Err(_) => true,
     };
-    let ledger =
-        durable::read_small(&dir.join(JobFile::Ledger.path()), crate::engine::search::ledger::LEDGER_BYTES, "ledger");
+    let ledger = durable::read_small(&dir.join(JobFile::Ledger.path()), files::LEDGER_BYTES, "ledger");
     let committed_shards = match ledger {
         // The header line, then one line per finished shard.
         Ok(Some(ledger)) => ledger.iter().filter(|&&b| b == b'\n').count() > 1,

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::ShardResult;
 use crate::engine::fault;
 use crate::engine::jobdir::durable::{hold_commits, read_small};
+use crate::engine::jobdir::files::LEDGER_BYTES;
 pub use crate::engine::jobdir::files::LEDGER_FILE;
 use crate::engine::jobdir::{file_error, no_follow, sync_dir};
 use crate::{Error, Result};
@@ -79,10 +80,6 @@ pub struct Ledger {
     file: File,
     done: BTreeMap<usize, ShardResult>,
 }
-
-/// A ledger line is about a hundred bytes a shard; a million shards make 100 MiB. Past this
-/// a file is not a ledger leaper wrote.
-pub(crate) const LEDGER_BYTES: u64 = 1 << 30;
 
 impl Ledger {
     /// Opens `DIR/ledger.jsonl`, creating it with `header` if missing; refuses a ledger whose
