@@ -31,10 +31,10 @@
 //! The price is a longer window: a knight's move from column 1 to column 3 two rows on spans 18
 //! positions (2 * 7 + 6 - 2) where row-major order spans at most 15, and a longer window needs a
 //! longer key. [`RowOrder::candidates`] lists the orders best first; the transfer matrix takes
-//! the first whose key is as narrow as row-major order's (on a board 8 wide even then odd would
-//! take 128-bit keys, outside in 64). The window still starts at the position processed and ends
-//! `window` positions on, so the frontier codec and the window's shift by one cell are those of
-//! row-major order.
+//! the first whose key is as narrow as row-major order's (with dense keys, which store only the
+//! positions that can hold an edge, even then odd fits 64 bits up to width 9: 59 bits at width
+//! 8, 61 at 9). The window still starts at the position processed and ends `window` positions
+//! on, so the frontier codec and the window's shift by one cell are those of row-major order.
 
 use super::board::Geometry;
 
