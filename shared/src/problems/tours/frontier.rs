@@ -228,7 +228,7 @@ impl<K: StateKey> FrontierCodec<K> {
 
     /// The plain layout where its worst case fits a `K`, else the dense one of `live`
     /// ([`with_live`](Self::with_live)): the same states either way, and the plain keys are
-    /// cheaper to make (docs/PERFORMANCE.md, "Width 9 in the order that reads the fewest
+    /// cheaper to make (docs/PERFORMANCE-LOG.md, "Width 9 in the order that reads the fewest
     /// states").
     /// `live` is asked for only where the dense layout is needed.
     pub fn fitting(

@@ -12,7 +12,7 @@
 //! processed so far are themselves symmetric: one key may then stand for both, which halves
 //! the layer. Row by row from left to right, that happens only at row starts, and in between the
 //! layers grow, several times over by a row's last cell, and fall back at the next row's start
-//! (docs/PERFORMANCE.md, "A row's columns from the edges inwards"). Processed from the edges
+//! (docs/PERFORMANCE-LOG.md, "A row's columns from the edges inwards"). Processed from the edges
 //! inwards, a pair of columns at a time, the cells processed are symmetric after every pair:
 //!
 //! ```text
@@ -25,7 +25,7 @@
 //! one or two, and taking the columns an even distance from an edge first (0, 6, 2, 4, then 1,
 //! 5, 3) leaves fewest states: on knight sweeps of widths 5 to 7 even then odd reads the fewest
 //! of the three orders, and of all 24 orders of the pairs of a board 7 wide the best, (0, 6, 2,
-//! 4, 3, 1, 5), reads barely fewer, on a longer window (docs/PERFORMANCE.md, "A row's columns
+//! 4, 3, 1, 5), reads barely fewer, on a longer window (docs/PERFORMANCE-LOG.md, "A row's columns
 //! from the edges inwards").
 //!
 //! The price is a longer window: a knight's move from column 1 to column 3 two rows on spans 18
@@ -78,7 +78,7 @@ impl RowOrder {
     }
 
     /// The orders a board may be processed in, best first: fewest states measured (knight
-    /// sweeps 5 x 14, 6 x 10, 7 x 8, 7 x 10 and 8 x 6; docs/PERFORMANCE.md), each a window at
+    /// sweeps 5 x 14, 6 x 10, 7 x 8, 7 x 10 and 8 x 6; docs/PERFORMANCE-LOG.md), each a window at
     /// least as long as the next's.
     pub fn candidates(width: usize) -> [RowOrder; 3] {
         [Self::even_then_odd(width), Self::outside_in(width), Self::row_major(width)]
