@@ -92,7 +92,7 @@ fn predicted_peaks_and_work_are_within_a_factor_of_two_up_to_8x8() {
 
 /// What a width-9 run measured: its peak layer, its states read, and its disk at the heaviest
 /// step (the layer read, whole until the step commits, and the larger of the layer written and
-/// the step's spill: docs/PERFORMANCE.md, "The costs of a plan").
+/// the step's spill: docs/PERFORMANCE-LOG.md, "The costs of a plan").
 struct WidthNineRun {
     job: &'static [&'static str],
     peak: f64,

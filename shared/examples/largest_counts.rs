@@ -1,6 +1,6 @@
 //! The largest count a state holds in each layer of a sweep, beside the sweep's results: what
 //! decides whether an exact 64-bit lane is enough (`engine::arith`, "Which lane";
-//! docs/PERFORMANCE.md, "Exact 128-bit counts").
+//! docs/PERFORMANCE-LOG.md, "Exact 128-bit counts").
 //!
 //! ```text
 //! cargo run --release -p leaper-core --example largest_counts -- 'board = "9x6"' 'sweep = true'

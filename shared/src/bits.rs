@@ -4,7 +4,7 @@
 //! every other bit, gather it back, and find the `r`-th set bit of a mask, for every state and
 //! successor. BMI2's PDEP and PEXT do each in one instruction; the portable versions take a
 //! dozen shifts and masks, or a loop that mispredicts, and a whole count is measurably faster
-//! with the instructions (docs/PERFORMANCE.md, "PDEP and PEXT where they are fast").
+//! with the instructions (docs/PERFORMANCE-LOG.md, "PDEP and PEXT where they are fast").
 //!
 //! The build targets x86-64-v3, which has BMI2, but AMD's Zen 1 and Zen 2 run PDEP and PEXT in
 //! microcode (a cycle or more per bit of the mask, slower than the shifts), so the choice is

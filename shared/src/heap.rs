@@ -6,7 +6,7 @@
 //! each time such a mapping is freed, after which allocations of that size come from the heap and
 //! their pages stay with the process when freed. So the resident size can outgrow the layers by
 //! far: a count within its limit by its own accounting was killed by the kernel
-//! (docs/PERFORMANCE.md, "`leaper knight 8x8` in memory with exact 64-bit counts").
+//! (docs/PERFORMANCE-LOG.md, "`leaper knight 8x8` in memory with exact 64-bit counts").
 //! [`return_large_frees`] fixes the threshold, and [`resident_bytes`] lets the in-memory store
 //! check what is really resident.
 
@@ -26,7 +26,7 @@ pub fn return_large_frees() {
         // Below the threshold, up to 8 MiB freed at the top of a heap stays with it: the
         // out-of-core store frees and takes again a few hundred KiB a bucket (blocks, their
         // encodings), and trimming each time made the kernel unmap, flush the other cores'
-        // TLBs and zero the pages again (docs/PERFORMANCE.md, "Allocator trimming").
+        // TLBs and zero the pages again (docs/PERFORMANCE-LOG.md, "Allocator trimming").
         libc::mallopt(libc::M_TRIM_THRESHOLD, 8 << 20);
     }
 }

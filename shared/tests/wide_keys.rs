@@ -32,7 +32,7 @@ fn in_memory(job: &dyn SweepJob) -> Vec<Integer> {
 fn the_knight_at_width_10_needs_128_bit_keys_and_matches_brute_force() {
     let knight = MoveSet::knight();
     let wide = job(10, 4, 1, &knight);
-    assert_eq!(wide.key_words(), 2, "width 10 needs 69 bits");
+    assert_eq!(wide.key_words(), 2, "width 10 needs 75 bits");
     assert_eq!(job(9, 4, 1, &knight).key_words(), 1, "width 9 fits 64 bits");
     let swept = in_memory(wide.as_ref());
     for length in 1..=4 {

@@ -116,7 +116,7 @@ pub async fn serve(config: &WorkerConfig, listener: TcpListener, shutdown: impl 
         ))
         // Replies are small and awaited (every step waits for Expand and Merge to answer):
         // without TCP_NODELAY each waits on Nagle's algorithm and the peer's delayed ACK, far
-        // longer than a small step's work (docs/PERFORMANCE.md, "Workers' replies without
+        // longer than a small step's work (docs/PERFORMANCE-LOG.md, "Workers' replies without
         // Nagle's delay").
         .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
         .await

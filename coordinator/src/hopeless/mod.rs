@@ -14,7 +14,7 @@
 //! on; or 400 steps or more) is priced first, as `leaper plan` prices it and with the same
 //! figures ([`crate::plan::forecast`]): always before a count with `--job-dir` (a long run, whose
 //! directory keeps the forecast for `leaper status`), before a count in memory only if a glance
-//! of about half a second ([`Bounds::quick`]; docs/PERFORMANCE.md, "The quick probe before a
+//! of about half a second ([`Bounds::quick`]; docs/PERFORMANCE-LOG.md, "The quick probe before a
 //! count") puts it within a factor of 4 of a limit. If it needs more memory than a count in
 //! memory may hold here, more disk than is free in the job directory, or more than an hour, one
 //! `warning:` line says so with the plan's figures, and the count goes on. Smaller sweeps,
@@ -43,10 +43,10 @@ use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
 
 /// A frontier of this many cells (a row times the rows a move reaches) may hold more states
 /// than a machine: the knight from width 7 on, whose counts grow from seconds to minutes as the
-/// board grows (docs/PERFORMANCE.md, "The quick probe before a count").
+/// board grows (docs/PERFORMANCE-LOG.md, "The quick probe before a count").
 const WIDE_FRONTIER: usize = 14;
 /// So many steps may take long even on a narrow frontier: once its layers saturate, every step
-/// reads a saturated layer (docs/PERFORMANCE.md, "The quick probe before a count").
+/// reads a saturated layer (docs/PERFORMANCE-LOG.md, "The quick probe before a count").
 const LONG_SWEEP: usize = 400;
 /// Longer than this is worth a word before starting.
 const AN_HOUR: f64 = 3600.0;

@@ -4,7 +4,7 @@
 //! ([`super::model`]: each row's total grows from the row before's, the growth damped row by
 //! row, and spreads along the row as row 2's layers, flattened as the rows saturate; the
 //! board's last rows are cut down by the problem's known multipliers). Costs follow from
-//! the profile and four measured figures (where each was measured: docs/PERFORMANCE.md, "The
+//! the profile and four measured figures (where each was measured: docs/PERFORMANCE-LOG.md, "The
 //! costs of a plan"):
 //!
 //! * bytes a state takes in the out-of-core store at the heaviest step: what a large run of the
@@ -22,7 +22,7 @@
 //!   goes to the worker that owns its bucket, `(W - 1) / W` of them over the network; a step
 //!   hands on about as many records as the layer it leaves holds states (the probe's ratio of
 //!   the two: [`super::probe::Probe::handed_per_left`]). Two costs,
-//!   both measured (docs/PERFORMANCE.md, "The shuffle measured on links of 1 Gbit/s, 100 Mbit/s
+//!   both measured (docs/PERFORMANCE-LOG.md, "The shuffle measured on links of 1 Gbit/s, 100 Mbit/s
 //!   and 10 Mbit/s"):
 //!   - the processor's: each state read costs a worker [`SHUFFLE_SECONDS_PER_STATE`] more than
 //!     out of core on one machine (sending, receiving, merging what others sent);
@@ -54,7 +54,7 @@ use super::link::{self, LinkRate};
 
 /// Bytes in memory per byte of a record of the peak layer, for the in-memory store once frugal
 /// (a layer freed as it is read, tables drained as they are written: what must fit the limit):
-/// 8.57 GiB for the 562 M 16-byte states of a row-major 8 x 8's peak (docs/PERFORMANCE.md, "The
+/// 8.57 GiB for the 562 M 16-byte states of a row-major 8 x 8's peak (docs/PERFORMANCE-LOG.md, "The
 /// costs of a plan").
 pub const IN_MEMORY_OVERHEAD: f64 = 1.05;
 /// The same while the store is roomy (below a quarter of its limit it keeps the layer read and
@@ -65,7 +65,7 @@ pub const IN_MEMORY_OVERHEAD: f64 = 1.05;
 /// (1.48 times one lane's bytes at 7 x 10, for records 1.5 times as long).
 pub const IN_MEMORY_ROOMY: f64 = 2.1;
 /// The spill of a step whose new layer overflows its tables, per byte of that layer (1.12
-/// measured at the 9 x 10 run's peak: docs/PERFORMANCE.md, "The costs of a plan").
+/// measured at the 9 x 10 run's peak: docs/PERFORMANCE-LOG.md, "The costs of a plan").
 pub const SPILL_PER_LAYER: f64 = 1.1;
 /// The share of the memory budget the out-of-core store gives its tables...
 const TABLE_SHARE: f64 = 0.75;
@@ -78,7 +78,7 @@ pub const RATE_FLOOR: u64 = 100_000;
 /// time on three namespaced workers linked at 1 Gbit/s (their user and system time, from
 /// /proc) against 89.3 s out of core in one process, both at `--mem-limit 1GiB` on this 2-core
 /// machine: 15.6 s more, 0.044 us a state read, 0.022 us of wall on two threads
-/// (docs/PERFORMANCE.md, "The shuffle's processor share, in processor time"). Processor time,
+/// (docs/PERFORMANCE-LOG.md, "The shuffle's processor share, in processor time"). Processor time,
 /// unlike the wall, does not care that the three workers shared two cores. (The loopback fit it
 /// replaces, 1.8 us, took the wall of workers sharing one machine's cores for their cost.)
 pub const SHUFFLE_SECONDS_PER_STATE: f64 = 15.6 / 352_112_428.0 / 2.0;
@@ -318,7 +318,7 @@ mod tests {
         assert_eq!(in_memory_held(&profile, &rates, 4 * 1000), 1680);
     }
 
-    /// `knight 9x6 --sweep` on three workers in network namespaces (docs/PERFORMANCE.md, "The
+    /// `knight 9x6 --sweep` on three workers in network namespaces (docs/PERFORMANCE-LOG.md, "The
     /// shuffle measured on links of 1 Gbit/s, 100 Mbit/s and 10 Mbit/s"): the states each step
     /// read, and the pass's figures as the coordinator's `shuffle` lines summed them.
     const NINE_BY_SIX_STATES: [u64; 45] = [

@@ -6,7 +6,7 @@
 use std::fmt;
 
 /// The default link: 1 Gbit/s, an assumption (a cluster's usual Ethernet), never measured as
-/// such; what was measured is how the shuffle scales with it (docs/PERFORMANCE.md, "The
+/// such; what was measured is how the shuffle scales with it (docs/PERFORMANCE-LOG.md, "The
 /// shuffle measured on links of 1 Gbit/s, 100 Mbit/s and 10 Mbit/s").
 pub const DEFAULT_LINK: LinkRate = LinkRate { bits_per_second: 1e9 };
 

@@ -4,7 +4,7 @@
 //! board's end cuts the last rows down. Three things are predicted: each row's total, how the
 //! total spreads along the row, and what the board's end leaves of each cell. The constants are
 //! fitted on knight sweeps of widths 5 to 9 (the measured figures, and how close the
-//! predictions come: docs/PERFORMANCE.md, "The layer model's constants").
+//! predictions come: docs/PERFORMANCE-LOG.md, "The layer model's constants").
 //!
 //! 1. **Totals.** `G`, the growth of the last complete measured row's total over the row
 //!    before's. The logarithm of each later row's growth keeps a share of the row before's:
@@ -46,7 +46,7 @@
 use leaper_core::engine::ProfileHint;
 
 /// Row 2's growth over row 1 from row 1's states read `T1`: `G2 = 12 * T1^0.55` (module docs;
-/// fitted: docs/PERFORMANCE.md, "The layer model's constants").
+/// fitted: docs/PERFORMANCE-LOG.md, "The layer model's constants").
 const SECOND_ROW_FACTOR: f64 = 12.0;
 const SECOND_ROW_POWER: f64 = 0.55;
 

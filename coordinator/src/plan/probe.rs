@@ -39,7 +39,7 @@ pub struct Bounds {
 }
 
 /// The states a step of a quick probe may read: sized so that such a step takes about half a second
-/// on the project's machine, and a quick probe about a second at most (docs/PERFORMANCE.md, "The
+/// on the project's machine, and a quick probe about a second at most (docs/PERFORMANCE-LOG.md, "The
 /// quick probe before a count").
 const QUICK_STATES: u64 = 300_000;
 /// No step of a plan's probe reads more than this (unless `--probe-states` asks for more): two

@@ -10,7 +10,8 @@
 //! Outside the typed hot loops a state travels as a *record* of 64-bit words: the key's words
 //! (least significant first), then the words of its count (the pass's lanes, `engine::arith`:
 //! one residue per modulus, or an exact lane of one or two words). [`RecordLayout`] says how
-//! many of each, so no code writes a stride by hand.
+//! many of each; the typed loops that know their key type compute the same stride as
+//! `K::WORDS + width` (the kernel, the aggregation tables, the stores, the bucket sections).
 //!
 //! ```text
 //! u64 key, 2 moduli:           | key       | r0 | r1 |           stride 3
@@ -215,7 +216,7 @@ impl RecordLayout {
 /// run time, and `extend_from_slice` of a run-time length is a call to `memcpy`, whose call,
 /// size dispatch and return showed in the profile for records of two words (a 64-bit key and
 /// one count: the exact pass). Up to four words are written as they are, which pays
-/// (docs/PERFORMANCE.md, "Records copied without a `memcpy` call"; three and four: a 64-bit key
+/// (docs/PERFORMANCE-LOG.md, "Records copied without a `memcpy` call"; three and four: a 64-bit key
 /// and the exact 128-bit lane, without and with its spare residue, "Exact 128-bit counts");
 /// longer ones take `memcpy`.
 #[inline(always)]

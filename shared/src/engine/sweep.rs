@@ -58,7 +58,7 @@ pub enum CountRoute {
 /// path bound 105.8, count 53.1). The line crosses 64 bits at a bound of 117: from 115 on, the
 /// 64-bit lane would risk a whole wasted pass (a count that saturates falls back to residues
 /// from the first step), below it every known count has at least 2 bits to spare
-/// (docs/PERFORMANCE.md, "Exact 128-bit counts").
+/// (docs/PERFORMANCE-LOG.md, "Exact 128-bit counts").
 pub const EXACT_128_FROM_BOUND_BITS: f64 = 115.0;
 
 impl CountRoute {

@@ -6,12 +6,12 @@
 //! DIR/job.toml                         the spec (written once, see `spec`)
 //! DIR/lock                             held by the process running the job
 //! DIR/manifest.json                    the last committed step (see `manifest`)
-//! DIR/pass-P/layer-NNNNNN/bBBBB.lpb    bucket files of the committed layer
+//! DIR/pass-P/layer-NNNNNN/sSSS.lps     segments of the committed layer (its buckets' sections)
 //! ```
 //!
 //! Resuming removes leaper's files the manifest does not name (half-written layers, spills, a
 //! stale temporary manifest), but only once the resume is certain to go on: after the spec, the
-//! manifest and every bucket file it names have been checked. A file leaper does not write
+//! manifest and every section it names have been checked. A file leaper does not write
 //! stops the resume, named, before anything is touched.
 
 use std::collections::HashSet;

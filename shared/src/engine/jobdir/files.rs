@@ -11,9 +11,10 @@
 //! job-id                                   JobId         a worker's data directory: whose it is
 //! worker-id                                WorkerId      a worker's data directory: which worker it is
 //! pass-P/layer-NNNNNN/sSSS.lps            Segment       bucket sections of one layer, one file per writing thread
-//! pass-P/layer-NNNNNN/bBBBB.lpb            Bucket        one bucket of a layer of releases before segments
-//! pass-P/layer-NNNNNN/spill-BBBB.raw       Spill         successors waiting to be merged
-//! pass-P/layer-NNNNNN/spill-BBBB.runK      Run           a sorted run of a spill too big to merge at once
+//! pass-P/layer-NNNNNN/spill-BBBB.runs      Spill         a bucket's sorted runs, merged at the step's end
+//! pass-P/layer-NNNNNN/bBBBB.lpb            Bucket        one bucket of a layer, of releases before segments
+//! pass-P/layer-NNNNNN/spill-BBBB.raw       RawSpill      raw spilled records, of older releases
+//! pass-P/layer-NNNNNN/spill-BBBB.runK      Run           a spill's aggregated run, of older releases
 //! NAME.tmp                                 (temporary)   a file being replaced durably
 //! ```
 //!

@@ -1,6 +1,6 @@
 //! Successors merged where they meet: a bucket expanded group by group.
 //!
-//! A state of a layer is reached by several parents on average (docs/PERFORMANCE.md, "Successors
+//! A state of a layer is reached by several parents on average (docs/PERFORMANCE-LOG.md, "Successors
 //! merged by neighbourhood before the store"), and without help every copy travels to the store,
 //! whose tables (as large as the layer) take each one at the price of a cache miss. But a problem
 //! often knows where copies can come from: every parent of a key has the key's *neighbourhood*
@@ -26,7 +26,7 @@
 //! Where it pays: in every store. Spills, bucket files and the cluster's shuffle carry each key
 //! once, and the buckets hold states of alike neighbourhoods, whose sorted keys compress better
 //! on disk; the in-memory store appends the merged records with no table at all, in less time
-//! and less memory (docs/PERFORMANCE.md, "The in-memory store appends merged successors").
+//! and less memory (docs/PERFORMANCE-LOG.md, "The in-memory store appends merged successors").
 //!
 //! ```text
 //!   bucket 7 of the layer before step s        group 2's table        the store
@@ -47,7 +47,7 @@ use crate::error::Result;
 
 /// States per group, about: their successors' table (at most 16 Ki slots of 16 to 24 bytes)
 /// then stays in the core's 1 MiB L2 cache beside the stages; the fastest of the sizes measured
-/// (docs/PERFORMANCE.md, "Successors merged by neighbourhood before the store").
+/// (docs/PERFORMANCE-LOG.md, "Successors merged by neighbourhood before the store").
 const GROUP_STATES: usize = 4 * 1024;
 
 /// Successors buffered before they are merged into their group's table.
@@ -70,7 +70,7 @@ pub(crate) const TABLE_ENTRIES: usize = 2 * 1024 * 1024;
 /// beside it: up to 9 records of room an entry while it grows), and buckets of up to 2.8 M
 /// states read whole. Buckets chosen by neighbourhood are uneven, and the largest of a large
 /// sweep's peak hold more than that: they are streamed. Without this plan a residue pass went
-/// past its memory limit in the steps that read such layers (docs/PERFORMANCE.md, "The memory
+/// past its memory limit in the steps that read such layers (docs/PERFORMANCE-LOG.md, "The memory
 /// limit with buckets too large to read whole").
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadingPlan {
@@ -257,7 +257,7 @@ fn expand_groups<T: Transition>(
     expander.read += (buffers.records.len() / stride) as u64;
     let GroupBuffers { grouped, starts, table, children, .. } = buffers;
     // Asked once: a call through the store's vtable for every record showed in the profile
-    // (docs/PERFORMANCE.md, "Row starts chosen by their first cells").
+    // (docs/PERFORMANCE-LOG.md, "Row starts chosen by their first cells").
     let buckets = store.buckets();
     // A group's table holds every copy of its keys unless the group was split (handed on
     // early): then the store merges that group's records.

@@ -159,7 +159,7 @@ pub(crate) fn expand_layer_splitting_at<T: Transition>(
     // Without a reading budget (in memory), each thread keeps its expander from step to step:
     // made afresh, its stages and group buffers are new pages for the operating system to
     // fault in and zero at every step, a large share of a sweep's page faults
-    // (docs/PERFORMANCE.md, "Row starts chosen by their first cells").
+    // (docs/PERFORMANCE-LOG.md, "Row starts chosen by their first cells").
     // Within a budget they are freed, since the budget counts them only while a step runs.
     let keep = store.reading_budget().is_none();
     let new_expander = || {

@@ -19,7 +19,7 @@ use crate::error::Result;
 
 /// Successors staged per target bucket before they are handed to the store: each hand-over takes
 /// the bucket's lock and runs the store's insert loop, so longer stages amortise both
-/// (docs/PERFORMANCE.md, "Longer stages per bucket"). A stage costs `STAGE` records per bucket per
+/// (docs/PERFORMANCE-LOG.md, "Longer stages per bucket"). A stage costs `STAGE` records per bucket per
 /// thread, which the disk store counts against its budget.
 pub(crate) const STAGE: usize = 1024;
 

@@ -89,7 +89,7 @@ impl<K: StateKey> AggregationTable<K> {
     /// A table whose slot order is unrelated to that of the other tables. Why: a table drained
     /// in slot order into a table of the same hash hands it keys in the order of their homes
     /// there, and linear probing then builds long runs, which slowed grouped expansion out of
-    /// core down (docs/PERFORMANCE.md, "Successors merged by neighbourhood before the store").
+    /// core down (docs/PERFORMANCE-LOG.md, "Successors merged by neighbourhood before the store").
     pub(crate) fn salted(width: usize) -> Self {
         let mut table = Self::new(width);
         table.salt = 0x2545_f491_4f6c_dd1d;

@@ -6,7 +6,7 @@
 //! drained table, as [`StateBatch`]es.
 //!
 //! A large step emits more successors than it reads or leaves states (the 8 x 8 count's steps:
-//! docs/PERFORMANCE.md, "`leaper knight 8x8` finishes in memory: a frugal store near the
+//! docs/PERFORMANCE-LOG.md, "`leaper knight 8x8` finishes in memory: a frugal store near the
 //! limit"). Every successor into a table of the layer's size is a cache miss, and tables sit
 //! 40-80% full; merged in their groups first, the layer is written once, in order, and its
 //! chunks hold 16 bytes a state.
@@ -19,7 +19,7 @@
 //! once it has been read, and a table once it has been drained, so that the peak is about the
 //! larger of the two layers rather than their sum; and its tables take staggered sizes (see
 //! [`AggregationTable`]), so that they do not all double at once. Frugality costs time where
-//! tables do the merging (the same section of docs/PERFORMANCE.md), hence only near the limit.
+//! tables do the merging (the same section of docs/PERFORMANCE-LOG.md), hence only near the limit.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 /// (see [`crate::heap`]) whose pages become resident only as they are written, so a bucket's
 /// last chunk, part full, costs no more than its records; and freed, the chunk goes back to the
 /// OS. (Chunks that double from a few KiB came from the allocator's heap, which kept the freed
-/// ones resident: docs/PERFORMANCE.md, "The in-memory store appends merged successors".)
+/// ones resident: docs/PERFORMANCE-LOG.md, "The in-memory store appends merged successors".)
 const CHUNK_STATES: usize = 128 * 1024;
 
 /// Whether `batch` is a chunk of appended records of `K` and `width` residues.

@@ -7,9 +7,9 @@
 //! successors to the buckets of the next layer; [`finish_step`](StateStore::finish_step) merges
 //! equal keys and makes the next layer current.
 //!
-//! [`MemoryStore`] keeps everything in RAM; [`DiskStore`] keeps layers in bucket files and memory
-//! within a budget. The cluster's shuffle will implement the same trait, so the step engine never
-//! changes.
+//! [`MemoryStore`] keeps everything in RAM; [`DiskStore`] keeps layers in segment files and
+//! memory within a budget. A cluster worker's shuffle (`ShuffleStore`, in the worker crate) is a
+//! store too, so the step engine is the same everywhere.
 
 mod aggregate;
 pub(crate) mod disk;

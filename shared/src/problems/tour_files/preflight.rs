@@ -20,7 +20,7 @@
 //! open 82,787,609,160. An open count is at least the closed count times the squares (a closed
 //! tour opens at any of its moves), which puts 6 x 8 open past 2.6e9 (55,488,142 closed) and
 //! the others higher. 7 x 9 open was not counted (too costly a count for this check:
-//! docs/PERFORMANCE.md, "Refusing tour enumerations"); its closed tours are refused for their
+//! docs/PERFORMANCE-LOG.md, "Refusing tour enumerations"); its closed tours are refused for their
 //! colours first. `generate` counts only boards with a side of at most 4: on larger boards a
 //! knight's tour exists unless a closed one is asked for on two odd sides (Schwenk; Conrad et al.),
 //! which the colours already say. `tours enumerate --moves 1,3` is checked by the count of that

@@ -7,8 +7,6 @@
 //! The parameters read into one of two tasks: a [`CountTask`] (a sweep) or an
 //! [`EnumerateTask`] (a search). A count of a board with squares removed is in
 //! `holed_count.rs`.
-//!
-//! (About 600 lines: the code is under 500, the rest its tests.)
 
 use std::io::Write;
 use std::sync::Arc;

@@ -27,8 +27,8 @@
 //! 5-...-3-8-...-6 (cells 3 and 8 become FULL, 5 and 6 become mates); edge 3-10 extends the first
 //! path to 10, which enters the window at position 7 (position 6 after the window moves on).
 //! Joining the two ends of one path closes a cycle, allowed only when that cycle is the whole
-//! board (see `tmx`). During a transition the window is read at positions `0..=L`; the key of the
-//! next state is the encoding of positions `1..=L`.
+//! board (see [`super::transfer`]). During a transition the window is read at positions `0..=L`;
+//! the key of the next state is the encoding of positions `1..=L`.
 //!
 //! # Key encoding
 //!
@@ -67,12 +67,12 @@
 //! plain layout) but at most 19 of them can hold an edge (61 bits), so the order that reads the
 //! fewest states keeps 64-bit keys at width 9; in row-major order nearly every position can,
 //! and the layouts agree to a few bits. For the knight's closed tours 64 bits admit widths up
-//! to 9; width 10 needs 75 bits, and 128 bits hold every window up to [`MAX_WINDOW`] cells.
+//! to 9; width 10 needs 75 bits in that order (69 in row-major order: either way 128), and 128
+//! bits hold every window up to [`MAX_WINDOW`] cells.
 //! The same state has different keys in the two layouts, so a layer kept on disk is read only
 //! by the layout that wrote it (the job's key layout, recorded in its manifest).
 //!
-//! (Why one file of about 690 lines: the plain and dense key layouts are one codec, encoded and
-//! decoded by the same tables; the code is about 480 lines, the rest its tests.)
+//! (One file for both layouts: they are one codec, encoded and decoded by the same tables.)
 
 use std::marker::PhantomData;
 
@@ -228,7 +228,7 @@ impl<K: StateKey> FrontierCodec<K> {
 
     /// The plain layout where its worst case fits a `K`, else the dense one of `live`
     /// ([`with_live`](Self::with_live)): the same states either way, and the plain keys are
-    /// cheaper to make (docs/PERFORMANCE.md, "Width 9 in the order that reads the fewest
+    /// cheaper to make (docs/PERFORMANCE-LOG.md, "Width 9 in the order that reads the fewest
     /// states").
     /// `live` is asked for only where the dense layout is needed.
     pub fn fitting(

@@ -12,7 +12,7 @@
 //! processed so far are themselves symmetric: one key may then stand for both, which halves
 //! the layer. Row by row from left to right, that happens only at row starts, and in between the
 //! layers grow, several times over by a row's last cell, and fall back at the next row's start
-//! (docs/PERFORMANCE.md, "A row's columns from the edges inwards"). Processed from the edges
+//! (docs/PERFORMANCE-LOG.md, "A row's columns from the edges inwards"). Processed from the edges
 //! inwards, a pair of columns at a time, the cells processed are symmetric after every pair:
 //!
 //! ```text
@@ -25,16 +25,16 @@
 //! one or two, and taking the columns an even distance from an edge first (0, 6, 2, 4, then 1,
 //! 5, 3) leaves fewest states: on knight sweeps of widths 5 to 7 even then odd reads the fewest
 //! of the three orders, and of all 24 orders of the pairs of a board 7 wide the best, (0, 6, 2,
-//! 4, 3, 1, 5), reads barely fewer, on a longer window (docs/PERFORMANCE.md, "A row's columns
+//! 4, 3, 1, 5), reads barely fewer, on a longer window (docs/PERFORMANCE-LOG.md, "A row's columns
 //! from the edges inwards").
 //!
 //! The price is a longer window: a knight's move from column 1 to column 3 two rows on spans 18
 //! positions (2 * 7 + 6 - 2) where row-major order spans at most 15, and a longer window needs a
 //! longer key. [`RowOrder::candidates`] lists the orders best first; the transfer matrix takes
-//! the first whose key is as narrow as row-major order's (on a board 8 wide even then odd would
-//! take 128-bit keys, outside in 64). The window still starts at the position processed and ends
-//! `window` positions on, so the frontier codec and the window's shift by one cell are those of
-//! row-major order.
+//! the first whose key is as narrow as row-major order's (with dense keys, which store only the
+//! positions that can hold an edge, even then odd fits 64 bits up to width 9: 59 bits at width
+//! 8, 61 at 9). The window still starts at the position processed and ends `window` positions
+//! on, so the frontier codec and the window's shift by one cell are those of row-major order.
 
 use super::board::Geometry;
 
@@ -78,7 +78,7 @@ impl RowOrder {
     }
 
     /// The orders a board may be processed in, best first: fewest states measured (knight
-    /// sweeps 5 x 14, 6 x 10, 7 x 8, 7 x 10 and 8 x 6; docs/PERFORMANCE.md), each a window at
+    /// sweeps 5 x 14, 6 x 10, 7 x 8, 7 x 10 and 8 x 6; docs/PERFORMANCE-LOG.md), each a window at
     /// least as long as the next's.
     pub fn candidates(width: usize) -> [RowOrder; 3] {
         [Self::even_then_odd(width), Self::outside_in(width), Self::row_major(width)]

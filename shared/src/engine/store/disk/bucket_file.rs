@@ -16,7 +16,7 @@
 //! offset 0). Format 2 added the key width (format 1 files all had 64-bit keys): a section whose
 //! key width or residue count differs from the job's is refused by name. Format 3 stores the
 //! counts lane by lane, each lane in LEB128 where that is shorter than u64: most counts are small
-//! numbers (docs/PERFORMANCE.md, "Counts lane by lane on disk"), and so are their residues while a
+//! numbers (docs/PERFORMANCE-LOG.md, "Counts lane by lane on disk"), and so are their residues while a
 //! count is below every modulus: the lanes of a state are then equal, and every lane but the first
 //! is stored XOR the first, as 0. A lane whose counts have passed the modulus is 64 random bits a
 //! state and stays u64. Format 4 lets a block store a lane as it is, not XOR the first, where
@@ -31,12 +31,11 @@
 //! is written in one streaming pass.
 //!
 //! Keys are sorted, so their deltas are small and compress well; counts compress too while most of
-//! them are small numbers (the same section of docs/PERFORMANCE.md). Every read checks the magic
+//! them are small numbers (the same section of docs/PERFORMANCE-LOG.md). Every read checks the magic
 //! numbers, the format version and the CRC before any state is used: a damaged section is an error
 //! naming its file, never a wrong count.
 //!
-//! (Why one file of about 790 lines: the section's writer and reader must agree byte for byte, so
-//! they stay side by side; the code is about 560 lines, the rest its tests.)
+//! (The writer and the reader of a section share one file: they must agree byte for byte.)
 
 use std::fs::File;
 use std::marker::PhantomData;
@@ -468,7 +467,7 @@ fn encode_block_in<K: StateKey>(records: &[u64], width: usize, as_is_allowed: bo
 
 thread_local! {
     /// A compression and a decompression context per thread: made anew for every block, their
-    /// tables would be allocated and zeroed every time (docs/PERFORMANCE.md, "zstd contexts per
+    /// tables would be allocated and zeroed every time (docs/PERFORMANCE-LOG.md, "zstd contexts per
     /// thread").
     static CONTEXTS: std::cell::RefCell<Option<(zstd::bulk::Compressor<'static>, zstd::bulk::Decompressor<'static>)>> =
         const { std::cell::RefCell::new(None) };
@@ -716,7 +715,7 @@ mod tests {
             [3, 4]
                 .into_iter()
                 .map(|format| {
-                    let path = dir.join(format!("f{format}-{big}.lpb"));
+                    let path = dir.join(format!("f{format}-{big}.lps"));
                     let encode = if format == 3 { encode_block_v3::<u64> } else { encode_block::<u64> };
                     let mut segment = SegmentWriter::create(&path).unwrap();
                     let mut writer = BucketWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
@@ -742,7 +741,7 @@ mod tests {
         let batch = sample(BLOCK_STATES + 100, 3);
         let mut sizes = Vec::new();
         for format in [2, 3, 4] {
-            let path = dir.join(format!("f{format}.lpb"));
+            let path = dir.join(format!("f{format}.lps"));
             let encode = match format {
                 2 => encode_block_v2::<u64>,
                 3 => encode_block_v3::<u64>,
@@ -766,7 +765,7 @@ mod tests {
             let value = if i < 65 { (1u64 << i.min(63)).wrapping_sub(1) } else { u64::MAX - i };
             edges.push(i * 3, &[value, i]);
         }
-        let path = dir.join("edges.lpb");
+        let path = dir.join("edges.lps");
         write_bucket_file::<u64>(&path, &edges).unwrap();
         assert_eq!(read_all(&path, 2).unwrap(), edges);
         std::fs::remove_dir_all(&dir).unwrap();
@@ -792,13 +791,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("leaper-bucket-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for (states, width) in [(0, 1), (1, 2), (BLOCK_STATES * 2 + 17, 2)] {
-            let path = dir.join(format!("b{states}.lpb"));
+            let path = dir.join(format!("b{states}.lps"));
             let batch = sample(states, width);
             write_bucket_file::<u64>(&path, &batch).unwrap();
             assert_eq!(read_all(&path, width).unwrap(), batch);
         }
         // 128-bit keys whose deltas need more than 64 bits.
-        let path = dir.join("wide.lpb");
+        let path = dir.join("wide.lps");
         let mut wide = StateBatch::with_capacity(RecordLayout::of::<u128>(1), 3 * BLOCK_STATES);
         for i in 0..3 * BLOCK_STATES as u128 {
             wide.push((i * i) << 70 | i, &[i as u64]);
@@ -806,7 +805,7 @@ mod tests {
         write_bucket_file::<u128>(&path, &wide).unwrap();
         assert_eq!(read_keys::<u128>(&path, 1).unwrap(), wide);
         let error = read_all(&path, 1).unwrap_err().to_string();
-        assert!(error.contains("wide.lpb") && error.contains("128-bit keys"), "{error}");
+        assert!(error.contains("wide.lps") && error.contains("128-bit keys"), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -865,7 +864,7 @@ mod tests {
     fn damage_is_reported_by_name() {
         let dir = std::env::temp_dir().join(format!("leaper-bucket-damage-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("b.lpb");
+        let path = dir.join("b.lps");
         let batch = sample(1000, 2);
         write_bucket_file::<u64>(&path, &batch).unwrap();
         let good = std::fs::read(&path).unwrap();
@@ -886,7 +885,7 @@ mod tests {
         for (what, bytes) in cases {
             std::fs::write(&path, bytes).unwrap();
             let error = read_all(&path, 2).expect_err(what).to_string();
-            assert!(error.contains("b.lpb"), "{what}: {error}");
+            assert!(error.contains("b.lps"), "{what}: {error}");
         }
         std::fs::write(&path, &good).unwrap();
         assert!(read_all(&path, 3).is_err(), "wrong residue width");

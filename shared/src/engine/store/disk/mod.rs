@@ -10,7 +10,7 @@
 //! (see [`spill`]). The tables keep their allocations from step to step; each array is a
 //! mapping of its own, counted by the pages it has touched and freed (or kept as the next
 //! step's copy) when its bucket is written, so that what the accounts free leaves the process
-//! (docs/PERFORMANCE.md, "The memory limit held: arrays of their own").
+//! (docs/PERFORMANCE-LOG.md, "The memory limit held: arrays of their own").
 //! In `finish_step` each bucket sorts its array ([`records`]) and writes it, merged with its
 //! table and with its runs where it spilled, as one sorted, compressed, checksummed section of
 //! a segment file ([`segment`]: one file per writing thread); the segments are fsynced before
@@ -19,7 +19,7 @@
 //! Example, one step of `knight 7x10 --sweep --job-dir D` at its peak on two threads: its
 //! successors appended to 503 arrays (no table: every bucket fits the reading budget, so every
 //! successor comes merged), each array sorted and written as a section: two segment files, two
-//! fsyncs (the step's figures: docs/PERFORMANCE.md, "One out-of-core step").
+//! fsyncs (the step's figures: docs/PERFORMANCE-LOG.md, "One out-of-core step").
 
 mod bucket_file;
 mod records;
@@ -58,7 +58,7 @@ type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
 /// Lets the pages of a section just read leave the process: they stay in the page cache, but a
 /// mapped page read counts in the resident size until unmapped, and the layer's files stay
 /// mapped for the whole step (on a large sweep, gigabytes beside the store's own:
-/// docs/PERFORMANCE.md, "Mapped pages released once read"). A page shared with a neighbouring
+/// docs/PERFORMANCE-LOG.md, "Mapped pages released once read"). A page shared with a neighbouring
 /// section is read again from the cache.
 ///
 /// Released from the 2 MiB boundary before the section to the one after it: a fault maps
@@ -66,7 +66,7 @@ type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
 /// page cache, up to 2 MiB), so reading one small section mapped its neighbours' pages again
 /// after they were released (the 7 x 10 sweep at 64 MiB in 64 buckets: file pages resident at
 /// most 16.6 MiB, the program's code among them, and 12.5 MiB with the windows;
-/// docs/PERFORMANCE.md, "The memory limit held: arrays of their own").
+/// docs/PERFORMANCE-LOG.md, "The memory limit held: arrays of their own").
 fn release_pages(map: &Mmap, offset: u64, bytes: u64) {
     #[cfg(unix)]
     // SAFETY: the mapping is of a file nobody writes while it is mapped (see `map_file`), so a
@@ -158,7 +158,7 @@ impl Sizing {
         let record_bytes = RecordLayout::of::<K>(width).record_bytes();
         // The staging buffers of the threads (merged records, and records the store must
         // merge), and the process itself (code, allocator, stacks, the pages of the mapped
-        // files: what it holds before anything is counted, docs/PERFORMANCE.md, "The memory
+        // files: what it holds before anything is counted, docs/PERFORMANCE-LOG.md, "The memory
         // limit with buckets too large to read whole"), so that the resident size stays
         // within the limit, not only the store's own accounts (a quarter of limits too small
         // for that, which only tests set, to force spills).

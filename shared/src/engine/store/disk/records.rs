@@ -30,7 +30,7 @@ pub fn sort_records<K: StateKey>(words: &mut [u64], layout: RecordLayout) {
 /// the key at a time from the lowest (a pass only for the digits where keys differ), or a
 /// comparison sort where there are few records. The radix sort reads every record once to count,
 /// then moves each once per digit, which beats the comparison sort on the buckets of a sweep
-/// (docs/PERFORMANCE.md, "Radix sort of a bucket's records"). Digits are 11 bits in arrays long
+/// (docs/PERFORMANCE-LOG.md, "Radix sort of a bucket's records"). Digits are 11 bits in arrays long
 /// enough to pay for their larger tables (a 61-bit key in six passes, not eight).
 fn sort_fixed<K: StateKey, const N: usize>(words: &mut [u64]) {
     let (records, rest) = words.as_chunks_mut::<N>();

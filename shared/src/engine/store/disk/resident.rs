@@ -3,7 +3,7 @@
 //! A bucket written straight from its sorted array (no spill, no table) leaves that array
 //! holding exactly what its section holds. Kept, the next step reads the bucket from it rather
 //! than decompressing and decoding the section (a small share of an out-of-core sweep's time;
-//! measured side by side, it gains less than the machine's noise: docs/PERFORMANCE.md, "Out of
+//! measured side by side, it gains less than the machine's noise: docs/PERFORMANCE-LOG.md, "Out of
 //! core near the kernel's speed"). The section is on disk all the same, so the copy in memory
 //! is a cache and nothing more: when the next layer's arrays and the copies together would pass
 //! the store's shares of its budget, every copy not yet read is dropped, and those buckets are
@@ -17,7 +17,7 @@
 //! What the copies hold is what they cost: each is cut to its length when kept, and freed when
 //! read (arrays of a MiB and more are their own mappings, see [`crate::heap`]: freed, their
 //! pages go back at once). Handing read arrays on to the next layer's buckets instead left
-//! arrays nobody took, uncounted, and a large sweep passed its memory limit (docs/PERFORMANCE.md,
+//! arrays nobody took, uncounted, and a large sweep passed its memory limit (docs/PERFORMANCE-LOG.md,
 //! "Copies of a layer freed when read").
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -10,7 +10,7 @@
 //! own, block offsets counted from the section's start), so a section is checked and read on
 //! its own, by the file, offset and length its checkpoint records. Why: a file per bucket and
 //! step makes a sweep open, fsync and remove as many small files as its buckets times its
-//! steps, and those calls took more time than the counting (docs/PERFORMANCE.md, "Segment
+//! steps, and those calls took more time than the counting (docs/PERFORMANCE-LOG.md, "Segment
 //! files"). A step writes, fsyncs and later removes one file per thread.
 
 use std::fs::File;

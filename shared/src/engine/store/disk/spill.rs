@@ -20,7 +20,7 @@
 //! costs 16 bytes, so a step spills about the size of a layer or two rather than the size of its
 //! successors; and the merge reads each run once, in order, with no hash table. A run's blocks
 //! are the bucket files' blocks (`bucket_file::encode_block`: LEB128 keys and lanes, through
-//! zstd): fewer bytes than bare LEB128 for little more time (docs/PERFORMANCE.md, "Counts lane by
+//! zstd): fewer bytes than bare LEB128 for little more time (docs/PERFORMANCE-LOG.md, "Counts lane by
 //! lane on disk"). The runs of a bucket share one file (a file per run would cost the file system
 //! more than the writing: thousands of small files a step), and where each run's blocks lie is kept
 //! in memory: the file is scratch, read back at the end of the step and deleted, and a crash reruns

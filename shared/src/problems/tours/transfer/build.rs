@@ -467,4 +467,20 @@ mod tests {
         );
         assert_eq!(plain_key_bits(&knight(9, 10), TourKind::Closed), 61);
     }
+
+    #[test]
+    fn the_key_widths_the_docs_quote() {
+        // frontier.rs ("Dense keys"), order.rs and ARCHITECTURE.md ("Keys") quote these: the
+        // worst-case key in the order a count takes, which from width 8 is even then odd.
+        let bits = |width, kind| plain_key_bits(&knight(width, 10), kind);
+        assert_eq!(bits(8, TourKind::Closed), 59);
+        assert_eq!(bits(9, TourKind::Closed), 61);
+        assert_eq!(bits(10, TourKind::Closed), 75, "69 is row-major order's, which a count does not take");
+        assert_eq!(bits(8, TourKind::Open), 62);
+        assert_eq!(bits(9, TourKind::Open), 65);
+        let eight = TransferMatrix::<u64>::new(knight(8, 10), 10, TourKind::Closed).unwrap();
+        assert_eq!(eight.order, RowOrder::even_then_odd(8));
+        let ten = TransferMatrix::<u128>::new(knight(10, 10), 10, TourKind::Closed).unwrap();
+        assert_eq!(ten.order, RowOrder::even_then_odd(10));
+    }
 }

@@ -18,7 +18,7 @@
 //! It removes only states with no completion, as the other rules do (the tests of
 //! [`super`] compare every layer of small sweeps against a backward pass), and it removes many:
 //! the 8 x 8 board read 9% fewer states, the 9 x 6 sweep 32% fewer, the 6 x 6 board 46% fewer
-//! (docs/PERFORMANCE.md, "Chains of forced edges").
+//! (docs/PERFORMANCE-LOG.md, "Chains of forced edges").
 
 /// The most chains a verdict remembers: a word holds four. Chains past them are not looked
 /// at, which prunes less, never wrongly.

@@ -65,8 +65,8 @@ const MOST_MOVES: usize = 24;
 
 /// Verdicts a thread remembers: a direct-mapped table of 96 KiB, which stays in the core's L2
 /// cache beside a group's table. A table of 1 MiB answered more questions from memory but took
-/// the cache from the rest: the 7 x 8 sweep ran 0.97 of its time with 4 Ki slots, 0.96-0.99
-/// with 2 to 8 Ki, 0.99 with 16 Ki; 7 x 10 0.96, 8 x 7 0.99 (docs/PERFORMANCE.md).
+/// the cache from the rest, and sweeps ran slower (docs/PERFORMANCE-LOG.md, "The check of the
+/// cells left alone near the end").
 const CACHE_SLOTS: usize = 1 << 12;
 
 /// One remembered verdict: the FULL cells and path ends asked about, a tag holding the cells
