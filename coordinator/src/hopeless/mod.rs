@@ -204,6 +204,7 @@ mod tests {
             seconds,
             probe_steps: 18,
             probe_finished: false,
+            extrapolated: None,
         };
         Needs { forecast, room: Room { memory: memory_limit, disk_free } }
     }
