@@ -22,7 +22,8 @@
 //! directory keeps the forecast for `leaper status`), before a count in memory only if a glance
 //! of about half a second ([`Bounds::quick`]; docs/PERFORMANCE.md, "The quick probe before a
 //! count"; without rows, the smaller instances within [`QUICK_STATES`] states read) puts it
-//! within a factor of 4 of a limit. If it needs more memory than a count in
+//! within a factor of 4 of a limit. A sweep without rows that its glance counts whole, smaller
+//! instances and all, is small, and not priced even with `--job-dir`. If it needs more memory than a count in
 //! memory may hold here, more disk than is free in the job directory, or more than an hour, one
 //! `warning:` line says so with the plan's figures, and the count goes on. Smaller sweeps,
 //! searches and cluster jobs (whose machines are the workers') pay nothing. The warning is
@@ -126,7 +127,10 @@ struct Needs {
 
 /// Prices `job` as `leaper plan` does ([`forecast::price`]): always before a count with a job
 /// directory (a long run; `leaper status` shows the figures), before a count in memory only if
-/// a glance of about half a second puts it within [`NEAR`] of a limit (`None` otherwise).
+/// a glance of about half a second puts it within [`NEAR`] of a limit (`None` otherwise). A
+/// sweep without rows that its glance counts whole, smaller instances and all, is not priced
+/// even with a job directory: it is small (and its probe, out of core, would be a job's
+/// second).
 fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
     let in_memory = request.run.job_dir.is_none();
     // Out of core with its own limit; an in-memory count that outgrows its limit goes on out of
@@ -139,8 +143,12 @@ fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
         memory: in_memory.then_some(memory_limit),
         disk_free: request.run.job_dir.as_deref().and_then(crate::machine::free_disk),
     };
-    if in_memory && !glance(job, request)?.near(room.memory.unwrap_or(memory_limit)) {
-        return Ok(None);
+    if in_memory || !forecast::has_rows(job) {
+        match glance(job, request)? {
+            None => return Ok(None),
+            Some(glance) if in_memory && !glance.near(memory_limit) => return Ok(None),
+            Some(_) => {}
+        }
     }
     let priced = forecast::price(job, request, forecast::PROBE_STATES, &std::env::temp_dir(), memory_limit, true)?;
     Ok(Some(Needs { forecast: priced.forecast, room }))
@@ -152,7 +160,6 @@ const NEAR: f64 = 4.0;
 /// A glance at a count in memory: its memory at the peak and its time, from a probe of about
 /// half a second in memory ([`Bounds::quick`]), or without rows from its smaller instances
 /// counted in full within as many states read as a step of that probe ([`QUICK_STATES`]).
-#[derive(Default)]
 struct Glance {
     memory: u64,
     seconds: f64,
@@ -164,7 +171,9 @@ impl Glance {
     }
 }
 
-fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Glance> {
+/// A glance at `job`; `None` where, without rows, it fits the glance's own budget (nothing to
+/// price).
+fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Glance>> {
     let options = request.sweep_options()?.1;
     let plan = plan_moduli(job, &options)?;
     let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
@@ -176,12 +185,11 @@ fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Glance> {
     } else {
         match forecast::extrapolate(job, request.task.as_ref(), first, QUICK_STATES, &options, threads)? {
             Some(extrapolated) => (extrapolated.profile, extrapolated.rates),
-            // It fits the glance's own budget: nothing to say.
-            None => return Ok(Glance::default()),
+            None => return Ok(None),
         }
     };
     let seconds = cost(&profile, &rates, 1, OUT_OF_CORE_MEM_LIMIT).seconds_per_pass * runs as f64;
-    Ok(Glance { memory: in_memory_bytes(&profile, &rates), seconds })
+    Ok(Some(Glance { memory: in_memory_bytes(&profile, &rates), seconds }))
 }
 
 impl Needs {
