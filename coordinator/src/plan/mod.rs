@@ -13,7 +13,9 @@
 //! ```
 //!
 //! The same probe, bounded to about a second, warns before a count that will not fit
-//! ([`crate::hopeless`]): [`estimate`] is both's.
+//! ([`crate::hopeless`]): [`estimate`] is both's. A sweep without rows, which the model cannot
+//! extend, is priced from its smaller instances counted in full where its problem names them
+//! ([`ladder`]: `leaper plan quarter 40` from `quarter 2` to `quarter 20`, in about a second).
 //!
 //! The plan's own options may stand anywhere after `plan`; everything else is the job, exactly
 //! as it would be started (`knight 9x10 --open --counts residues`), so the plan prices the same
