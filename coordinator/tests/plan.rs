@@ -485,3 +485,106 @@ fn the_plan_the_warning_and_the_status_quote_one_forecast() {
     assert!(line(&text, "plan      ").starts_with(&format!("plan      peak {peak} states (step ")), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The peak layer and the states read of `quarter SIDE`, counted in memory.
+fn measured_quarter(side: usize) -> (u64, u64) {
+    use leaper_core::engine::{Job, Problem};
+    let params =
+        toml::from_str(&format!("side = {side}\nenumerate = false\nby_start = false\nparkin = false")).unwrap();
+    let task = leaper_core::problems::quarter::QuarterProblem.task(&params).unwrap();
+    let Ok(Job::Sweep(job)) = task.job() else { panic!("quarter {side} is a sweep") };
+    let mut stores = StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), 8 << 30));
+    let report =
+        sweep_in_process(job.as_ref(), &SweepOptions::default(), &mut stores, SweepProgress::default()).unwrap();
+    (report.profile.iter().copied().max().unwrap(), report.states_processed)
+}
+
+/// Issue 58: a sweep without rows (the quartering's) was priced by a probe of its own, which the
+/// model cannot extend: `plan quarter 40` probed for a minute, then gave up. It is priced from
+/// its smaller boards counted in full, and says so.
+#[test]
+fn a_sweep_without_rows_is_priced_from_its_smaller_instances() {
+    let (peak, work) = measured_quarter(24);
+    assert_eq!((peak, work), (2_396_794, 48_210_895));
+    // Two sizes on from quarter 20 (the default budget, 4 M states read), four from quarter 16
+    // (300,000): the peak within 1% (measured: 0.999 and 1.007 times), the states read high, as
+    // the last growth taken on says (1.04 and 1.27 times: the growth slows, 4.26 a size from 18
+    // to 20, 4.16 from 22 to 24).
+    for (budget, top, sizes_on, trust) in [("4000000", "quarter 20", 2, 1.1), ("300000", "quarter 16", 4, 1.4)] {
+        let plan = plan(&["quarter", "24", "--probe-states", budget]);
+        assert_eq!(plan["probe_finished"], false, "{plan}");
+        let rungs = plan["ladder"]["rungs"].as_array().unwrap();
+        assert_eq!((rungs[0]["name"].as_str(), rungs.last().unwrap()["name"].as_str()), (Some("quarter 2"), Some(top)));
+        assert_eq!(plan["ladder"]["sizes_on"], sizes_on);
+        let source = format!("extrapolated from quarter 2 to {top}, counted in full");
+        assert_eq!(plan["forecast"]["extrapolated"].as_str(), Some(source.as_str()));
+        within_of(1.02, plan["peak_states"].as_f64().unwrap(), peak as f64, &format!("quarter 24 peak from {top}"));
+        let read = plan["expansions"].as_f64().unwrap();
+        within_of(trust, read, work as f64, &format!("quarter 24 states read from {top}"));
+        assert!(read >= work as f64, "{read}");
+    }
+    // Counted whole where it fits the budget: exact.
+    let small = plan(&["quarter", "12"]);
+    assert_eq!((small["probe_finished"].as_bool(), small["peak_states"].as_u64()), (Some(true), Some(681)));
+    assert!(small.get("ladder").is_none(), "{small}");
+    // quarter 40 (752 steps): from the same boards, 10 sizes on. Its peak is quarter 24's grown
+    // 8 sizes at 3.8 to 4.0 times a size (the peak grows 3.89 to 3.90 times from 10 to 28).
+    let text = plan_text(&["quarter", "40"]);
+    let probe = line(&text, "probe     ");
+    assert!(
+        probe.starts_with("probe     none of its steps: extrapolated from quarter 2 to quarter 20, counted in full: ")
+            && probe.contains(
+                "then 10 sizes on at 3.89 times the peak and 4.26 times the states read a size, as from \
+                               quarter 18 to quarter 20"
+            ),
+        "{text}"
+    );
+    let plan = plan(&["quarter", "40"]);
+    let forty = plan["peak_states"].as_f64().unwrap();
+    assert!((peak as f64 * 3.8f64.powi(8)..peak as f64 * 4.0f64.powi(8)).contains(&forty), "{forty}");
+    assert_eq!(plan["steps"], 752);
+    assert!(plan["expansions"].as_f64().unwrap() > 20.0 * forty, "{plan}");
+}
+
+/// Issue 58: `leaper quarter 40` started without a warning and ran 10 minutes to 4.1 GB. It warns
+/// before its first step with the plan's figures, in memory and with a job directory, whose
+/// status quotes the same forecast.
+#[test]
+fn quarter_40_warns_before_its_first_step_with_the_plan_s_figures() {
+    let text = plan_text(&["quarter", "40"]);
+    let after = |label: &str, until: &str| line(&text, label)[10..].split(until).next().unwrap().to_string();
+    let (peak, memory) = (after("peak      ", " states"), after("memory    ", " to count in memory"));
+    let dir = common::scratch("plan", "quarter-40");
+    std::fs::create_dir_all(&dir).unwrap();
+    let stderr =
+        run_until(&dir, &["quarter", "40"], &|line| line.starts_with("warning: ") || line.contains("step done"));
+    let warning = stderr.last().unwrap();
+    assert!(
+        warning.starts_with(&format!("warning: quarter 40 needs about {peak} states at its peak ({memory} in memory, "))
+            && warning.ends_with(
+                " on this machine (extrapolated from quarter 2 to quarter 20, counted in full); see `leaper plan quarter \
+                 40`"
+            ),
+        "plan: {peak} states, {memory}; {stderr:#?}"
+    );
+    let job = ["quarter", "40", "--job-dir", "job"];
+    let plan_file = dir.join("job").join("plan.json");
+    // Stopped at its first step, by which its directory keeps the forecast.
+    let stderr = run_until(&dir, &job, &|line| line.contains("step done"));
+    let warning = stderr.iter().position(|line| line.starts_with("warning: "));
+    let warning = warning.unwrap_or_else(|| panic!("no warning before the first step: {stderr:#?}"));
+    assert!(stderr[warning].starts_with(&format!("warning: quarter 40 needs about {peak} states at its peak (")));
+    assert!(stderr[warning].contains(" on disk, where "), "{}", stderr[warning]);
+    assert!(plan_file.exists(), "{stderr:#?}");
+    let status = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["status", "--job-dir", dir.join("job").to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&status.stdout).expect("one JSON object");
+    let (kept, planned) = (&status["plan"], &plan(&["quarter", "40"])["forecast"]);
+    for figure in ["peak_states", "peak_step", "states_read", "runs", "memory", "disk", "mem_limit", "extrapolated"] {
+        assert!(!kept[figure].is_null(), "{figure}: {status}");
+        assert_eq!(kept[figure], planned[figure], "{figure}: kept {kept}, planned {planned}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -4,6 +4,10 @@
 //! $ leaper knight 12x12                                      (one line, then the count goes on)
 //! warning: knight 12x12 needs about 2.06e14 states at its peak (6.2 PiB in memory, where a count
 //!   may hold 18.8 GiB here) and about 84.8 years on this machine; see `leaper plan knight 12x12`
+//! $ leaper quarter 40
+//! warning: quarter 40 needs about 1.27e11 states at its peak (3.9 TiB in memory, where a count may
+//!   hold 18.8 GiB here) and about 20.1 days on this machine (extrapolated from quarter 2 to
+//!   quarter 20, counted in full); see `leaper plan quarter 40`
 //! $ leaper tours enumerate 8x8 --out tours.txt
 //! error: tours enumerate 8x8 --closed: 8x8 has too many closed tours to list one by one: ...
 //! $ leaper tours generate 3x3 --count 1 --out tours.txt
@@ -11,11 +15,16 @@
 //! ```
 //!
 //! A sweep that could plausibly be big (a frontier of 14 cells or more, the knight from width 7
-//! on; or 400 steps or more) is priced first, as `leaper plan` prices it and with the same
-//! figures ([`crate::plan::forecast`]): always before a count with `--job-dir` (a long run, whose
+//! on; or 400 steps or more; without rows, one whose problem names its smaller instances, the
+//! quartering) is priced first, as `leaper plan` prices it and with the same figures
+//! ([`crate::plan::forecast`]; without rows, from its smaller instances counted in full:
+//! [`crate::plan::ladder`]): always before a count with `--job-dir` (a long run, whose
 //! directory keeps the forecast for `leaper status`), before a count in memory only if a glance
 //! of about half a second ([`Bounds::quick`]; docs/PERFORMANCE-LOG.md, "The quick probe before a
-//! count") puts it within a factor of 4 of a limit. If it needs more memory than a count in
+//! count"; without rows, the smaller instances within [`QUICK_STATES`] states read) puts it
+//! within a factor of 4 of a limit. A sweep without rows that its glance counts whole, smaller
+//! instances and all, is small, and not priced even with `--job-dir`. If it needs more memory
+//! than a count in
 //! memory may hold here, more disk than is free in the job directory, or more than an hour, one
 //! `warning:` line says so with the plan's figures, and the count goes on. Smaller sweeps,
 //! searches and cluster jobs (whose machines are the workers') pay nothing. The warning is
@@ -31,14 +40,14 @@ use std::time::Instant;
 use anyhow::Result;
 use leaper_core::engine::problem::Preflight;
 use leaper_core::engine::sweep::plan_moduli;
-use leaper_core::engine::{Job, SweepJob, Tool};
+use leaper_core::engine::{Job, SweepJob, Task, Tool};
 use leaper_core::units::bytes;
 
 use crate::console;
 use crate::numbers::{approx, duration};
 use crate::plan::estimate::{cost, in_memory_bytes};
 use crate::plan::forecast::{self, Forecast};
-use crate::plan::probe::Bounds;
+use crate::plan::probe::{Bounds, QUICK_STATES};
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
 
 /// A frontier of this many cells (a row times the rows a move reaches) may hold more states
@@ -76,7 +85,7 @@ fn machine(threads: Option<usize>) -> Preflight<'static> {
 /// forecast if it was priced. A probe that fails (a scratch directory that cannot be made) only
 /// skips the warning.
 fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) -> Option<Forecast> {
-    if !request.run.cluster.workers.is_empty() || !plausibly_big(job) {
+    if !request.run.cluster.workers.is_empty() || !plausibly_big(job, request.task.as_ref()) {
         return None;
     }
     let started = Instant::now();
@@ -97,12 +106,15 @@ fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) -> Option<Forecast> {
     }
 }
 
-/// Whether `job` could need more than a machine: a wide frontier or a long sweep. Problems
-/// without rows (their hint's row is the whole sweep) have nothing the model can extend.
-fn plausibly_big(job: &dyn SweepJob) -> bool {
+/// Whether `job` (of `task`) could need more than a machine: a wide frontier or a long sweep;
+/// without rows (the hint's row is the whole sweep), one priced from its smaller instances
+/// (the others have nothing the model can extend).
+fn plausibly_big(job: &dyn SweepJob, task: &dyn Task) -> bool {
+    if !forecast::has_rows(job) {
+        return task.smaller().is_some();
+    }
     let hint = job.profile_hint();
-    let has_rows = hint.row > 0 && hint.row < job.steps();
-    has_rows && (hint.row * hint.rows_reached.max(1) >= WIDE_FRONTIER || job.steps() >= LONG_SWEEP)
+    hint.row * hint.rows_reached.max(1) >= WIDE_FRONTIER || job.steps() >= LONG_SWEEP
 }
 
 /// What this machine has for a count: memory for a count in memory (`None`: out of core) and
@@ -122,7 +134,10 @@ struct Needs {
 
 /// Prices `job` as `leaper plan` does ([`forecast::price`]): always before a count with a job
 /// directory (a long run; `leaper status` shows the figures), before a count in memory only if
-/// a glance of about half a second puts it within [`NEAR`] of a limit (`None` otherwise).
+/// a glance of about half a second puts it within [`NEAR`] of a limit (`None` otherwise). A
+/// sweep without rows that its glance counts whole, smaller instances and all, is not priced
+/// even with a job directory: it is small (and its probe, out of core, would be a job's
+/// second).
 fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
     let in_memory = request.run.job_dir.is_none();
     // Out of core with its own limit; an in-memory count that outgrows its limit goes on out of
@@ -135,8 +150,12 @@ fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
         memory: in_memory.then_some(memory_limit),
         disk_free: request.run.job_dir.as_deref().and_then(crate::machine::free_disk),
     };
-    if in_memory && !glance(job, request)?.near(room.memory.unwrap_or(memory_limit)) {
-        return Ok(None);
+    if in_memory || !forecast::has_rows(job) {
+        match glance(job, request)? {
+            None => return Ok(None),
+            Some(glance) if in_memory && !glance.near(memory_limit) => return Ok(None),
+            Some(_) => {}
+        }
     }
     let priced = forecast::price(job, request, forecast::PROBE_STATES, &std::env::temp_dir(), memory_limit, true)?;
     Ok(Some(Needs { forecast: priced.forecast, room }))
@@ -146,7 +165,8 @@ fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
 const NEAR: f64 = 4.0;
 
 /// A glance at a count in memory: its memory at the peak and its time, from a probe of about
-/// half a second in memory ([`Bounds::quick`]).
+/// half a second in memory ([`Bounds::quick`]), or without rows from its smaller instances
+/// counted in full within as many states read as a step of that probe ([`QUICK_STATES`]).
 struct Glance {
     memory: u64,
     seconds: f64,
@@ -158,13 +178,25 @@ impl Glance {
     }
 }
 
-fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Glance> {
-    let plan = plan_moduli(job, &request.sweep_options()?.1)?;
+/// A glance at `job`; `None` where, without rows, it fits the glance's own budget (nothing to
+/// price).
+fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Glance>> {
+    let options = request.sweep_options()?.1;
+    let plan = plan_moduli(job, &options)?;
     let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
-    let bounds = Bounds::quick(2 * job.profile_hint().row);
-    let (_, profile, rates) = crate::plan::estimate(job, &plan.passes[0], bounds, request.run.threads, None)?;
+    let (first, threads) = (&plan.passes[0], request.run.threads);
+    let (profile, rates) = if forecast::has_rows(job) {
+        let bounds = Bounds::quick(2 * job.profile_hint().row);
+        let (_, profile, rates) = crate::plan::estimate(job, first, bounds, threads, None)?;
+        (profile, rates)
+    } else {
+        match forecast::extrapolate(job, request.task.as_ref(), first, QUICK_STATES, &options, threads)? {
+            Some(extrapolated) => (extrapolated.profile, extrapolated.rates),
+            None => return Ok(None),
+        }
+    };
     let seconds = cost(&profile, &rates, 1, OUT_OF_CORE_MEM_LIMIT).seconds_per_pass * runs as f64;
-    Ok(Glance { memory: in_memory_bytes(&profile, &rates), seconds })
+    Ok(Some(Glance { memory: in_memory_bytes(&profile, &rates), seconds }))
 }
 
 impl Needs {
@@ -185,8 +217,10 @@ impl Needs {
             (None, Some(free)) => format!("{} on disk, where {} is free", bytes(forecast.disk), bytes(free)),
             (None, None) => format!("{} on disk", bytes(forecast.disk)),
         };
+        let source = forecast.extrapolated.as_ref().map(|source| format!(" ({source})")).unwrap_or_default();
         Some(format!(
-            "{name} needs about {} states at its peak ({sizes}) and about {} on this machine; see `leaper plan {name}`",
+            "{name} needs about {} states at its peak ({sizes}) and about {} on this machine{source}; see `leaper plan \
+             {name}`",
             approx(forecast.peak_states as f64),
             duration(forecast.seconds)
         ))
@@ -210,6 +244,7 @@ mod tests {
             seconds,
             probe_steps: 18,
             probe_finished: false,
+            extrapolated: None,
         };
         Needs { forecast, room: Room { memory: memory_limit, disk_free } }
     }
@@ -235,5 +270,16 @@ mod tests {
         let line = needs(1, Some(2), 1 << 40, None, 7300.0).warning("knight 9x9").unwrap();
         assert!(line.contains("(1 B in memory, where a count may hold 2 B here) and about 2.0 h"), "{line}");
         assert!(!line.contains('\n'));
+        // A sweep priced from its smaller instances says so.
+        let mut extrapolated = needs(10 << 30, Some(8 << 30), 1 << 40, None, 600.0);
+        extrapolated.forecast.extrapolated = Some("extrapolated from quarter 2 to quarter 20, counted in full".into());
+        let line = extrapolated.warning("quarter 40").unwrap();
+        assert!(
+            line.ends_with(
+                "and about 10 min on this machine (extrapolated from quarter 2 to quarter 20, counted in full); see \
+                 `leaper plan quarter 40`"
+            ),
+            "{line}"
+        );
     }
 }

@@ -24,13 +24,14 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use leaper_core::engine::jobdir::{replace_durably, JobFile};
-use leaper_core::engine::sweep::{plan_moduli, SweepPlan};
-use leaper_core::engine::{Moduli, SweepJob};
+use leaper_core::engine::sweep::{plan_moduli, SweepOptions, SweepPlan};
+use leaper_core::engine::{Moduli, SweepJob, Task};
 use serde::{Deserialize, Serialize};
 
 use super::bytes::{self as disk_bytes, Lanes};
 use super::estimate::{cost, in_memory_bytes, in_memory_held, Profile, Rates};
 use super::estimate::{RATE_FLOOR, WIRE_BYTES_PER_WORD};
+use super::ladder::{self, Climb, Ladder};
 use super::model;
 use super::probe::{Bounds, Probe};
 use crate::numbers::{approx, bytes, duration};
@@ -64,6 +65,11 @@ pub struct Forecast {
     /// Steps the probe ran, and whether they were the whole sweep (the figures are then exact).
     pub probe_steps: usize,
     pub probe_finished: bool,
+    /// Where a sweep without rows priced from its smaller instances has its figures from
+    /// (`extrapolated from quarter 2 to quarter 20, counted in full`: [`super::ladder`]); its
+    /// own probe then ran no step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extrapolated: Option<String>,
 }
 
 /// A priced sweep: the probe and what the model made of it, and the forecast they give.
@@ -74,12 +80,18 @@ pub struct Priced {
     pub forecast: Forecast,
     /// The job's passes, as the count would run them (the first is the one probed).
     pub passes: SweepPlan,
+    /// The smaller instances it was priced from, where it has no rows and was too big to probe
+    /// whole (`probe` is then the largest one's, counted in memory).
+    pub ladder: Option<Ladder>,
 }
 
 /// Prices `request`'s sweep `job` as `leaper plan` does: its first pass probed (two rows, then
 /// while a step reads at most `probe_states`) out of core in a scratch directory under
 /// `scratch`, the rest predicted, the disk priced at a memory budget of `mem_limit`; its steps
-/// logged at debug level only if `quiet` (before a count).
+/// logged at debug level only if `quiet` (before a count). A sweep without rows is probed
+/// whole, or priced from its smaller instances counted in full while they read at most
+/// `probe_states` states in all, where it names them and is too big to count within that
+/// ([`ladder`]).
 pub fn price(
     job: &dyn SweepJob,
     request: &JobRequest,
@@ -95,12 +107,23 @@ pub fn price(
     let first: &Moduli = &passes.passes[0];
     let bounds = Bounds::plan(2 * job.profile_hint().row, probe_states);
     let bounds = if quiet { bounds.quietly() } else { bounds };
-    let (probe, profile, rates) = estimate(job, first, bounds, request.run.threads, Some(scratch))?;
     // The model extends a profile row by row: a sweep without rows (the quartering's diagonals,
-    // a graph's vertices) is known as far as its probe ran, and no further.
-    let hint = job.profile_hint();
-    let has_rows = hint.row > 0 && hint.row < job.steps();
-    if !has_rows && !probe.finished(job.steps()) {
+    // a graph's vertices) is known as far as its probe ran, and no further, unless its smaller
+    // instances say how it grows.
+    let has_rows = has_rows(job);
+    let threads = request.run.threads;
+    let extrapolated = match has_rows {
+        true => None,
+        false => extrapolate(job, request.task.as_ref(), first, probe_states, &options, threads)?,
+    };
+    let (probe, profile, rates, ladder) = match extrapolated {
+        Some(Extrapolated { ladder, profile, rates }) => (ladder.top_probe().clone(), profile, rates, Some(ladder)),
+        None => {
+            let (probe, profile, rates) = estimate(job, first, bounds, threads, Some(scratch))?;
+            (probe, profile, rates, None)
+        }
+    };
+    if !has_rows && ladder.is_none() && !probe.finished(job.steps()) {
         bail!(
             "{}: its probe ran {} of its {} steps in {:.0} s and stopped before a layer of more than {} states; the \
              plan predicts the rest of a sweep row by row, and this one has no rows, so its cost past the probe is \
@@ -113,16 +136,60 @@ pub fn price(
         );
     }
     let in_memory_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
-    let forecast = Forecast::of(job, &probe, &profile, &rates, runs, (mem_limit, in_memory_limit));
-    Ok(Priced { probe, profile, rates, forecast, passes })
+    let limits = (mem_limit, in_memory_limit);
+    let forecast = Forecast::of(job, (&probe, ladder.as_ref()), &profile, &rates, runs, limits);
+    Ok(Priced { probe, profile, rates, forecast, passes, ladder })
+}
+
+/// Whether the model can extend `job`'s probe row by row: it has rows, more than one.
+pub fn has_rows(job: &dyn SweepJob) -> bool {
+    let row = job.profile_hint().row;
+    row > 0 && row < job.steps()
+}
+
+/// A sweep priced from its smaller instances: they, and its profile and rates as theirs foretell
+/// them.
+pub struct Extrapolated {
+    pub ladder: Ladder,
+    pub profile: Profile,
+    pub rates: Rates,
+}
+
+/// Prices `job` (of `task`, lanes `first`) from its smaller instances ([`ladder`]), counted in
+/// memory on `threads` while they read at most `budget` states in all; `None` where the task
+/// names none, or where `job` itself fits the budget (its probe then runs it whole). The rate
+/// and the records handed on are the largest instance's, in memory; bytes on disk those of a
+/// large run of the same lanes ([`disk_bytes`]).
+pub fn extrapolate(
+    job: &dyn SweepJob,
+    task: &dyn Task,
+    first: &Moduli,
+    budget: u64,
+    options: &SweepOptions,
+    threads: Option<usize>,
+) -> Result<Option<Extrapolated>> {
+    let Some(Climb::Extrapolated(ladder)) = ladder::climb(task, budget, options, threads)? else {
+        return Ok(None);
+    };
+    let profile = ladder.profile(job.steps());
+    let probe = ladder.top_probe();
+    let rates = Rates {
+        disk_bytes_per_state: disk_bytes_per_state(job, first, probe, &profile),
+        record_bytes: 8.0 * (job.key_words() + first.len()) as f64,
+        states_per_second: probe.rate(RATE_FLOOR),
+        handed_per_left: probe.handed_per_left(),
+        wire_bytes_per_record: WIRE_BYTES_PER_WORD * (job.key_words() + first.len()) as f64,
+    };
+    Ok(Some(Extrapolated { ladder, profile, rates }))
 }
 
 impl Forecast {
-    /// The figures of `profile` and `rates` (from `probe`), `runs` passes, out of core at
-    /// `mem_limit`, in memory under `in_memory_limit`.
+    /// The figures of `profile` and `rates` (from `probe`, or from `ladder` where the sweep was
+    /// priced from its smaller instances), `runs` passes, out of core at `mem_limit`, in memory
+    /// under `in_memory_limit`.
     pub fn of(
         job: &dyn SweepJob,
-        probe: &Probe,
+        (probe, ladder): (&Probe, Option<&Ladder>),
         profile: &Profile,
         rates: &Rates,
         runs: usize,
@@ -140,8 +207,9 @@ impl Forecast {
             disk: one.disk_per_worker,
             mem_limit,
             seconds: one.seconds_per_pass * runs as f64,
-            probe_steps: probe.profile.len(),
-            probe_finished: probe.finished(job.steps()),
+            probe_steps: if ladder.is_some() { 0 } else { probe.profile.len() },
+            probe_finished: ladder.is_none() && probe.finished(job.steps()),
+            extrapolated: ladder.map(Ladder::source),
         }
     }
 
@@ -167,7 +235,11 @@ impl Forecast {
     /// `leaper status`'s line: `peak 3.50e9 states (step 45), 5.93e10 states read a pass, 14.2
     /// GiB on disk at --mem-limit 4.0 GiB, about 9.3 h here`.
     pub fn status_line(&self) -> String {
-        let exact = if self.probe_finished { " (exact: the probe ran the whole sweep)" } else { "" };
+        let exact = match &self.extrapolated {
+            _ if self.probe_finished => " (exact: the probe ran the whole sweep)".to_string(),
+            Some(source) => format!(" ({source})"),
+            None => String::new(),
+        };
         format!(
             "peak {} states (step {}), {} states read a pass, {} on disk at --mem-limit {}, about {} here{exact}",
             approx(self.peak_states as f64),

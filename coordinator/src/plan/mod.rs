@@ -13,7 +13,9 @@
 //! ```
 //!
 //! The same probe, bounded to about a second, warns before a count that will not fit
-//! ([`crate::hopeless`]): [`estimate`] is both's.
+//! ([`crate::hopeless`]): [`estimate`] is both's. A sweep without rows, which the model cannot
+//! extend, is priced from its smaller instances counted in full where its problem names them
+//! ([`ladder`]: `leaper plan quarter 40` from `quarter 2` to `quarter 20`, in about a second).
 //!
 //! The plan's own options may stand anywhere after `plan`; everything else is the job, exactly
 //! as it would be started (`knight 9x10 --open --counts residues`), so the plan prices the same
@@ -22,6 +24,7 @@
 pub mod bytes;
 pub mod estimate;
 pub mod forecast;
+pub mod ladder;
 pub mod link;
 pub mod model;
 pub mod probe;
@@ -86,7 +89,9 @@ pub struct PlanArgs {
     pub mem_per_worker: Option<u64>,
 
     /// Run the sweep for real through its first two rows and on while the layers hold at most
-    /// N states, then predict the rest.
+    /// N states, then predict the rest. A sweep without rows (the quartering) that cannot be run
+    /// whole within N states read is priced from its smaller instances counted in full, N states
+    /// read in all.
     #[arg(long, value_name = "N", default_value_t = forecast::PROBE_STATES, help_heading = "Probe")]
     pub probe_states: u64,
 
@@ -330,6 +335,12 @@ impl DiskFigure {
     /// The `disk` line, for `bytes_per_state` a state at the heaviest step.
     fn line(&self, bytes_per_state: f64) -> String {
         match (self.measured_by, self.measured_bytes_per_state) {
+            (Some(run), Some(_)) if self.probe_bytes_per_state == 0.0 => format!(
+                "{bytes_per_state:.2} bytes a state at the heaviest step, {} (the figure at the peak of {run}: no \
+                 layer was written to disk); a step holds the layer it reads and the larger of the layer it writes \
+                 and its spill",
+                self.lanes
+            ),
             (Some(run), Some(measured)) => format!(
                 "{bytes_per_state:.2} bytes a state at the heaviest step, {} ({measured:.2} at the peak of {run}; \
                  {:.2} at the probe's largest layer); a step holds the layer it reads and the larger of the layer \
@@ -392,6 +403,10 @@ struct PlanReport {
     workers_needed: Option<usize>,
     /// Where `disk_bytes_per_state` comes from.
     disk: DiskFigure,
+    /// The smaller instances a sweep without rows was priced from, where it was too big to
+    /// probe whole (its probe's figures are then the largest one's, counted in memory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ladder: Option<ladder::LadderReport>,
     /// What the same counts cost another way, as the problem says ([`leaper_core::engine::Task::plan_notes`]).
     notes: Vec<String>,
     /// The figures the warning before a count and `leaper status` quote ([`forecast`]).
@@ -410,7 +425,7 @@ impl PlanReport {
         notes: Vec<String>,
     ) -> PlanReport {
         let Report { counts, machine, disk } = report;
-        let forecast::Priced { probe, profile, rates, forecast, .. } = priced;
+        let forecast::Priced { probe, profile, rates, forecast, ladder, .. } = priced;
         let workers = args.workers as usize;
         let mut counts_priced: Vec<usize> = WORKER_COUNTS.iter().copied().chain([workers]).collect();
         counts_priced.sort_unstable();
@@ -433,9 +448,13 @@ impl PlanReport {
             key_bits: 64 * job.key_words(),
             counts,
             machine,
-            probe_steps: probe.profile.len(),
-            probe_seconds: probe.seconds.iter().sum(),
-            probe_finished: probe.finished(job.steps()),
+            // Priced from smaller instances: its own probe ran no step, theirs took these seconds.
+            probe_steps: forecast.probe_steps,
+            probe_seconds: match &ladder {
+                Some(ladder) => ladder.rungs.iter().flat_map(|rung| &rung.probe.seconds).sum(),
+                None => probe.seconds.iter().sum(),
+            },
+            probe_finished: forecast.probe_finished,
             peak_states,
             row_peaks: profile
                 .states
@@ -464,6 +483,7 @@ impl PlanReport {
                 .and_then(|disk| workers_needed(&profile, &rates, disk, mem, MOST_WORKERS)),
             profile: profile.states,
             disk,
+            ladder: ladder.as_ref().map(ladder::Ladder::report),
             notes,
             forecast,
         }
@@ -478,16 +498,34 @@ impl PlanReport {
         };
         writeln!(out, "plan      {}: {} steps, {}-bit keys, {carried}", self.job, self.steps, self.key_bits)?;
         writeln!(out, "passes    {}", counts.line())?;
-        let how = if self.probe_finished { "the whole sweep (the plan is exact)" } else { "then predicted" };
-        writeln!(
-            out,
-            "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {} states/s on {}",
-            self.probe_steps,
-            self.probe_seconds,
-            self.disk.probe_bytes_per_state,
-            grouped(self.states_per_second.round() as u64),
-            counted(self.threads, "thread", "threads")
-        )?;
+        let threads = counted(self.threads, "thread", "threads");
+        let rate = grouped(self.states_per_second.round() as u64);
+        if let Some(ladder) = &self.ladder {
+            let seconds = self.probe_seconds;
+            let read: u64 = ladder.rungs.iter().map(|rung| rung.states_read).sum();
+            let [.., before, last] = &ladder.rungs[..] else { unreachable!("a ladder has two rungs") };
+            writeln!(
+                out,
+                "probe     none of its steps: {}: {} states read in {seconds:.1} s in memory, {rate} states/s on \
+                 {threads}; then {} on at {:.2} times the peak and {:.2} times the states read a size, as from {} \
+                 to {}; the layers' shape is {}'s",
+                ladder.source,
+                grouped(read),
+                counted(ladder.sizes_on, "size", "sizes"),
+                ladder.peak_growth,
+                ladder.read_growth,
+                before.name,
+                last.name,
+                last.name
+            )?;
+        } else {
+            let how = if self.probe_finished { "the whole sweep (the plan is exact)" } else { "then predicted" };
+            writeln!(
+                out,
+                "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {rate} states/s on {threads}",
+                self.probe_steps, self.probe_seconds, self.disk.probe_bytes_per_state,
+            )?;
+        }
         writeln!(
             out,
             "peak      {} states, read by step {} (row {}, column {})",

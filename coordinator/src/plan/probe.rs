@@ -31,6 +31,9 @@ pub struct Bounds {
     pub states: u64,
     /// No step at all reads more states than this.
     pub most_states: u64,
+    /// Nor does any step take the states read in all past this (a smaller instance counted in
+    /// full to price a larger one: [`super::ladder`]).
+    pub states_read: u64,
     /// No step starts after this much time.
     pub budget: Option<Duration>,
     /// Its steps logged at debug level only (before a count: the count's own steps are the ones
@@ -41,7 +44,7 @@ pub struct Bounds {
 /// The states a step of a quick probe may read: sized so that such a step takes about half a second
 /// on the project's machine, and a quick probe about a second at most (docs/PERFORMANCE-LOG.md, "The
 /// quick probe before a count").
-const QUICK_STATES: u64 = 300_000;
+pub const QUICK_STATES: u64 = 300_000;
 /// No step of a plan's probe reads more than this (unless `--probe-states` asks for more): two
 /// rows of width 9 stay below it (3.97 M states at most), width 10's second row passes it at its
 /// eighth cell (18.7 M, 22 s here; 60 M at its tenth), width 12's sooner.
@@ -59,6 +62,7 @@ impl Bounds {
             at_least,
             states,
             most_states: states.saturating_mul(2).max(PLAN_MOST_STATES),
+            states_read: u64::MAX,
             budget: None,
             quiet: false,
         }
@@ -71,12 +75,26 @@ impl Bounds {
 
     /// Before a count: as `leaper plan` would, but within about a second in all.
     pub fn quick(at_least: usize) -> Bounds {
-        Bounds { at_least, states: QUICK_STATES, most_states: QUICK_STATES, budget: Some(QUICK_BUDGET), quiet: true }
+        Bounds {
+            at_least,
+            states: QUICK_STATES,
+            most_states: QUICK_STATES,
+            states_read: u64::MAX,
+            budget: Some(QUICK_BUDGET),
+            quiet: true,
+        }
     }
 
-    /// Whether a probe `elapsed` into its run stops before `step`, which would read `states`.
-    fn stop_before(&self, step: usize, states: u64, elapsed: Duration) -> bool {
+    /// The whole sweep, quietly, unless it would read more than `states_read` states in all.
+    pub fn whole(states_read: u64) -> Bounds {
+        Bounds { at_least: usize::MAX, states: u64::MAX, most_states: u64::MAX, states_read, budget: None, quiet: true }
+    }
+
+    /// Whether a probe `elapsed` into its run, having read `read` states, stops before `step`,
+    /// which would read `states`.
+    fn stop_before(&self, step: usize, states: u64, read: u64, elapsed: Duration) -> bool {
         states > self.most_states
+            || read.saturating_add(states) > self.states_read
             || (states > self.states && step >= self.at_least)
             || self.budget.is_some_and(|budget| elapsed >= budget)
     }
@@ -182,7 +200,8 @@ pub fn probe(job: &dyn SweepJob, moduli: &Moduli, bounds: Bounds, scratch_parent
     let mut probe = Probe { next_states: 1, on_disk: scratch.is_some(), ..Probe::default() };
     let begun = Instant::now();
     for step in 0..job.steps() {
-        if probe.next_states == 0 || bounds.stop_before(step, probe.next_states, begun.elapsed()) {
+        let read = probe.profile.iter().sum();
+        if probe.next_states == 0 || bounds.stop_before(step, probe.next_states, read, begun.elapsed()) {
             break;
         }
         let started = Instant::now();

@@ -176,6 +176,17 @@ pub trait Task: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// The same count one size smaller (the quartering: its board two squares narrower), or
+    /// `None` (the default). A sweep is priced before it runs from a probe of its first steps,
+    /// which the plan's model extends row by row; a sweep without rows (the quartering's
+    /// diagonals) that is too big to probe in full is priced instead from its smaller
+    /// instances counted in full: their peaks and states read grow about geometrically from one
+    /// size to the next (`leaper plan quarter 40` from `quarter 2` to `quarter 20`). Each call
+    /// goes one size down, until `None`; cheap, it must not count.
+    fn smaller(&self) -> Option<Arc<dyn Task>> {
+        None
+    }
+
     /// Per result slot, why its count is known to be 0 before anything is counted (a move set
     /// whose graph on the board is disconnected: `camel 5x12: no closed tour: ...`), for the
     /// slots it reports. Cheap: it must not count. By default, none.
