@@ -26,24 +26,6 @@ fn cube4() -> String {
     lines
 }
 
-/// The `w` x `h` grid graph in DIMACS, vertices 1-based.
-fn grid_dimacs(w: usize, h: usize) -> String {
-    let mut edges = Vec::new();
-    for v in 0..w * h {
-        if v % w + 1 < w {
-            edges.push((v, v + 1));
-        }
-        if v + w < w * h {
-            edges.push((v, v + w));
-        }
-    }
-    let mut text = format!("c the {w} x {h} grid\np edge {} {}\n", w * h, edges.len());
-    for (u, v) in edges {
-        text.push_str(&format!("e {} {}\n", u + 1, v + 1));
-    }
-    text
-}
-
 /// The cycle `C_n` as an edge list (the issue's file: `i (i+1) mod n` a line).
 fn cycle_edges(n: usize) -> Vec<(usize, usize)> {
     (0..n).map(|i| (i, (i + 1) % n)).collect()
@@ -173,7 +155,7 @@ fn long_thin_graphs_count_in_time_linear_in_their_size() {
     // growing about 2.7-fold a column), the exact pass saturates and the count is refused,
     // saying why, not printed as its cap.
     let grid = dir.join("grid4.dimacs");
-    std::fs::write(&grid, grid_dimacs(4, 17_000)).unwrap();
+    std::fs::write(&grid, common::grid_dimacs(4, 17_000)).unwrap();
     let output = leaper(&["graph", grid.to_str().unwrap()], None);
     assert!(!output.status.success() && output.stdout.is_empty());
     let stderr = text(&output.stderr);
@@ -237,7 +219,7 @@ fn graphs_in_every_format_count_their_cycles_and_paths() {
     );
     // The grid graphs of A003763, in DIMACS: 6 x 6 has 1072 cycles.
     let grid = dir.join("grid.dimacs");
-    std::fs::write(&grid, grid_dimacs(6, 6)).unwrap();
+    std::fs::write(&grid, common::grid_dimacs(6, 6)).unwrap();
     assert_eq!(run(&["graph", grid.to_str().unwrap()]), "1072\n");
     // The Petersen graph in graph6, from stdin: no Hamiltonian cycle, and both kinds at once.
     let mut child = Command::new(env!("CARGO_BIN_EXE_leaper"))
@@ -394,7 +376,7 @@ fn a_graph_job_killed_out_of_core_resumes_to_the_same_count() {
     let dir = scratch("graph", "resume");
     std::fs::create_dir_all(&dir).unwrap();
     let grid = dir.join("grid.dimacs");
-    std::fs::write(&grid, grid_dimacs(8, 8)).unwrap();
+    std::fs::write(&grid, common::grid_dimacs(8, 8)).unwrap();
     let grid = grid.to_str().unwrap();
     let expected = run(&["graph", grid, "--format", "json"]);
     assert!(expected.contains(r#""count":"4638576""#), "{expected}");

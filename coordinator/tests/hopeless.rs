@@ -22,12 +22,12 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-#[test]
-fn knight_12x12_warns_in_one_line_before_its_first_step_and_goes_on() {
-    // Plain lines on stderr (not a terminal): every step is logged, so a step before the
-    // warning would show.
+/// Starts `leaper ARGS` with plain lines on stderr (not a terminal: every step is logged, so a
+/// step before the warning would show) and stops it at its warning: the warning, and whether the
+/// count was still going on after it.
+fn warning_before_the_first_step(args: &[&str]) -> (String, bool) {
     let mut child = Command::new(LEAPER)
-        .args(["knight", "12x12"])
+        .args(args)
         .env("RUST_LOG", "info")
         .env_remove("LEAPER_FAULT")
         .stdout(Stdio::null())
@@ -44,17 +44,39 @@ fn knight_12x12_warns_in_one_line_before_its_first_step_and_goes_on() {
         }
         before.push(line);
     }
-    // Still counting: it went on after the warning.
     let running = child.try_wait().unwrap().is_none();
     child.kill().unwrap();
     child.wait().unwrap();
-    let warning = warning.unwrap_or_else(|| panic!("no warning; stderr: {before:#?}"));
+    let warning = warning.unwrap_or_else(|| panic!("{args:?}: no warning; stderr: {before:#?}"));
     assert!(!before.iter().any(|line| line.contains("step done")), "a step before the warning: {before:#?}");
+    (warning, running)
+}
+
+#[test]
+fn knight_12x12_warns_in_one_line_before_its_first_step_and_goes_on() {
+    let (warning, running) = warning_before_the_first_step(&["knight", "12x12"]);
     assert!(warning.starts_with("warning: knight 12x12 needs about "), "{warning}");
     for says in [" states at its peak (", " in memory, where a count may hold ", " on this machine; "] {
         assert!(warning.contains(says), "{warning} lacks {says:?}");
     }
     assert!(warning.ends_with("see `leaper plan knight 12x12`"), "{warning}");
+    assert!(running, "the count stopped after the warning");
+}
+
+/// Issue 58: a graph's sweep (here a board with squares removed, counted as its graph) has no
+/// rows and started without a word; it is priced from its frontier's widths, and the warning
+/// says how far to trust the guess.
+#[test]
+fn a_wide_graph_warns_before_its_first_step_and_says_its_guess_is_likely_low() {
+    let (warning, running) = warning_before_the_first_step(&["knight", "10x10", "--remove", "a1,b1"]);
+    assert!(warning.starts_with("warning: knight 10x10 --remove a1,b1 needs about "), "{warning}");
+    assert!(
+        warning.contains(
+            " (steps 14-98 guessed from the frontier's widths, as a graph has no rows, likely low: its frontier of 21 \
+             vertices is wider than any the guess was measured on (16)); see `leaper plan knight 10x10 --remove a1,b1`"
+        ),
+        "{warning}"
+    );
     assert!(running, "the count stopped after the warning");
 }
 

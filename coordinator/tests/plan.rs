@@ -588,3 +588,69 @@ fn quarter_40_warns_before_its_first_step_with_the_plan_s_figures() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The states each step of `leaper ARGS` read, from its JSON log, and what it printed.
+fn states_read_by_step(args: &[&str]) -> (Vec<u64>, String) {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--log-format", "json"]);
+    let output = common::leaper(&all, None);
+    assert!(output.status.success(), "{args:?}: {}", common::text(&output.stderr));
+    let read = common::text(&output.stderr)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["message"] == "step done")
+        .map(|event| event["states_in"].as_u64().unwrap())
+        .collect();
+    (read, common::text(&output.stdout))
+}
+
+/// Issue 58: a graph's sweep (a board with squares removed is counted as its graph) has no rows,
+/// and `leaper plan` gave up past its probe. Past a probe stopped early on purpose, its layers
+/// are guessed from its frontier's widths, within the 7 times the plan says of its peak and
+/// the states read; a probe that runs the whole sweep is exact.
+#[test]
+fn a_graph_s_layers_are_guessed_from_its_frontier_s_widths() {
+    let dir = common::scratch("plan", "graph-widths");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The 12 x 12 grid graph's cycles (A003763), counted, then planned from 2,000 states.
+    let grid = dir.join("grid12.dimacs");
+    std::fs::write(&grid, common::grid_dimacs(12, 12)).unwrap();
+    let grid = grid.to_str().unwrap();
+    let knight = |board: &'static str, removed: &'static str| vec!["knight", board, "--remove", removed];
+    for (job, probe_states) in [
+        (vec!["graph", grid], "2000"),
+        (knight("7x7", "a1"), "20000"),
+        (knight("8x6", "a1,b1"), "20000"),
+        (knight("6x8", "a1,b1"), "20000"),
+    ] {
+        let (read, printed) = states_read_by_step(&job);
+        if job[0] == "graph" {
+            assert_eq!(printed, "1076226888605605706\n");
+        }
+        let mut args = job.clone();
+        args.extend_from_slice(&["--probe-states", probe_states]);
+        let guessed = plan(&args);
+        let what = job.join(" ");
+        let source = guessed["forecast"]["extrapolated"].as_str().unwrap_or_else(|| panic!("{what}: {guessed}"));
+        assert!(source.contains(" guessed from the frontier's widths, as a graph has no rows, "), "{source}");
+        assert_eq!(guessed["probe_finished"], false);
+        let peak = *read.iter().max().unwrap() as f64;
+        within_of(7.0, guessed["peak_states"].as_f64().unwrap(), peak, &format!("{what} peak"));
+        let work = read.iter().sum::<u64>() as f64;
+        within_of(7.0, guessed["expansions"].as_f64().unwrap(), work, &format!("{what} states read"));
+    }
+    // The plan's own probe (4 M states a step) runs 7 x 7 without a1 whole: exact, and said so.
+    let (read, _) = states_read_by_step(&knight("7x7", "a1"));
+    let exact = plan(&knight("7x7", "a1"));
+    assert_eq!(exact["probe_finished"], true);
+    assert_eq!(exact["peak_states"].as_u64(), read.iter().max().copied());
+    assert_eq!(exact["expansions"].as_u64(), Some(read.iter().sum::<u64>()));
+    assert!(exact["forecast"]["extrapolated"].is_null(), "{exact}");
+    // A graph is one row: the text names the peak's step alone, and no rows.
+    let args = ["knight", "8x6", "--remove", "a1,b1", "--probe-states", "20000"];
+    let (text, peak_step) = (plan_text(&args), plan(&args)["peak_step"].clone());
+    assert!(line(&text, "peak      ").ends_with(&format!("states, read by step {peak_step}")), "{text}");
+    assert!(!text.contains("\nrows      "), "{text}");
+    assert!(line(&text, "probe     ").contains(", then steps "), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -14,22 +14,24 @@
 //! error: tours generate 3x3: 3x3 has no knight's tour, open or closed (the board's graph is ...
 //! ```
 //!
-//! A sweep that could plausibly be big (a frontier of 14 cells or more, the knight from width 7
-//! on; or 400 steps or more; without rows, one whose problem names its smaller instances, the
-//! quartering) is priced first, as `leaper plan` prices it and with the same figures
-//! ([`crate::plan::forecast`]; without rows, from its smaller instances counted in full:
-//! [`crate::plan::ladder`]): always before a count with `--job-dir` (a long run, whose
-//! directory keeps the forecast for `leaper status`), before a count in memory only if a glance
-//! of about half a second ([`Bounds::quick`]; docs/PERFORMANCE-LOG.md, "The quick probe before a
-//! count"; without rows, the smaller instances within [`QUICK_STATES`] states read) puts it
-//! within a factor of 4 of a limit. A sweep without rows that its glance counts whole, smaller
-//! instances and all, is small, and not priced even with `--job-dir`. If it needs more memory
-//! than a count in
-//! memory may hold here, more disk than is free in the job directory, or more than an hour, one
-//! `warning:` line says so with the plan's figures, and the count goes on. Smaller sweeps,
-//! searches and cluster jobs (whose machines are the workers') pay nothing. The warning is
-//! printed as every `warning:` is, `-q` or not: it is what a person must know before leaving a
-//! count to run (a JSON log gets it as an event).
+//! A sweep that could plausibly be big (a frontier of 14 cells or more, the knight from width 7 on;
+//! or 400 steps or more; without rows, one whose problem names its smaller instances, the
+//! quartering, or a graph whose frontier is as wide, not a long narrow one) is priced first, as
+//! `leaper plan` prices it and with the same figures ([`crate::plan::forecast`]; without rows, from
+//! its smaller instances counted in full: [`crate::plan::ladder`], or a graph's guessed from its
+//! frontier's widths past the probe: [`crate::plan::widths`]): always before a count with
+//! `--job-dir` (a long run, whose directory keeps the forecast for `leaper status`), before a count
+//! in memory only if a glance of about half a second ([`Bounds::quick`]; docs/PERFORMANCE-LOG.md,
+//! "The quick probe before a count"; without rows, the smaller instances within [`QUICK_STATES`]
+//! states read) puts it within a factor of 4 of a limit. A sweep without rows that its glance
+//! counts whole, smaller instances and all, is small, and not priced even with `--job-dir`; a graph
+//! whose glance's guess is likely low (short of its widest frontier, or wider than the guess was
+//! measured on) is priced whatever the glance says. If it needs more memory than a count in memory
+//! may hold here, more disk than is free in the job directory, or more than an hour, one `warning:`
+//! line says so with the plan's figures, and the count goes on. Smaller sweeps, searches and
+//! cluster jobs (whose machines are the workers') pay nothing. The warning is printed as every
+//! `warning:` is, `-q` or not: it is what a person must know before leaving a count to run (a JSON
+//! log gets it as an event).
 //!
 //! Before either, the problem's own refusals (`Task::preflight`, `Tool::preflight`, with this
 //! machine's threads and free disk): `tours enumerate` and `tours generate` refuse what cannot
@@ -48,6 +50,7 @@ use crate::numbers::{approx, duration};
 use crate::plan::estimate::{cost, in_memory_bytes};
 use crate::plan::forecast::{self, Forecast};
 use crate::plan::probe::{Bounds, QUICK_STATES};
+use crate::plan::widths;
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
 
 /// A frontier of this many cells (a row times the rows a move reaches) may hold more states
@@ -107,13 +110,18 @@ fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) -> Option<Forecast> {
 }
 
 /// Whether `job` (of `task`) could need more than a machine: a wide frontier or a long sweep;
-/// without rows (the hint's row is the whole sweep), one priced from its smaller instances
-/// (the others have nothing the model can extend).
+/// without rows (the hint's row is the whole sweep), one priced from its smaller instances, or
+/// a graph's whose frontier is as wide (the others have nothing a model can extend). A graph's
+/// long sweep on a narrow frontier (a cycle of 100,000 vertices) is not priced: its probe,
+/// which goes on while layers are small, would count it whole a second time.
 fn plausibly_big(job: &dyn SweepJob, task: &dyn Task) -> bool {
+    let hint = job.profile_hint();
+    if forecast::by_widths(job) {
+        return hint.widths.iter().copied().max().unwrap_or(0) >= WIDE_FRONTIER;
+    }
     if !forecast::has_rows(job) {
         return task.smaller().is_some();
     }
-    let hint = job.profile_hint();
     hint.row * hint.rows_reached.max(1) >= WIDE_FRONTIER || job.steps() >= LONG_SWEEP
 }
 
@@ -150,7 +158,7 @@ fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
         memory: in_memory.then_some(memory_limit),
         disk_free: request.run.job_dir.as_deref().and_then(crate::machine::free_disk),
     };
-    if in_memory || !forecast::has_rows(job) {
+    if in_memory || !(forecast::has_rows(job) || forecast::by_widths(job)) {
         match glance(job, request)? {
             None => return Ok(None),
             Some(glance) if in_memory && !glance.near(memory_limit) => return Ok(None),
@@ -170,11 +178,15 @@ const NEAR: f64 = 4.0;
 struct Glance {
     memory: u64,
     seconds: f64,
+    /// A graph's glance whose guess is likely low (it stopped short of the widest frontier, or
+    /// the frontier is wider than the guess was measured on: [`widths::Trust`]): priced as the
+    /// plan does, whatever it says.
+    short: bool,
 }
 
 impl Glance {
     fn near(&self, memory_limit: u64) -> bool {
-        self.memory as f64 * NEAR > memory_limit as f64 || self.seconds * NEAR > AN_HOUR
+        self.short || self.memory as f64 * NEAR > memory_limit as f64 || self.seconds * NEAR > AN_HOUR
     }
 }
 
@@ -185,18 +197,22 @@ fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Glance>> {
     let plan = plan_moduli(job, &options)?;
     let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
     let (first, threads) = (&plan.passes[0], request.run.threads);
-    let (profile, rates) = if forecast::has_rows(job) {
-        let bounds = Bounds::quick(2 * job.profile_hint().row);
-        let (_, profile, rates) = crate::plan::estimate(job, first, bounds, threads, None)?;
-        (profile, rates)
+    let by_widths = forecast::by_widths(job);
+    let (profile, rates, short) = if forecast::has_rows(job) || by_widths {
+        let bounds = Bounds::quick(forecast::probe_at_least(job));
+        let (probe, profile, rates) = crate::plan::estimate(job, first, bounds, threads, None)?;
+        let short = by_widths
+            && !probe.finished(job.steps())
+            && widths::Trust::of(&job.profile_hint().widths, probe.profile.len()) != widths::Trust::Measured;
+        (profile, rates, short)
     } else {
         match forecast::extrapolate(job, request.task.as_ref(), first, QUICK_STATES, &options, threads)? {
-            Some(extrapolated) => (extrapolated.profile, extrapolated.rates),
+            Some(extrapolated) => (extrapolated.profile, extrapolated.rates, false),
             None => return Ok(None),
         }
     };
     let seconds = cost(&profile, &rates, 1, OUT_OF_CORE_MEM_LIMIT).seconds_per_pass * runs as f64;
-    Ok(Some(Glance { memory: in_memory_bytes(&profile, &rates), seconds }))
+    Ok(Some(Glance { memory: in_memory_bytes(&profile, &rates), seconds, short }))
 }
 
 impl Needs {

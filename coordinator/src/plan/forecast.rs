@@ -34,6 +34,7 @@ use super::estimate::{RATE_FLOOR, WIRE_BYTES_PER_WORD};
 use super::ladder::{self, Climb, Ladder};
 use super::model;
 use super::probe::{Bounds, Probe};
+use super::widths;
 use crate::numbers::{approx, bytes, duration};
 use crate::request::JobRequest;
 
@@ -91,7 +92,8 @@ pub struct Priced {
 /// logged at debug level only if `quiet` (before a count). A sweep without rows is probed
 /// whole, or priced from its smaller instances counted in full while they read at most
 /// `probe_states` states in all, where it names them and is too big to count within that
-/// ([`ladder`]).
+/// ([`ladder`]); a graph's is probed as far as its widest frontier and two steps more, then on
+/// while a step reads at most `probe_states`, the rest guessed from its widths ([`widths`]).
 pub fn price(
     job: &dyn SweepJob,
     request: &JobRequest,
@@ -105,11 +107,11 @@ pub fn price(
     // The exact pass alone runs for certain; residue passes follow only if a count saturates.
     let runs = if passes.exact_lane().is_some() { 1 } else { passes.passes.len() };
     let first: &Moduli = &passes.passes[0];
-    let bounds = Bounds::plan(2 * job.profile_hint().row, probe_states);
+    let bounds = Bounds::plan(probe_at_least(job), probe_states);
     let bounds = if quiet { bounds.quietly() } else { bounds };
     // The model extends a profile row by row: a sweep without rows (the quartering's diagonals,
     // a graph's vertices) is known as far as its probe ran, and no further, unless its smaller
-    // instances say how it grows.
+    // instances say how it grows, or its frontier's widths let one guess it (a graph's).
     let has_rows = has_rows(job);
     let threads = request.run.threads;
     let extrapolated = match has_rows {
@@ -123,7 +125,7 @@ pub fn price(
             (probe, profile, rates, None)
         }
     };
-    if !has_rows && ladder.is_none() && !probe.finished(job.steps()) {
+    if !has_rows && !by_widths(job) && ladder.is_none() && !probe.finished(job.steps()) {
         bail!(
             "{}: its probe ran {} of its {} steps in {:.0} s and stopped before a layer of more than {} states; the \
              plan predicts the rest of a sweep row by row, and this one has no rows, so its cost past the probe is \
@@ -145,6 +147,21 @@ pub fn price(
 pub fn has_rows(job: &dyn SweepJob) -> bool {
     let row = job.profile_hint().row;
     row > 0 && row < job.steps()
+}
+
+/// Whether `job`'s probe is extended by its frontier's widths ([`widths`]): a graph's.
+pub fn by_widths(job: &dyn SweepJob) -> bool {
+    widths::applies(&job.profile_hint(), job.steps())
+}
+
+/// The steps a probe of `job` runs whatever its layers: what its model extends from, two rows
+/// (a sweep without rows: all of it), or a graph's widest frontier and two steps more.
+pub fn probe_at_least(job: &dyn SweepJob) -> usize {
+    let hint = job.profile_hint();
+    match widths::applies(&hint, job.steps()) {
+        true => hint.widths.iter().copied().max().unwrap_or(0) + 2,
+        false => 2 * hint.row,
+    }
 }
 
 /// A sweep priced from its smaller instances: they, and its profile and rates as theirs foretell
@@ -209,7 +226,13 @@ impl Forecast {
             seconds: one.seconds_per_pass * runs as f64,
             probe_steps: if ladder.is_some() { 0 } else { probe.profile.len() },
             probe_finished: ladder.is_none() && probe.finished(job.steps()),
-            extrapolated: ladder.map(Ladder::source),
+            extrapolated: match ladder {
+                Some(ladder) => Some(ladder.source()),
+                None if by_widths(job) && !probe.finished(job.steps()) => {
+                    Some(widths::source(probe.profile.len(), job.steps(), &job.profile_hint().widths))
+                }
+                None => None,
+            },
         }
     }
 
@@ -287,14 +310,17 @@ fn disk_bytes_per_state(job: &dyn SweepJob, first: &Moduli, probe: &Probe, profi
 }
 
 /// The probe's layers, then the rest of the pass as the layer model predicts it (a probe cut
-/// short of two rows completed first: [`model::complete_rows`]).
+/// short of two rows completed first: [`model::complete_rows`]), or, without rows, as the
+/// frontier's widths let one guess it ([`widths`]).
 pub fn predict(job: &dyn SweepJob, probe: &Probe) -> Profile {
     let measured = probe.profile.len();
+    let hint = job.profile_hint();
+    let known: Vec<u64> = probe.profile.iter().copied().chain([probe.next_states]).collect();
     let mut states = if probe.finished(job.steps()) {
         probe.profile.clone()
+    } else if widths::applies(&hint, job.steps()) {
+        widths::extend(&known, &hint.widths, job.steps()).iter().map(|s| s.round() as u64).collect()
     } else {
-        let hint = job.profile_hint();
-        let known: Vec<u64> = probe.profile.iter().copied().chain([probe.next_states]).collect();
         let known = model::complete_rows(&known, hint.row, job.steps());
         model::extend(&known, job.steps(), &hint, hint.rows_reached.max(1)).iter().map(|s| s.round() as u64).collect()
     };

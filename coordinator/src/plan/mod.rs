@@ -15,7 +15,9 @@
 //! The same probe, bounded to about a second, warns before a count that will not fit
 //! ([`crate::hopeless`]): [`estimate`] is both's. A sweep without rows, which the model cannot
 //! extend, is priced from its smaller instances counted in full where its problem names them
-//! ([`ladder`]: `leaper plan quarter 40` from `quarter 2` to `quarter 20`, in about a second).
+//! ([`ladder`]: `leaper plan quarter 40` from `quarter 2` to `quarter 20`, in about a second);
+//! a graph's, whose frontier's width is known at every step, is guessed from it past its probe
+//! ([`widths`]: `leaper plan knight 8x8 --remove a1,h1`).
 //!
 //! The plan's own options may stand anywhere after `plan`; everything else is the job, exactly
 //! as it would be started (`knight 9x10 --open --counts residues`), so the plan prices the same
@@ -28,6 +30,7 @@ pub mod ladder;
 pub mod link;
 pub mod model;
 pub mod probe;
+pub mod widths;
 
 pub use crate::numbers::{approx, duration};
 pub use forecast::{estimate, predict};
@@ -519,21 +522,21 @@ impl PlanReport {
                 last.name
             )?;
         } else {
-            let how = if self.probe_finished { "the whole sweep (the plan is exact)" } else { "then predicted" };
+            let how = match &self.forecast.extrapolated {
+                _ if self.probe_finished => "the whole sweep (the plan is exact)".to_string(),
+                Some(guessed) => format!("then {guessed}"),
+                None => "then predicted".to_string(),
+            };
             writeln!(
                 out,
                 "probe     steps 1-{} run in {:.1} s, {how}; {:.2} bytes a state on disk, {rate} states/s on {threads}",
                 self.probe_steps, self.probe_seconds, self.disk.probe_bytes_per_state,
             )?;
         }
-        writeln!(
-            out,
-            "peak      {} states, read by step {} (row {}, column {})",
-            approx(self.peak_states as f64),
-            self.peak_step,
-            self.peak_row,
-            self.peak_col
-        )?;
+        // A sweep without rows is one row: its steps say where.
+        let rows = self.row_peaks.len() > 1;
+        let at = if rows { format!(" (row {}, column {})", self.peak_row, self.peak_col) } else { String::new() };
+        writeln!(out, "peak      {} states, read by step {}{at}", approx(self.peak_states as f64), self.peak_step)?;
         writeln!(out, "work      {} states read per pass", approx(self.expansions as f64))?;
         let held = self.forecast.memory_held;
         let roomy = if held > self.in_memory_bytes {
@@ -550,8 +553,10 @@ impl PlanReport {
             bytes(self.in_memory_bytes)
         )?;
         writeln!(out, "machine   {}", self.machine.line(self.in_memory_bytes, held))?;
-        let rows: Vec<String> = self.row_peaks.iter().map(|&s| approx(s as f64)).collect();
-        writeln!(out, "rows      largest layer of each row: {}", rows.join("  "))?;
+        if rows {
+            let peaks: Vec<String> = self.row_peaks.iter().map(|&s| approx(s as f64)).collect();
+            writeln!(out, "rows      largest layer of each row: {}", peaks.join("  "))?;
+        }
         writeln!(out, "disk      {}", self.disk.line(self.disk_bytes_per_state))?;
         for note in &self.notes {
             writeln!(out, "note      {note}")?;

@@ -43,7 +43,10 @@ pub struct StepPosition {
 /// reach (the knight's 2: layers grow until about twice that many rows are done), and two facts
 /// about the frontier that shape its first rows: whether cells may be path ends (open tours),
 /// and whether a row's cells are processed out of their order (from its edges inwards, the
-/// first row's states merging with their mirror images).
+/// first row's states merging with their mirror images). A sweep without rows (a graph's: its
+/// one row is the whole sweep) may say instead how wide its frontier is before each step
+/// (`widths`, one more than its steps; empty where not known): its layers grow about
+/// exponentially in that width (coordinator/src/plan/widths.rs).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileHint {
     pub row: usize,
@@ -51,6 +54,7 @@ pub struct ProfileHint {
     pub rows_reached: usize,
     pub ends: bool,
     pub reordered: bool,
+    pub widths: Vec<usize>,
 }
 
 /// A frontier problem's side of the step engine.

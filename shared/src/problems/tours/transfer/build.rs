@@ -38,13 +38,11 @@ pub fn tours(geometry: Geometry, min_rows: usize, kind: TourKind) -> Result<Box<
 /// ([`Walked::Graph`], `name` naming it): the window is the longest edge, the key the
 /// narrowest that fits its live positions. `leaper graph` chooses the order.
 pub fn graph_tours(name: String, edges: &[Vec<usize>], kind: TourKind) -> Result<Box<dyn SweepJob>> {
-    let walked = Walked::Graph { vertices: edges.len(), name };
     let reach = order::reach(edges);
-    let bits = if reach > MAX_WINDOW {
-        u128::BITS + 1
-    } else {
-        dense_worst_case_bits(&live_positions(edges, reach), kind.max_free())
-    };
+    let live = if reach > MAX_WINDOW { Vec::new() } else { live_positions(edges, reach) };
+    let widths = live.iter().map(|mask| mask.count_ones() as usize).collect();
+    let walked = Walked::Graph { vertices: edges.len(), name, widths };
+    let bits = if reach > MAX_WINDOW { u128::BITS + 1 } else { dense_worst_case_bits(&live, kind.max_free()) };
     if bits <= u64::BITS {
         Ok(Box::new(TransferMatrix::<u64>::of_graph(walked, kind, reach, edges)?))
     } else {

@@ -5,6 +5,7 @@
 
 use super::build::TransferMatrix;
 use super::kinds::TourKind;
+use super::walked::Walked;
 use crate::engine::{ProfileHint, StateKey};
 use crate::problems::tours::order::RowOrder;
 
@@ -18,7 +19,9 @@ impl<K: StateKey> TransferMatrix<K> {
     /// `within_a_move`. The figures were measured on knight boards and depend on the kind of
     /// tour, the check and the order of a row's cells (docs/PERFORMANCE-LOG.md, "The board's end
     /// in the tours' profile"). They are what a row whose layers are even keeps; the layer model
-    /// spreads each along its row (coordinator/src/plan/model.rs, `BoardEnd`).
+    /// spreads each along its row (coordinator/src/plan/model.rs, `BoardEnd`). A graph is one row
+    /// and says instead how many live positions its frontier holds before each step
+    /// (coordinator/src/plan/widths.rs guesses its layers from them).
     pub(super) fn profile_hint(&self) -> ProfileHint {
         let width = self.walked.width();
         let rows_reached = self.walked.rows_reached();
@@ -33,6 +36,10 @@ impl<K: StateKey> TransferMatrix<K> {
         let mut tail = before.to_vec();
         tail.extend((0..rows_reached as i32).map(|j| first * f64::powi(fall, j) * within_a_move));
         tail.push(0.0);
-        ProfileHint { row: width, tail, rows_reached, ends: self.kind.has_ends(), reordered }
+        let widths = match &self.walked {
+            Walked::Graph { widths, .. } => widths.clone(),
+            Walked::Board(_) => Vec::new(),
+        };
+        ProfileHint { row: width, tail, rows_reached, ends: self.kind.has_ends(), reordered, widths }
     }
 }

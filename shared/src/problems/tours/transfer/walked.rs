@@ -14,8 +14,9 @@ pub enum Walked {
     /// A board of a move set, `rows` rows of `width` cells (the longest length a sweep reaches).
     Board(Geometry),
     /// A graph's vertices as one row, in the order they are processed; `name` says which graph
-    /// (its source and size), for messages and slot names.
-    Graph { vertices: usize, name: String },
+    /// (its source and size), for messages and slot names; `widths` the frontier's live
+    /// positions before each vertex and after the last, for estimates of its layers.
+    Graph { vertices: usize, name: String, widths: Vec<usize> },
 }
 
 impl Walked {
