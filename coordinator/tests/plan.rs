@@ -654,3 +654,28 @@ fn a_graph_s_layers_are_guessed_from_its_frontier_s_widths() {
     assert!(line(&text, "probe     ").contains(", then steps "), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 58: from 28 x 28 on, the quartering's counts pass the exact 128-bit lane (28 x 28 has
+/// 1.12e42 ways, 2^139.7; 26 x 26 9.46e35, 2^119.5), and the residue pass that follows was not
+/// priced. The smaller instances' counts foretell it: the forecast runs both passes, and the
+/// plan says so and how to skip the exact one.
+#[test]
+fn a_count_foretold_past_the_exact_lane_is_priced_with_its_residue_pass() {
+    let (within, past) = (plan(&["quarter", "26"]), plan(&["quarter", "28"]));
+    let bits = |plan: &Value| plan["forecast"]["count_bits"].as_f64().unwrap();
+    // The sweep's own counts (its slots) are what the lane holds: about twice the total.
+    assert!((119.5..121.5).contains(&bits(&within)), "{within}");
+    assert!((139.7..141.7).contains(&bits(&past)), "{past}");
+    assert_eq!((within["forecast"]["runs"].as_u64(), past["forecast"]["runs"].as_u64()), (Some(1), Some(2)));
+    let one_pass = past["costs"][0]["seconds_per_pass"].as_f64().unwrap();
+    assert!((past["forecast"]["seconds"].as_f64().unwrap() - 2.0 * one_pass).abs() <= 1e-6 * one_pass, "{past}");
+    let text = plan_text(&["quarter", "28"]);
+    assert!(
+        line(&text, "count     ").ends_with(
+            "as the counts of quarter 16 to quarter 20 foretell: past the exact pass's 2^128, so 2 passes run, \
+             priced below; --counts residues skips the exact pass"
+        ),
+        "{text}"
+    );
+    assert!(line(&plan_text(&["quarter", "26"]), "count     ").ends_with("within the exact pass's 2^128"));
+}

@@ -261,6 +261,7 @@ mod tests {
             probe_steps: 18,
             probe_finished: false,
             extrapolated: None,
+            count_bits: None,
         };
         Needs { forecast, room: Room { memory: memory_limit, disk_free } }
     }

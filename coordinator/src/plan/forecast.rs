@@ -71,6 +71,11 @@ pub struct Forecast {
     /// own probe then ran no step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extrapolated: Option<String>,
+    /// `log2` of the largest count, where the smaller instances' counts foretell it
+    /// ([`Ladder::count_bits`]); past the exact pass's lane, the residue passes run for certain
+    /// and `runs` counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count_bits: Option<f64>,
 }
 
 /// A priced sweep: the probe and what the model made of it, and the forecast they give.
@@ -139,7 +144,13 @@ pub fn price(
     }
     let in_memory_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
     let limits = (mem_limit, in_memory_limit);
-    let forecast = Forecast::of(job, (&probe, ladder.as_ref()), &profile, &rates, runs, limits);
+    // Smaller instances' counts may foretell that this one passes the exact lane: its residue
+    // passes then run for certain (the quartering from 28 x 28 on).
+    let count_bits = ladder.as_ref().and_then(Ladder::count_bits);
+    let saturates = passes.exact_lane().zip(count_bits).is_some_and(|(lane, bits)| bits >= f64::from(lane.bits()));
+    let runs = if saturates { passes.passes.len() } else { runs };
+    let mut forecast = Forecast::of(job, (&probe, ladder.as_ref()), &profile, &rates, runs, limits);
+    forecast.count_bits = count_bits;
     Ok(Priced { probe, profile, rates, forecast, passes, ladder })
 }
 
@@ -226,6 +237,7 @@ impl Forecast {
             seconds: one.seconds_per_pass * runs as f64,
             probe_steps: if ladder.is_some() { 0 } else { probe.profile.len() },
             probe_finished: ladder.is_none() && probe.finished(job.steps()),
+            count_bits: None,
             extrapolated: match ladder {
                 Some(ladder) => Some(ladder.source()),
                 None if by_widths(job) && !probe.finished(job.steps()) => {

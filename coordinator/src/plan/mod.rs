@@ -492,6 +492,25 @@ impl PlanReport {
         }
     }
 
+    /// The `count` line, where the smaller instances' counts foretell the count's size: `about
+    /// 2^161.5, as the counts of quarter 16 to quarter 20 foretell: past the exact pass's 2^128,
+    /// so 2 passes run, priced below; --counts residues skips the exact pass`.
+    fn count_line(&self) -> Option<String> {
+        let (bits, ladder) = (self.forecast.count_bits?, self.ladder.as_ref()?);
+        let rungs = &ladder.rungs[ladder.rungs.len().saturating_sub(3)..];
+        let from = format!("as the counts of {} to {} foretell", rungs[0].name, rungs[rungs.len() - 1].name);
+        let lane = self.counts.exact_bits?;
+        Some(if bits >= f64::from(lane) {
+            format!(
+                "about 2^{bits:.1}, {from}: past the exact pass's 2^{lane}, so {} run, priced below; --counts \
+                 residues skips the exact pass",
+                counted(self.forecast.runs, "pass", "passes")
+            )
+        } else {
+            format!("about 2^{bits:.1}, {from}: within the exact pass's 2^{lane}")
+        })
+    }
+
     fn print(&self, out: &mut dyn Write) -> Result<()> {
         let counts = &self.counts;
         let carried = if counts.exact_first {
@@ -501,6 +520,9 @@ impl PlanReport {
         };
         writeln!(out, "plan      {}: {} steps, {}-bit keys, {carried}", self.job, self.steps, self.key_bits)?;
         writeln!(out, "passes    {}", counts.line())?;
+        if let Some(line) = self.count_line() {
+            writeln!(out, "count     {line}")?;
+        }
         let threads = counted(self.threads, "thread", "threads");
         let rate = grouped(self.states_per_second.round() as u64);
         if let Some(ladder) = &self.ladder {

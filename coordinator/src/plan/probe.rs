@@ -117,6 +117,9 @@ pub struct Probe {
     pub largest_bytes: u64,
     /// Whether the probe ran on the out-of-core store (its bytes are disk bytes), or in memory.
     pub on_disk: bool,
+    /// What the measured steps closed, per slot, in the probe's lanes: a probe that ran the whole
+    /// sweep holds its counts (a smaller instance's, for the growth of the counts: [`super::ladder`]).
+    pub closed: Vec<Vec<u64>>,
 }
 
 impl Probe {
@@ -197,7 +200,8 @@ pub fn probe(job: &dyn SweepJob, moduli: &Moduli, bounds: Bounds, scratch_parent
     let mut host = LocalSteps::new(job, &mut stores);
     host.begin_pass(moduli, &SweepProgress::default())?;
     host.seed(&job.start_record(moduli))?;
-    let mut probe = Probe { next_states: 1, on_disk: scratch.is_some(), ..Probe::default() };
+    let closed = vec![vec![0; moduli.len()]; job.slots()];
+    let mut probe = Probe { next_states: 1, on_disk: scratch.is_some(), closed, ..Probe::default() };
     let begun = Instant::now();
     for step in 0..job.steps() {
         let read = probe.profile.iter().sum();
@@ -210,6 +214,9 @@ pub fn probe(job: &dyn SweepJob, moduli: &Moduli, bounds: Bounds, scratch_parent
         probe.profile.push(outcome.read);
         probe.handed.push(outcome.handed);
         probe.next_states = outcome.layer.states;
+        for (total, closed) in probe.closed.iter_mut().zip(outcome.closed.chunks(moduli.len())) {
+            moduli.add_assign(total, closed);
+        }
         if outcome.layer.states >= probe.largest_states && outcome.layer.bytes > 0 {
             probe.largest_states = outcome.layer.states;
             probe.largest_bytes = outcome.layer.bytes;
