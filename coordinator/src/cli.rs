@@ -19,12 +19,7 @@ use crate::request::{parse_size, JobRequest, RunArgs, SweepArgs};
 #[command(
     name = "leaper",
     version,
-    about = "Exact counts of knight's tours and other combinatorial objects",
-    after_help = "Examples:
-  leaper knight 6x6              # 9862 closed tours, in a fraction of a second
-  leaper knight 6x10 --sweep     # every length 6x1 ... 6x10 from one sweep
-  leaper quarter 8               # 766 ways to cut 8x8 into four equal pieces
-  leaper COMMAND --help          # a command's options and examples"
+    about = "Exact counts of combinatorial objects: one command a problem, each with its examples"
 )]
 pub struct Cli {
     /// Log format on stderr: text, or JSON lines for log collectors (never the live display; an
@@ -70,17 +65,11 @@ pub enum Builtin {
     Status(StatusArgs),
     /// Price a count before running it: states, disk, memory, time.
     ///
-    /// Price a sweep before running it: `leaper plan knight 9x10 [--open] [--workers N|ADDR,...]
+    /// Price a sweep before running it: `leaper plan COMMAND ARGS [--workers N|ADDR,...]
     /// [--disk-per-worker SIZE] [--mem-per-worker SIZE]` runs its first steps, predicts the rest
     /// and prints peak states, disk per worker, states read and wall time (`leaper plan --help`).
     /// --workers is a number, or a count's own list of addresses, priced by its length.
-    #[command(
-        disable_help_flag = true,
-        after_help = "Examples:
-  leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB
-  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB
-  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101  # 3 workers"
-    )]
+    #[command(disable_help_flag = true)]
     Plan {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
         args: Vec<OsString>,
@@ -93,8 +82,7 @@ pub enum Builtin {
         disable_help_flag = true,
         after_help = "Examples:
   leaper worker --listen 0.0.0.0:7101 --data-dir /data/w1 --token-file secret
-  leaper knight 9x8 --sweep --job-dir runs/9x8 --token-file secret \\
-      --workers h1:7101,h2:7101,h3:7101"
+  leaper COMMAND ARGS --job-dir runs/J --token-file secret --workers h1:7101,h2:7101,h3:7101"
     )]
     Worker {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
@@ -113,9 +101,9 @@ pub enum Builtin {
     /// Print the manual page, or write a page per command into DIR.
     #[command(after_help = "Examples:
   leaper man > leaper.1 && man ./leaper.1
-  leaper man --dir /usr/local/share/man/man1  # leaper.1, leaper-knight.1, ...")]
+  leaper man --dir /usr/local/share/man/man1  # leaper.1, leaper-COMMAND.1, ...")]
     Man {
-        /// Write leaper.1 and a page per command (leaper-knight.1, ...) into DIR instead.
+        /// Write leaper.1 and a page per command (leaper-COMMAND.1, ...) into DIR instead.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
@@ -293,7 +281,9 @@ pub struct ToolWorkers {
 /// command's own subcommands are jobs too (with the options of their kinds), except its tools,
 /// which take only their own.
 pub fn command() -> clap::Command {
-    let mut command = Cli::command();
+    let mut command = Cli::command()
+        .after_help(crate::help::top_examples(REGISTRY))
+        .mut_subcommand("plan", |plan| plan.after_help(crate::help::plan_examples(REGISTRY)));
     let builtins: Vec<String> = command.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
     for (order, name) in builtins.into_iter().enumerate() {
         command = command.mut_subcommand(name, |sub| sub.display_order(PROBLEMS_FIRST + order));
@@ -462,10 +452,10 @@ fn invocation(matches: clap::ArgMatches) -> Result<Invocation> {
                 match invocation(parsed)?.action {
                     Action::Start(request) => Action::Plan(plan, request),
                     Action::Stream(_) | Action::Answer(_) => anyhow::bail!(
-                        "`leaper plan` prices one count (`leaper plan graph g.txt`): not a stream of them, nor \
-                         --print-order"
+                        "`leaper plan` prices one count: not a stream of them, nor an answer printed without \
+                         counting (--print-order)"
                     ),
-                    _ => anyhow::bail!("`leaper plan` prices a problem's job (`leaper plan knight 9x10`), not a command of leaper's own"),
+                    _ => anyhow::bail!("`leaper plan` prices a problem's job (`leaper plan COMMAND ARGS`, as the count would be started), not a command of leaper's own"),
                 }
             }
         },

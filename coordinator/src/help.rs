@@ -14,6 +14,8 @@
 use std::ffi::OsString;
 
 use anyhow::Result;
+use leaper_core::engine::jobdir::JobKind;
+use leaper_core::engine::Problem;
 
 /// The problem's own options (its board, what it counts), told under one heading before the
 /// engine's: a file it writes is output, everything else says what is counted. Positional
@@ -46,6 +48,57 @@ pub fn with_examples(command: clap::Command, examples: Option<&str>) -> clap::Co
         None => long,
     };
     command.after_help(format!("Examples:\n{}", short.join("\n"))).after_long_help(long)
+}
+
+/// The top level's examples: the first of each problem's first command, from the registry (so
+/// that no file here names a problem), then how to see a command's own.
+pub fn top_examples(registry: &[&dyn Problem]) -> String {
+    let mut lines = Vec::new();
+    for problem in registry {
+        let first = problem.commands().first().and_then(|command| problem.examples(command.get_name()));
+        lines.extend(first.and_then(|examples| examples.lines().next()).map(str::to_string));
+    }
+    lines.push("leaper COMMAND --help # a command's options and examples".to_string());
+    aligned(&lines)
+}
+
+/// Example lines (`leaper ... # what it prints`) under `Examples:`, their comments in one column.
+fn aligned(lines: &[String]) -> String {
+    let split: Vec<(&str, Option<&str>)> = lines
+        .iter()
+        .map(|line| match line.split_once(" # ") {
+            Some((command, comment)) => (command.trim(), Some(comment.trim())),
+            None => (line.trim(), None),
+        })
+        .collect();
+    let width = split.iter().map(|(command, _)| command.len()).max().unwrap_or(0);
+    let mut text = "Examples:".to_string();
+    for (command, comment) in split {
+        text += &match comment {
+            Some(comment) => format!("\n  {command:width$}  # {comment}"),
+            None => format!("\n  {command}"),
+        };
+    }
+    text
+}
+
+/// `leaper plan`'s examples: each problem's first example of a command that sweeps, priced as
+/// it would be started (from the registry, as [`top_examples`]), then a cluster's.
+pub fn plan_examples(registry: &[&dyn Problem]) -> String {
+    let mut lines = Vec::new();
+    for problem in registry {
+        let sweeps = problem
+            .commands()
+            .into_iter()
+            .map(|command| command.get_name().to_string())
+            .find(|name| problem.kinds(name).contains(&JobKind::Sweep));
+        let first = sweeps.and_then(|name| problem.examples(&name)).and_then(|examples| examples.lines().next());
+        if let Some(job) = first.and_then(|line| line.split('#').next()?.trim().strip_prefix("leaper ")) {
+            lines.push(format!("leaper plan {job}"));
+        }
+    }
+    lines.push("leaper plan COMMAND ARGS --workers 8 --disk-per-worker 2TiB # on 8 workers".to_string());
+    aligned(&lines)
 }
 
 /// The help of one action of a problem command whose first argument is an action to choose

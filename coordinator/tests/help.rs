@@ -216,3 +216,51 @@ fn completions_and_the_manual_page_come_from_the_command_line() {
     assert!(!dir.join("leaper-help.1").exists(), "clap's help command has no page");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 59: a problem is its folder and its registry line. No file under coordinator/src names
+/// a problem's command in its code (comments and unit tests aside): not as a literal (`"tours"`,
+/// a downcast's `find`), not in a path into its folder, not in an example (`leaper knight ...`);
+/// the help's examples come from the registry.
+#[test]
+fn no_file_of_the_coordinator_names_a_problem() {
+    let names: Vec<String> = leaper_core::problems::REGISTRY
+        .iter()
+        .flat_map(|problem| problem.commands())
+        .map(|command| command.get_name().to_string())
+        .collect();
+    assert!(names.len() >= 5, "{names:?}");
+    let mut found = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap();
+            for (number, line) in code.lines().enumerate() {
+                if line.trim_start().starts_with("//") {
+                    continue;
+                }
+                for name in &names {
+                    let named = [format!("leaper {name} "), format!("\"{name}\""), format!("::{name}::")];
+                    if named.iter().any(|pattern| line.contains(pattern.as_str())) {
+                        found.push(format!("{}:{}: {}", path.display(), number + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "problems named in the coordinator's code:\n{}", found.join("\n"));
+    // The examples the help shows are the registry's.
+    let help = leaper(&["--help"]);
+    for problem in leaper_core::problems::REGISTRY {
+        let first = problem.commands().first().and_then(|command| problem.examples(command.get_name()));
+        if let Some(line) = first.and_then(|examples| examples.lines().next()) {
+            let command = line.split(" # ").next().unwrap().trim();
+            assert!(help.contains(&format!("\n  {command} ")), "{command}: {help}");
+        }
+    }
+}

@@ -98,13 +98,13 @@ pub const MEASURED: [Measured; 3] = [
         lanes: Lanes::Exact { bits: 64, spare: 0 },
         bytes_per_state: 2.14,
         states: 1.863e9,
-        run: "knight 9x8 --sweep, the dress rehearsal of 2026-11-28 (docs/FLAGSHIP.md)",
+        run: "the 9 x 8 sweep of the dress rehearsal of 2026-11-28 (docs/FLAGSHIP.md)",
     },
     Measured {
         lanes: Lanes::Residues(4),
         bytes_per_state: 3.37,
         states: 3.288e9,
-        run: "knight 9x10 --counts residues --verify, the run of 2026-11-28 (docs/FLAGSHIP.md)",
+        run: "the 9 x 10 count in residues of 2026-11-28 (docs/FLAGSHIP.md)",
     },
     EXACT_128_VERIFIED,
 ];
@@ -121,7 +121,7 @@ const EXACT_128_VERIFIED: Measured = Measured {
     lanes: Lanes::Exact { bits: 128, spare: 1 },
     bytes_per_state: 10_802_343_611.0 / 3_289_878_650.0,
     states: 3.29e9,
-    run: "knight 9x12 --sweep --verify, the run of 2026-11-28 and 29, at step 44 (docs/FLAGSHIP.md)",
+    run: "the 9 x 12 sweep of 2026-11-28 and 29, at step 44 (docs/FLAGSHIP.md)",
 };
 
 /// Bytes a state a lane of residues beyond the first adds: the slope of the line through one

@@ -40,7 +40,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches, Parser};
 use leaper_core::engine::sweep::SweepPlan;
 use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
@@ -62,13 +62,7 @@ const MOST_WORKERS: usize = 100_000;
 #[command(
     name = "plan",
     override_usage = "leaper plan [OPTIONS] <PROBLEM> [JOB ARGS]...",
-    about = "Price a sweep before running it: peak states, disk per worker, states read, wall time",
-    after_help = "Everything else after `plan` is the job, as it would be started: \
-                  `leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB`\n\n\
-                  Examples:\n  \
-                  leaper plan knight 9x10 --counts residues --workers 8 --disk-per-worker 2TiB\n  \
-                  leaper plan knight 9x10 --open --workers 8 --disk-per-worker 2TiB\n  \
-                  leaper plan knight 9x8 --sweep --workers h1:7101,h2:7101,h3:7101  # 3 workers"
+    about = "Price a sweep before running it: peak states, disk per worker, states read, wall time"
 )]
 pub struct PlanArgs {
     /// Workers the job would run on: a number, or the count's own list (`host:port,...`, as
@@ -136,6 +130,15 @@ fn parse_worker_count(text: &str) -> Result<u64, String> {
 const VALUED: [&str; 6] =
     ["--workers", "--disk-per-worker", "--mem-per-worker", "--probe-states", "--scratch", "--link"];
 
+/// The plan's own command line, with the registry's examples after its options.
+fn plan_command() -> clap::Command {
+    let examples = crate::help::plan_examples(leaper_core::problems::REGISTRY);
+    PlanArgs::command().after_help(format!(
+        "Everything else after `plan` is the job, as it would be started: `leaper plan COMMAND ARGS \
+         [--workers N] [--disk-per-worker SIZE]`\n\n{examples}"
+    ))
+}
+
 /// Splits the arguments after `plan` into the plan's own (parsed, with clap's help and errors)
 /// and the job's (returned as they are, for the job's parser).
 pub fn split_args(args: Vec<OsString>) -> Result<(PlanArgs, Vec<OsString>)> {
@@ -156,10 +159,11 @@ pub fn split_args(args: Vec<OsString>) -> Result<(PlanArgs, Vec<OsString>)> {
             job.push(arg);
         }
     }
-    let plan = PlanArgs::try_parse_from(&own).unwrap_or_else(|error| error.exit());
+    let matches = plan_command().try_get_matches_from(&own).unwrap_or_else(|error| error.exit());
+    let plan = PlanArgs::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     if job.is_empty() {
-        PlanArgs::command().print_help()?;
-        bail!("`leaper plan` needs a job to price: `leaper plan knight 9x10`");
+        plan_command().print_help()?;
+        bail!("`leaper plan` needs a job to price: `leaper plan COMMAND ARGS`, as the count would be started");
     }
     Ok((plan, job))
 }
