@@ -124,16 +124,7 @@ fn random_graphs_up_to_twelve_vertices_count_as_brute_force_does_in_every_order(
 
 /// The `w` x `h` grid graph.
 fn grid(w: usize, h: usize) -> Graph {
-    let mut edges = Vec::new();
-    for v in 0..w * h {
-        if v % w + 1 < w {
-            edges.push((v, v + 1));
-        }
-        if v + w < w * h {
-            edges.push((v, v + w));
-        }
-    }
-    Graph::from_edges(names(w * h), edges)
+    Graph::from_edges(names(w * h), leaper_core::problems::graph::grid_edges(w, h))
 }
 
 #[test]

@@ -93,15 +93,7 @@ pub fn without_escapes(text: &str) -> String {
 
 /// The `w` x `h` grid graph in DIMACS, vertices 1-based.
 pub fn grid_dimacs(w: usize, h: usize) -> String {
-    let mut edges = Vec::new();
-    for v in 0..w * h {
-        if v % w + 1 < w {
-            edges.push((v, v + 1));
-        }
-        if v + w < w * h {
-            edges.push((v, v + w));
-        }
-    }
+    let edges = leaper_core::problems::graph::grid_edges(w, h);
     let mut text = format!("c the {w} x {h} grid\np edge {} {}\n", w * h, edges.len());
     for (u, v) in edges {
         text.push_str(&format!("e {} {}\n", u + 1, v + 1));

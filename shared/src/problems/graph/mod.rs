@@ -27,3 +27,19 @@ pub mod order;
 pub mod reasons;
 
 pub use command::GraphProblem;
+
+/// The edges of the `w` x `h` grid graph, its vertices numbered row by row from 0: the graphs
+/// of A003763 (the 6 x 6 grid has 1072 Hamiltonian cycles), which the tests and the benchmarks
+/// count.
+pub fn grid_edges(w: usize, h: usize) -> Vec<(usize, usize)> {
+    let mut edges = Vec::new();
+    for v in 0..w * h {
+        if v % w + 1 < w {
+            edges.push((v, v + 1));
+        }
+        if v + w < w * h {
+            edges.push((v, v + w));
+        }
+    }
+    edges
+}
