@@ -17,6 +17,10 @@
 //!   time left  each predicted layer priced by the cost, summed
 //! ```
 //!
+//! A graph's sweep, one long row, is guessed from its frontier's widths instead, once the first
+//! pass has measured as many steps as its widest frontier and two more, as its plan guesses it
+//! ([`crate::plan::widths`]).
+//!
 //! Until three rows of the first pass are measured the model has nothing to go on and the
 //! estimate says so ("estimating"); beyond a day it says that, and points to `leaper plan`,
 //! rather than print a figure no one should trust. Later passes read the first pass's layers
@@ -31,7 +35,7 @@ use std::time::Duration;
 use leaper_core::engine::sweep::{SweepProgress, STEP_TIMINGS_KEPT};
 use leaper_core::engine::{ProfileHint, SweepJob};
 
-use crate::plan::model;
+use crate::plan::{model, widths};
 
 /// Weight of a step in the cost relative to the step after it.
 const COST_MEMORY: f64 = 0.9;
@@ -238,11 +242,10 @@ impl EtaModel {
     /// has not cut yet: a measured layer of a cut row is divided by its cell's multiplier first.
     fn first_pass(&self) -> Option<Vec<u64>> {
         let (steps, hint) = (self.shape.steps, &self.shape.hint);
-        let row = hint.row.max(1);
         let measured = self.next_cell.min(self.profile.len());
         let next = self.next_states.filter(|_| measured < steps);
         let known_len = measured + usize::from(next.is_some());
-        if known_len < steps && known_len < MEASURED_ROWS * row {
+        if known_len < steps && known_len < self.steps_before_estimating() {
             // Checked before the profile is copied: every step of a long first row asks.
             return None;
         }
@@ -251,6 +254,12 @@ impl EtaModel {
         if known.len() >= steps {
             return Some(known);
         }
+        if widths::applies(hint, steps) {
+            // A graph's: guessed from its frontier's widths, as the plan guesses it.
+            let guessed = widths::extend(&known, &hint.widths, steps);
+            return Some(guessed.iter().map(|&s| s.round() as u64).collect());
+        }
+        let row = hint.row.max(1);
         let end = model::BoardEnd::new(&hint.tail, row, steps);
         let uncut: Vec<u64> = known
             .iter()
@@ -325,8 +334,8 @@ impl EtaModel {
     /// shows, moves with the time the estimate counts down rather than with the step number:
     /// the last rows of a 7 x 10 sweep are most of its time). `None` while estimating.
     pub fn work(&self) -> Option<Work> {
-        // The states first: while they are unknown (a graph's one long row, always), the cost's
-        // fit over every timed step is not worth making.
+        // The states first: while they are unknown (before three rows, or before a graph's
+        // widest frontier), the cost's fit over every timed step is not worth making.
         let states = self.remaining_states()?;
         let cost = self.cost()?;
         let left: f64 = states.iter().map(|&s| cost.seconds(s)).sum();
@@ -334,10 +343,20 @@ impl EtaModel {
         Some(Work { done: done.clamp(0.0, 1e12), left: left.clamp(0.0, 1e12) })
     }
 
-    /// Whether the model will estimate before the sweep's end (it needs three rows measured: a
-    /// graph's sweep is one long row).
+    /// Whether the model will estimate before the sweep's end (it needs three rows measured; a
+    /// graph's sweep, one long row, its widest frontier and two steps more).
     pub fn will_estimate(&self) -> bool {
-        MEASURED_ROWS * self.shape.hint.row.max(1) < self.shape.steps
+        self.steps_before_estimating() < self.shape.steps
+    }
+
+    /// The steps the first pass measures before the model extends it: three rows, or a graph's
+    /// widest frontier and two steps more (as its plan's probe: [`widths`]).
+    fn steps_before_estimating(&self) -> usize {
+        let hint = &self.shape.hint;
+        match widths::applies(hint, self.shape.steps) {
+            true => widths::measured_first(&hint.widths),
+            false => MEASURED_ROWS * hint.row.max(1),
+        }
     }
 }
 
@@ -389,6 +408,25 @@ mod tests {
         }
         // Five layers read, the sixth known: three rows of two.
         model.step(0, 4, 100, 300, 0.01);
+        assert!(model.estimate().seconds().is_some());
+    }
+
+    #[test]
+    fn a_graph_is_estimated_from_its_widths_once_its_frontier_is_at_its_widest() {
+        // The widths model's worked example (plan/widths.rs): 8 steps, the frontier 4 wide at
+        // step 3; estimated from 6 steps known, as the plan's probe prices.
+        let widths = vec![0, 2, 4, 4, 4, 4, 4, 2, 0];
+        let hint = ProfileHint { row: 8, rows_reached: 1, widths: widths.clone(), ..ProfileHint::default() };
+        let mut model = EtaModel::new(Shape { steps: 8, passes: 1, hint }, &SweepProgress::default());
+        assert!(model.will_estimate());
+        let layers = [1u64, 4, 20, 40, 45, 46];
+        for (cell, pair) in layers.windows(2).enumerate() {
+            model.step(0, cell, pair[0], pair[1], 0.01);
+            let known = cell + 2;
+            assert_eq!(model.remaining_states().is_some(), known >= 6, "after step {}", cell + 1);
+        }
+        let guessed: Vec<u64> = widths::extend(&layers, &widths, 8).iter().map(|&s| s.round() as u64).collect();
+        assert_eq!(model.remaining_states(), Some(guessed[5..].to_vec()));
         assert!(model.estimate().seconds().is_some());
     }
 

@@ -81,7 +81,7 @@ impl<'r, 'a> SweepWatch<'r, 'a> {
         let total = (job.steps() * passes) as u64;
         let done = (start.pass * job.steps() + start.next_cell) as u64;
         // The bar shows the model's share of the work; a sweep the model cannot price before
-        // its end (a graph's one long row) shows its steps instead.
+        // its end (a sweep without rows and without frontier widths) shows its steps instead.
         let display = Display::new(label, "steps", (done, total), !model.will_estimate());
         SweepWatch {
             model,

@@ -170,7 +170,7 @@ pub fn by_widths(job: &dyn SweepJob) -> bool {
 pub fn probe_at_least(job: &dyn SweepJob) -> usize {
     let hint = job.profile_hint();
     match widths::applies(&hint, job.steps()) {
-        true => hint.widths.iter().copied().max().unwrap_or(0) + 2,
+        true => widths::measured_first(&hint.widths),
         false => 2 * hint.row,
     }
 }

@@ -58,6 +58,13 @@ pub fn extend(known: &[u64], widths: &[usize], steps: usize) -> Vec<f64> {
     states
 }
 
+/// The steps a probe, or a running count's estimate, measures before the model guesses the
+/// rest: the widest frontier and two more, so that the pace is taken where the frontier is at
+/// its widest (short of it, guesses run low: module docs).
+pub fn measured_first(widths: &[usize]) -> usize {
+    widths.iter().copied().max().unwrap_or(0) + 2
+}
+
 /// Whether a sweep of `steps` steps with hint `hint` is modelled by its widths: it has no rows
 /// (its row is the whole sweep) and says its frontier's width before every step.
 pub fn applies(hint: &ProfileHint, steps: usize) -> bool {
