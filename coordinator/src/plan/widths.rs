@@ -2,19 +2,19 @@
 //! graph's, and a board's with squares removed, counted as its graph): a guess past the probe,
 //! where the row model ([`super::model`]) has no rows to extend.
 //!
-//! A layer's states grow about exponentially in the frontier's live positions `L` (the
-//! vertices still to come that have a neighbour already processed: [`ProfileHint::widths`]), and, at a
-//! width that holds, they keep growing while the processed part behind the frontier fills in.
-//! So the model follows `r = ln(states) / L`, the logarithm of the states a live position:
-//! measured on full sweeps, `r` rises over the first steps, then levels off (at 1.0 to 1.15 on
-//! knight boards with squares removed, 0.83 on square grids), and falls only at the very end,
-//! where the states are few anyway. Past the probe, `r` goes on rising at the pace it rose over
-//! the probe's last `W` steps (`W` the widest frontier), a pace that keeps `1 - 3 / W` of
-//! itself from step to step, and each layer is `exp(r * L)` at that step's width.
+//! A layer's states grow about exponentially in the frontier's live positions `L` (the vertices
+//! still to come that have a neighbour already processed: [`ProfileHint::widths`]), and, at a width
+//! that holds, they keep growing while the processed part behind the frontier fills in. So the
+//! model follows `r = ln(states) / L`, the logarithm of the states a live position: measured on
+//! full sweeps, `r` rises over the first steps, then levels off (at 0.97 to 1.14 on knight boards
+//! with squares removed, 0.83 on square grids), and falls only at the very end, where the states
+//! are few anyway. Past the probe, `r` goes on rising at the pace it rose over the probe's last `W`
+//! steps (`W` the widest frontier), a pace that keeps `1 - 3 / W` of itself from step to step, and
+//! each layer is `exp(r * L)` at that step's width.
 //!
 //! Measured (docs/PERFORMANCE-LOG.md, "The layer model of a graph"): from 30 probes stopped
 //! past layers of 2 * 10^4 to 4 * 10^6 states (and the widest frontier), on knight boards of
-//! 6 x 8 to 8 x 7 with squares removed and square grids of 14 and 16, the peak came within 6.7
+//! 42 to 63 squares with squares removed and square grids of 14 and 16, the peak came within 6.7
 //! times of the sweep's either way, 9 in 10 within 3.3 times; the states read within 5.5 times.
 //! Probes stopped before the frontier was at its widest guessed low, up to 17 times; and no
 //! graph measured was wider than 16, while on wider ones `r` may well rise over many more
@@ -31,8 +31,8 @@
 use leaper_core::engine::ProfileHint;
 
 /// The share of its pace `r` keeps from step to step is `1 - PACE_KEPT_OVER / W`: with 3 the
-/// model came closest on the graphs measured (with 1 and 2 it overshot by up to 10^4 and 50
-/// times, as `r` hardly levels off within a probe; with 4, up to 9 times short; module docs).
+/// model came closest on the graphs measured (with 1 and 2 it overshot by up to 2 * 10^4 and 50
+/// times, as `r` hardly levels off within a probe; with 4, up to 14 times short; module docs).
 const PACE_KEPT_OVER: f64 = 3.0;
 
 /// `known` (states read by the first steps, as measured; the first the start's one state) and
@@ -90,6 +90,7 @@ pub enum Trust {
 }
 
 impl Trust {
+    /// The trust of a guess from frontiers of `widths`, past a probe of `measured` steps.
     pub fn of(widths: &[usize], measured: usize) -> Trust {
         let widest = widths.iter().copied().max().unwrap_or(0);
         let reached = widths.iter().take(measured + 1).copied().max().unwrap_or(0);
