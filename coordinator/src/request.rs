@@ -208,6 +208,17 @@ impl Counts {
 }
 
 impl SweepArgs {
+    /// The memory a count in memory may hold: `--mem-limit`, or by default a share of this
+    /// machine's memory ([`crate::memory::default_in_memory_limit`]).
+    pub fn in_memory_limit(&self) -> u64 {
+        self.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit)
+    }
+
+    /// The memory budget of an out-of-core store: `--mem-limit`, or [`OUT_OF_CORE_MEM_LIMIT`].
+    pub fn out_of_core_limit(&self) -> u64 {
+        self.mem_limit.unwrap_or(OUT_OF_CORE_MEM_LIMIT)
+    }
+
     /// How the b-file numbers its rows (`--offset`, `--stride`).
     pub fn indexing(&self) -> Indexing {
         Indexing { offset: self.offset, stride: self.stride }
@@ -344,18 +355,26 @@ impl JobRequest {
         self.check_outputs_outside_job_dir()
     }
 
+    /// The memory limit of this sweep's count here (`None`: not a sweep): `--mem-limit`, or by
+    /// default out of core (with a job directory) [`OUT_OF_CORE_MEM_LIMIT`], in memory a share
+    /// of this machine's memory. An in-memory count that outgrows it goes on out of core with
+    /// the same limit.
+    pub fn mem_limit(&self) -> Option<u64> {
+        let sweep = self.sweep.as_ref()?;
+        Some(match self.run.job_dir {
+            Some(_) => sweep.out_of_core_limit(),
+            None => sweep.in_memory_limit(),
+        })
+    }
+
     /// Refuses a memory limit too small for the out-of-core store of a sweep counted here (a
     /// cluster's stores are its workers'), whether it starts out of core or may go there after
     /// outgrowing its limit in memory.
     fn check_mem_limit(&self) -> Result<()> {
-        let Some(sweep) = &self.sweep else { return Ok(()) };
+        let (Some(sweep), Some(mem_limit)) = (&self.sweep, self.mem_limit()) else { return Ok(()) };
         if !self.run.cluster.workers.is_empty() {
             return Ok(());
         }
-        let mem_limit = sweep.mem_limit.unwrap_or_else(|| match self.run.job_dir {
-            Some(_) => OUT_OF_CORE_MEM_LIMIT,
-            None => crate::memory::default_in_memory_limit(),
-        });
         let Job::Sweep(job) = self.task.job()? else { return Ok(()) };
         let plan = plan_moduli(job.as_ref(), &self.sweep_options()?.1)?;
         // The passes that run for certain: an exact pass alone, unless a count reaches 2^64 - 1
@@ -402,7 +421,7 @@ impl JobRequest {
             if sweep.counts == Counts::Exact {
                 sweep.counts = Counts::recorded(CountRoute::Automatic.resolved(bound_bits));
             }
-            sweep.mem_limit.get_or_insert(OUT_OF_CORE_MEM_LIMIT);
+            sweep.mem_limit = Some(sweep.out_of_core_limit());
             sweep.bfile = sweep.bfile.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
         }
         self.run.cluster = self.run.cluster.recorded();

@@ -14,7 +14,7 @@ use leaper_core::engine::jobdir::{JobDir, JobFile, Manifest};
 use leaper_core::engine::Job;
 
 use crate::cli::ResumeArgs;
-use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
+use crate::request::{JobRequest, SweepArgs, OUT_OF_CORE_MEM_LIMIT};
 use crate::results::ResultStream;
 use crate::sweep::Layers;
 use crate::{console, interrupt, serve, subtree, sweep};
@@ -105,7 +105,7 @@ fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u
     request.run.job_dir = Some(dir.clone());
     if let Some(sweep) = &mut request.sweep {
         // The in-memory budget, not the out-of-core default: the machine's memory is the limit.
-        sweep.mem_limit.get_or_insert_with(crate::memory::default_in_memory_limit);
+        sweep.mem_limit = Some(sweep.in_memory_limit());
     }
     let spec = request.spec()?;
     let _counting = interrupt::starting_in(&dir);
@@ -173,7 +173,7 @@ fn run_in(
         (Ok(_status), Job::Sweep(sweep)) => {
             let options = request.sweep.as_ref();
             let buckets = options.map_or(503, |s| s.buckets as usize);
-            let mem_limit = options.and_then(|s| s.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
+            let mem_limit = options.map_or(OUT_OF_CORE_MEM_LIMIT, SweepArgs::out_of_core_limit);
             let mut checkpoints = if resuming {
                 SweepCheckpoints::resume(directory, buckets, mem_limit)?
             } else {

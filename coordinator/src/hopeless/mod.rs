@@ -39,7 +39,7 @@
 
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use leaper_core::engine::problem::Preflight;
 use leaper_core::engine::sweep::plan_moduli;
 use leaper_core::engine::{Job, SweepJob, Task, Tool};
@@ -148,12 +148,7 @@ struct Needs {
 /// second).
 fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
     let in_memory = request.run.job_dir.is_none();
-    // Out of core with its own limit; an in-memory count that outgrows its limit goes on out of
-    // core with the same limit, in the working directory.
-    let memory_limit = request.sweep_options()?.0.mem_limit.unwrap_or_else(|| match in_memory {
-        true => crate::memory::default_in_memory_limit(),
-        false => OUT_OF_CORE_MEM_LIMIT,
-    });
+    let memory_limit = request.mem_limit().context("a sweep's request carries its options")?;
     let room = Room {
         memory: in_memory.then_some(memory_limit),
         disk_free: request.run.job_dir.as_deref().and_then(crate::machine::free_disk),

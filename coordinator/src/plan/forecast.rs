@@ -142,7 +142,7 @@ pub fn price(
             crate::numbers::grouped(bounds.most_states),
         );
     }
-    let in_memory_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+    let in_memory_limit = args.in_memory_limit();
     let limits = (mem_limit, in_memory_limit);
     // Smaller instances' counts may foretell that this one passes the exact lane: its residue
     // passes then run for certain (the quartering from 28 x 28 on).

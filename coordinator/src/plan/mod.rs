@@ -46,7 +46,7 @@ use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
 use crate::numbers::{bytes, counted, grouped};
-use crate::request::{parse_size, JobRequest, OUT_OF_CORE_MEM_LIMIT};
+use crate::request::{parse_size, JobRequest};
 use estimate::{cost_on, workers_needed, WIRE_BYTES_PER_WORD};
 use probe::Probe;
 
@@ -179,10 +179,10 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     };
     let sweep_args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
     let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
-    let mem = args.mem_per_worker.or(sweep_args.mem_limit).unwrap_or(OUT_OF_CORE_MEM_LIMIT);
+    let mem = args.mem_per_worker.unwrap_or_else(|| sweep_args.out_of_core_limit());
     let priced = forecast::price(job.as_ref(), request, args.probe_states, &scratch, mem, false)?;
     let counts = PassPlan::new(&priced.passes);
-    let machine = Machine::new(&priced.forecast, sweep_args.mem_limit);
+    let machine = Machine::new(&priced.forecast, sweep_args.in_memory_limit());
     let name = request.task.command_line();
     let disk = DiskFigure::new(job.as_ref(), &priced.passes.passes[0], &priced.probe);
     let (notes, report) = (request.task.plan_notes(), Report { counts, machine, disk });
@@ -276,8 +276,7 @@ struct Machine {
 }
 
 impl Machine {
-    fn new(forecast: &forecast::Forecast, mem_limit: Option<u64>) -> Machine {
-        let in_memory_limit = mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+    fn new(forecast: &forecast::Forecast, in_memory_limit: u64) -> Machine {
         let memory_available = crate::memory::available_memory();
         // It must fit its limit frugally; what is free now must hold what it will take.
         let (need, held) = (forecast.memory, forecast.memory_held);

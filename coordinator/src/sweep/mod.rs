@@ -54,7 +54,7 @@ pub fn run(
     let plan = plan_moduli(job, &options)?;
     let (report, watch) = match layers {
         Layers::InMemory => {
-            let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+            let mem_limit = args.in_memory_limit();
             let mut stores = InMemory { buckets, mem_limit };
             let start = SweepProgress::default();
             let mut watch =
@@ -121,7 +121,7 @@ fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob) -> R
         key_format: job.key_format(),
         slots: job.slots(),
         buckets: args.buckets as usize,
-        mem_limit: args.mem_limit.unwrap_or(crate::request::OUT_OF_CORE_MEM_LIMIT),
+        mem_limit: args.out_of_core_limit(),
     })
 }
 
@@ -158,7 +158,7 @@ const SMALL_COUNT_BUCKETS: usize = 7;
 /// together (a graph of a stream). Returns the exact counts, `(slot, decimal)`.
 pub fn count_quietly(job: &dyn SweepJob, request: &JobRequest) -> Result<Vec<(usize, String)>> {
     let (args, options) = request.sweep_options()?;
-    let mem_limit = args.mem_limit.unwrap_or_else(crate::memory::default_in_memory_limit);
+    let mem_limit = args.in_memory_limit();
     let mut stores = InMemory { buckets: (args.buckets as usize).min(SMALL_COUNT_BUCKETS), mem_limit };
     let report = sweep_in_process(job, &options, &mut stores, SweepProgress::default())?;
     Ok(decimal(&report))
