@@ -116,7 +116,7 @@ fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) -> Option<Forecast> {
 /// which goes on while layers are small, would count it whole a second time.
 fn plausibly_big(job: &dyn SweepJob, task: &dyn Task) -> bool {
     let hint = job.profile_hint();
-    if forecast::by_widths(job) {
+    if widths::applies(&hint, job.steps()) {
         return hint.widths.iter().copied().max().unwrap_or(0) >= WIDE_FRONTIER;
     }
     if !forecast::has_rows(job) {
@@ -192,13 +192,14 @@ fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Glance>> {
     let plan = plan_moduli(job, &options)?;
     let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
     let (first, threads) = (&plan.passes[0], request.run.threads);
-    let by_widths = forecast::by_widths(job);
+    let hint = job.profile_hint();
+    let by_widths = widths::applies(&hint, job.steps());
     let (profile, rates, short) = if forecast::has_rows(job) || by_widths {
         let bounds = Bounds::quick(forecast::probe_at_least(job));
         let (probe, profile, rates) = crate::plan::estimate(job, first, bounds, threads, None)?;
         let short = by_widths
             && !probe.finished(job.steps())
-            && widths::Trust::of(&job.profile_hint().widths, probe.profile.len()) != widths::Trust::Measured;
+            && widths::Trust::of(&hint.widths, probe.profile.len()) != widths::Trust::Measured;
         (profile, rates, short)
     } else {
         match forecast::extrapolate(job, request.task.as_ref(), first, QUICK_STATES, &options, threads)? {

@@ -225,6 +225,7 @@ impl Forecast {
     ) -> Self {
         let one = cost(profile, rates, 1, mem_limit);
         let (peak_index, peak_states) = profile.peak();
+        let hint = job.profile_hint();
         Forecast {
             peak_states,
             peak_step: peak_index + 1,
@@ -240,8 +241,8 @@ impl Forecast {
             count_bits: None,
             extrapolated: match ladder {
                 Some(ladder) => Some(ladder.source()),
-                None if by_widths(job) && !probe.finished(job.steps()) => {
-                    Some(widths::source(probe.profile.len(), job.steps(), &job.profile_hint().widths))
+                None if widths::applies(&hint, job.steps()) && !probe.finished(job.steps()) => {
+                    Some(widths::source(probe.profile.len(), job.steps(), &hint.widths))
                 }
                 None => None,
             },

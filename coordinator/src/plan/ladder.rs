@@ -128,11 +128,11 @@ fn count_rungs(smaller: &[Arc<dyn Task>], budget: u64, options: &SweepOptions) -
         if !probe.finished(job.steps()) {
             break;
         }
+        let name = task.command_line();
         let count_bits = lanes.exact_lane().and_then(|_| {
-            let name = task.command_line();
             largest_count_bits(job.as_ref(), &lanes.passes[0], &probe.closed, options.spare_moduli, &name)
         });
-        let rung = Rung { name: task.command_line(), probe, count_bits };
+        let rung = Rung { name, probe, count_bits };
         spent += rung.states_read();
         tracing::debug!(
             rung = %rung.name,
