@@ -8,14 +8,14 @@
 use std::fs;
 use std::io::Read;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{ChildStdin, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{leaper, run, text};
+use common::{leaper, path, run, scratch_dir, text};
 
 const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
 /// The peak resident size a refused run may reach: some 10 MB is what leaper takes to start; the
@@ -23,16 +23,6 @@ const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
 const PEAK_LIMIT_KB: u64 = 200 << 10;
 /// A run past this is stopped (and the test fails): it read too much, or waited on something.
 const DEADLINE: Duration = Duration::from_secs(60);
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = common::scratch("bounded-input", name);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A finished run and its peak resident size in KiB.
 struct Measured {
@@ -170,7 +160,7 @@ fn refused_in_bounded_memory_fed(args: &[&str], feed: Option<Feed>, expected: &[
 
 #[test]
 fn a_token_file_without_end_is_refused_by_its_bound() {
-    let dir = scratch("token");
+    let dir = scratch_dir("token");
     let job = dir.join("job");
     refused_in_bounded_memory(
         &["knight", "6x6", "--job-dir", path(&job), "--workers", "127.0.0.1:1", "--token-file", "/dev/zero"],
@@ -185,7 +175,6 @@ fn a_token_file_without_end_is_refused_by_its_bound() {
         &["the token file is larger than 4 KiB"],
     );
     assert!(!stderr.contains("s3cret"), "{stderr}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -206,7 +195,7 @@ fn a_tour_file_without_end_is_refused_at_its_first_line() {
 
 #[test]
 fn a_huge_line_is_refused_without_being_echoed() {
-    let dir = scratch("huge");
+    let dir = scratch_dir("huge");
     let short = |args: &[&str], expected: &str| {
         let stderr = refused_in_bounded_memory(args, &[expected]);
         assert!(stderr.len() < 1000, "{} bytes: {stderr}", stderr.len());
@@ -225,12 +214,11 @@ fn a_huge_line_is_refused_without_being_echoed() {
     short(&["tangram", "solve", "--pieces", path(&pieces)], "a piece name has at most 64 characters");
     fs::write(&tours, format!("a1 {}\n", "z".repeat(15_000))).unwrap();
     short(&["tours", "convert", path(&tours), "--board", "6x6", "--to", "edges"], "… (15000 bytes) is not a square");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn skip_invalid_skips_lines_that_are_not_text_or_too_long() {
-    let dir = scratch("skip");
+    let dir = scratch_dir("skip");
     let good = dir.join("good.txt");
     run(&["tours", "generate", "6x6", "--count", "5", "--seed", "3", "--out", path(&good)]);
     let lines: Vec<Vec<u8>> = fs::read(&good).unwrap().split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
@@ -263,7 +251,6 @@ fn skip_invalid_skips_lines_that_are_not_text_or_too_long() {
     assert!(totals.contains(r#""tours":5,"invalid":2"#), "{totals}");
     let fifth = run(&["tours", "show", path(&mixed), "--board", "6x6", "--skip-invalid", "--number", "5"]);
     assert_eq!(fifth, run(&["tours", "show", path(&good), "--board", "6x6", "--number", "5"]));
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 55: `leaper graph /dev/zero`, `--order /dev/zero` and `--remove-mask /dev/zero` grew by
@@ -271,7 +258,7 @@ fn skip_invalid_skips_lines_that_are_not_text_or_too_long() {
 /// and an order, a few kilobytes for the mask of a 6 x 6 board.
 #[test]
 fn graph_order_and_mask_files_without_end_are_refused_by_their_bounds() {
-    let dir = scratch("graph-zero");
+    let dir = scratch_dir("graph-zero");
     let triangle = dir.join("triangle.txt");
     fs::write(&triangle, "a b\nb c\nc a\n").unwrap();
     let job = dir.join("job");
@@ -297,7 +284,6 @@ fn graph_order_and_mask_files_without_end_are_refused_by_their_bounds() {
         &["mask.txt: the mask file of the 6x6 board is larger than 4432 bytes"],
     );
     assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A graph piped to stdin is refused at the same bound: leaper reads at most one byte past
@@ -337,7 +323,7 @@ fn a_huge_graph_on_stdin_is_refused_at_the_bound() {
 /// vertex, a note's repeated edge.
 #[test]
 fn long_vertex_names_are_cut_in_every_message() {
-    let dir = scratch("long-names");
+    let dir = scratch_dir("long-names");
     let long = "v".repeat(2_000_000);
     let shown = format!("{}… (2000000 bytes)", "v".repeat(80));
     let triangle = dir.join("triangle.txt");
@@ -363,7 +349,6 @@ fn long_vertex_names_are_cut_in_every_message() {
         &stderr[..stderr.len().min(2000)]
     );
     assert!(stdout.len() < 2000 && stderr.len() < 4000, "{} and {} bytes", stdout.len(), stderr.len());
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// What `--mem-limit` does not bound, on two threads: the program, its threads' stacks and
@@ -375,7 +360,7 @@ fn an_out_of_core_sweep_stays_within_its_memory_limit() {
     // 128 MiB gives each of the 503 buckets a share of less than 1 MiB: arrays the allocator
     // took from its heaps, whose freed pages it kept, and before they were mappings of their
     // own this sweep peaked at 208,792 and 228,052 KiB (two runs), past the 176,947 allowed.
-    let dir = scratch("sweep");
+    let dir = scratch_dir("sweep");
     let job = dir.join("job");
     let limit_kb = 128 << 10;
     let args = ["knight", "7x8", "--sweep", "--job-dir", path(&job), "--mem-limit", "128MiB", "--threads", "2", "-q"];
@@ -386,5 +371,4 @@ fn an_out_of_core_sweep_stays_within_its_memory_limit() {
     let allowed = limit_kb + limit_kb / 10 + MEM_LIMIT_FLOOR_KB;
     eprintln!("leaper {args:?}: peak {} KiB of {allowed} allowed", run.peak_kb);
     assert!(run.peak_kb <= allowed, "leaper {args:?} peaked at {} KiB, past {allowed}", run.peak_kb);
-    fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,5 +1,6 @@
 //! The `leaper` binary as a user runs it: output formats, b-files, errors and exit codes.
 
+use leaper_test_kit::{known_lines, scratch, scratch_dir};
 use std::process::{Command, Output};
 
 fn leaper(args: &[&str]) -> Output {
@@ -35,20 +36,18 @@ fn json_lines_follow_the_output_contract() {
 
 #[test]
 fn sweep_prints_every_length_and_writes_a_bfile() {
-    let dir = std::env::temp_dir().join(format!("leaper-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("sweep");
     let bfile = dir.join("b175881.txt");
     let output = leaper(&["knight", "6x8", "--sweep", "--bfile", bfile.to_str().unwrap()]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let expected = ["0", "0", "0", "0", "8", "9862", "1067638", "55488142"];
-    let table: String = expected.iter().enumerate().map(|(i, c)| format!("6x{} {c}\n", i + 1)).collect();
+    let table = known_lines("knight", 6, 1..=8);
     assert_eq!(stdout(&output), table);
-    let bfile_text: String = expected.iter().enumerate().map(|(i, c)| format!("{} {c}\n", i + 1)).collect();
+    // The b-file's rows are `n a(n)`: the table's lines without the `6x`.
+    let bfile_text = table.replace("6x", "");
     let written = std::fs::read_to_string(&bfile).unwrap();
     // After the `#` header (coordinator/tests/results.rs reads it).
     let rows: String = written.lines().filter(|line| !line.starts_with('#')).map(|line| format!("{line}\n")).collect();
     assert_eq!(rows, bfile_text);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -89,8 +88,7 @@ fn an_unwritable_bfile_fails_before_counting() {
 
 #[test]
 fn out_of_core_runs_match_and_refuse_bad_settings() {
-    let dir = std::env::temp_dir().join(format!("leaper-cli-job-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("out-of-core");
     let job = dir.join("job");
     let output = leaper(&["knight", "6x8", "--sweep", "--job-dir", job.to_str().unwrap(), "--mem-limit", "64MiB"]);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -114,15 +112,6 @@ fn out_of_core_runs_match_and_refuse_bad_settings() {
         assert!(!output.status.success(), "{limit}");
         assert!(stderr(&output).contains(message), "{limit}: {}", stderr(&output));
     }
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// A fresh, empty working directory for a run that may make job directories of its own.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("leaper-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn leaper_in(dir: &std::path::Path, args: &[&str]) -> Output {
@@ -143,7 +132,8 @@ fn entries(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn an_in_memory_count_over_its_limit_goes_on_out_of_core_and_cleans_up() {
-    let dir = scratch("fallback");
+    // A fresh, empty working directory for a run that may make job directories of its own.
+    let dir = scratch_dir("fallback");
     // A directory of the name the fallback would take is someone else's: it is left alone.
     std::fs::create_dir(dir.join("leaper-knight-6x8-sweep")).unwrap();
     std::fs::write(dir.join("leaper-knight-6x8-sweep/keep"), "mine").unwrap();
@@ -154,7 +144,7 @@ fn an_in_memory_count_over_its_limit_goes_on_out_of_core_and_cleans_up() {
     let (out, err) = (stdout(&output), stderr(&output));
     assert!(output.status.success(), "{err}");
     // Every length once, although the in-memory attempt had printed the short ones already.
-    assert_eq!(out, "6x1 0\n6x2 0\n6x3 0\n6x4 0\n6x5 8\n6x6 9862\n6x7 1067638\n6x8 55488142\n");
+    assert_eq!(out, known_lines("knight", 6, 1..=8));
     assert!(err.contains("over the memory limit of 4.0 MiB"), "{err}");
     assert!(err.contains("counting again out of core in the job directory leaper-knight-6x8-sweep-2"), "{err}");
     assert!(err.contains("leaper resume --job-dir leaper-knight-6x8-sweep-2"), "{err}");
@@ -169,5 +159,4 @@ fn an_in_memory_count_over_its_limit_goes_on_out_of_core_and_cleans_up() {
     assert!(stderr(&output).contains("raise --mem-limit"), "{}", stderr(&output));
     assert!(stdout(&output).is_empty());
     assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,12 +3,9 @@
 //! compared), class by class and by the order of the classes' symmetry groups; the sweep, the
 //! job directory and the errors.
 
-use std::fs;
-use std::path::PathBuf;
-
 mod common;
 
-use common::{leaper, run, text};
+use common::{leaper, run, scratch_dir, text};
 
 fn json(args: &[&str]) -> Vec<serde_json::Value> {
     let mut args = args.to_vec();
@@ -16,16 +13,10 @@ fn json(args: &[&str]) -> Vec<serde_json::Value> {
     run(&args).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = common::scratch("distinct", name);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// Enumerates, dedupes, and compares with `--distinct`: classes, tours, and the classes by the
 /// order of their symmetry group.
 fn agrees_with_dedupe(board: &str, open: bool) {
-    let dir = scratch(&format!("{board}-{open}"));
+    let dir = scratch_dir(&format!("{board}-{open}"));
     let file = dir.join("tours.txt");
     let kind = if open { "--open" } else { "--closed" };
     run(&["tours", "enumerate", board, kind, "--out", file.to_str().unwrap(), "-q"]);
@@ -47,7 +38,6 @@ fn agrees_with_dedupe(board: &str, open: bool) {
         .map(|(k, n)| (k.clone(), serde_json::json!(n.as_str().unwrap().parse::<u64>().unwrap())))
         .collect();
     assert_eq!(serde_json::Value::Object(by_order), deduped[0]["by_symmetry"], "{board}: {line}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -120,16 +110,15 @@ fn a_sweep_gives_the_classes_of_every_length_as_single_boards_do() {
     assert_eq!(fixed(&wide[5]), fixed(narrow), "530 by a mirror, 564 by the half turn, either way");
     assert_eq!(counts[7], ("5x8".to_string(), "11056".to_string()));
     // The b-file holds the classes.
-    let dir = scratch("bfile");
+    let dir = scratch_dir("bfile");
     let bfile = dir.join("b.txt");
     run(&["knight", "5x8", "--sweep", "--distinct", "-q", "--bfile", bfile.to_str().unwrap()]);
     assert!(common::bfile_rows(&bfile).ends_with("6 3\n7 0\n8 11056\n"), "{}", common::bfile_rows(&bfile));
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_job_directory_resumes_with_the_folds_and_the_classes_come_out_the_same() {
-    let dir = scratch("jobdir");
+    let dir = scratch_dir("jobdir");
     let job = dir.join("job");
     let direct = run(&["knight", "6x7", "--distinct", "-q"]);
     assert!(direct.starts_with("267183 "), "{direct}");
@@ -138,7 +127,6 @@ fn a_job_directory_resumes_with_the_folds_and_the_classes_come_out_the_same() {
     assert!(!stopped.status.success());
     let resumed = run(&["resume", "--job-dir", job.to_str().unwrap(), "-q"]);
     assert_eq!(resumed, direct);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -113,7 +113,7 @@ const LINEAR: Duration = Duration::from_secs(60);
 
 #[test]
 fn long_thin_graphs_count_in_time_linear_in_their_size() {
-    let dir = scratch("graph", "thin");
+    let dir = scratch("thin");
     std::fs::create_dir_all(&dir).unwrap();
     let write = |name: &str, edges: &[(usize, usize)]| -> String {
         let path = dir.join(name);
@@ -161,7 +161,6 @@ fn long_thin_graphs_count_in_time_linear_in_their_size() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains("a count reached 2^128 - 1 in the exact 128-bit pass"), "{stderr}");
     assert!(stderr.contains("more than the 1024 moduli"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The step of the pass a job directory's manifest names.
@@ -174,7 +173,7 @@ fn committed_step(job: &Path) -> (u64, u64) {
 
 #[test]
 fn a_long_cycle_out_of_core_commits_about_once_a_second_and_resumes_from_there() {
-    let dir = scratch("graph", "thin-job");
+    let dir = scratch("thin-job");
     std::fs::create_dir_all(&dir).unwrap();
     let n = 100_000;
     let cycle = dir.join("c100000.txt");
@@ -193,17 +192,15 @@ fn a_long_cycle_out_of_core_commits_about_once_a_second_and_resumes_from_there()
     assert_eq!(counted, format!("closed 1\nopen {n}\n"));
     eprintln!("the cycle of {n} vertices resumed from step {step} out of core: {took:?}");
     // From the start, out of core, in one go.
-    std::fs::remove_dir_all(&job).unwrap();
     let (ok, counted, took) = leaper_within(&args, None, LINEAR);
     assert!(ok);
     assert_eq!(counted, format!("closed 1\nopen {n}\n"));
     eprintln!("the cycle of {n} vertices out of core: {took:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn graphs_in_every_format_count_their_cycles_and_paths() {
-    let dir = scratch("graph", "formats");
+    let dir = scratch("formats");
     std::fs::create_dir_all(&dir).unwrap();
     let cube = dir.join("cube4.txt");
     std::fs::write(&cube, cube4()).unwrap();
@@ -250,12 +247,11 @@ fn graphs_in_every_format_count_their_cycles_and_paths() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains("16 vertices, 32 edges; vertex order"), "{stderr}");
     assert!(stderr.contains("frontier") && stderr.contains("window"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn graphs_with_no_cycle_say_why_and_bad_input_is_refused() {
-    let dir = scratch("graph", "reasons");
+    let dir = scratch("reasons");
     std::fs::create_dir_all(&dir).unwrap();
     // A cut vertex: two triangles sharing vertex c.
     let bowtie = dir.join("bowtie.txt");
@@ -296,7 +292,6 @@ fn graphs_with_no_cycle_say_why_and_bad_input_is_refused() {
     let output = leaper(&["graph", bowtie.to_str().unwrap(), "--order", order.to_str().unwrap()], None);
     assert!(!output.status.success());
     assert!(text(&output.stderr).contains("leaves out 1 vertices (e)"), "{}", text(&output.stderr));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 55: a graph6 line that lies about its size (damaged, cut short, trailing data) was
@@ -304,7 +299,7 @@ fn graphs_with_no_cycle_say_why_and_bad_input_is_refused() {
 /// stdin, naming the format, the line and what is wrong; no job directory is made.
 #[test]
 fn a_graph_file_that_lies_is_refused_never_counted() {
-    let dir = scratch("graph", "lies");
+    let dir = scratch("lies");
     std::fs::create_dir_all(&dir).unwrap();
     let job = dir.join("job");
     // Each line with the vertex count its first character gives, and what follows it.
@@ -368,12 +363,11 @@ fn a_graph_file_that_lies_is_refused_never_counted() {
     // A valid graph6 line still counts: K6 has 60 Hamiltonian cycles.
     std::fs::write(&file, "E~~w\n").unwrap();
     assert_eq!(run(&["graph", file.to_str().unwrap()]), "60\n");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_graph_job_killed_out_of_core_resumes_to_the_same_count() {
-    let dir = scratch("graph", "resume");
+    let dir = scratch("resume");
     std::fs::create_dir_all(&dir).unwrap();
     let grid = dir.join("grid.dimacs");
     std::fs::write(&grid, common::grid_dimacs(8, 8)).unwrap();
@@ -389,7 +383,6 @@ fn a_graph_job_killed_out_of_core_resumes_to_the_same_count() {
     // The graph is in job.toml: the resume reads no file.
     std::fs::remove_file(grid).unwrap();
     assert_eq!(run(&["resume", "--job-dir", job.to_str().unwrap()]), expected);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `leaper knight BOARD --remove SQUARES` with `--format json`: its one line.
@@ -407,7 +400,7 @@ fn boards_with_squares_removed() {
     assert!(line.contains(r#""board":"6x6","removed":["a1","f6"],"tours":"closed","count":"0""#), "{line}");
     assert!(line.contains("18 squares of one colour and 16 of the other"), "{line}");
     // A corner and its neighbour of the other colour: the same board two ways, names and mask.
-    let dir = scratch("graph", "holes");
+    let dir = scratch("holes");
     std::fs::create_dir_all(&dir).unwrap();
     let mask = dir.join("mask.txt");
     std::fs::write(&mask, "......\n......\n......\n......\n......\nxx....\n").unwrap();
@@ -427,7 +420,6 @@ fn boards_with_squares_removed() {
         .unwrap();
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), by_names);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 55: `--remove a1,a1` and `--remove ""` were read as `a1` and as no square at all (the
@@ -435,7 +427,7 @@ fn boards_with_squares_removed() {
 /// any job directory is made.
 #[test]
 fn a_square_named_twice_or_an_empty_name_is_refused() {
-    let dir = scratch("graph", "remove-slips");
+    let dir = scratch("remove-slips");
     let job = dir.join("job");
     for (removed, says) in [
         ("a1,a1", "error: --remove: square a1 is named twice; give each square once\n"),
@@ -478,7 +470,7 @@ fn the_chessboard_without_two_opposite_corners_has_no_closed_tour() {
 /// counts to check the reasons. A count with a reason for some lengths only is counted.
 #[test]
 fn counts_known_to_be_zero_are_not_computed() {
-    let dir = scratch("graph", "proved-zero");
+    let dir = scratch("proved-zero");
     std::fs::create_dir_all(&dir).unwrap();
     let job = dir.join("job");
     let counted = |output: &std::process::Output| text(&output.stderr).contains("step done");
@@ -508,7 +500,6 @@ fn counts_known_to_be_zero_are_not_computed() {
     let output = leaper(&["knight", "3x10", "--sweep", "--log-format", "json"], None);
     assert!(output.status.success() && counted(&output), "{}", text(&output.stderr));
     assert!(text(&output.stdout).ends_with("3x10 16\n"), "{}", text(&output.stdout));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Hamiltonian cycles and paths of a small graph by trying every order: the independent route.
@@ -558,7 +549,7 @@ fn brute_force(n: usize, edges: &[(usize, usize)]) -> (u64, u64) {
 #[test]
 fn a_seeded_campaign_of_valid_damaged_and_lying_graph_files() {
     use leaper_core::problems::graph::input::{Format, Graph};
-    let dir = scratch("graph", "campaign");
+    let dir = scratch("campaign");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("g");
     let mut state = 0x5eed_u64;
@@ -642,7 +633,6 @@ fn a_seeded_campaign_of_valid_damaged_and_lying_graph_files() {
     }
     // The campaign tried both outcomes.
     assert!(refused > 0 && read > 0, "refused {refused}, read {read}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `leaper ARGS` with `input` on its stdin.
@@ -741,7 +731,7 @@ fn a_graph6_stream_of_the_11_graphs_on_4_vertices_is_counted_one_line_a_graph() 
     let paths: String = brute.iter().map(|(_, paths)| format!("{paths}\n")).collect();
     assert_eq!(text(&leaper_with_stdin(&["graph", "-", "--open"], &stream).stdout), paths);
     // With a header, blank lines, and from a file; JSON names each graph's line.
-    let dir = scratch("graph", "stream");
+    let dir = scratch("stream");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("four.g6");
     std::fs::write(&file, format!(">>graph6<<{}\n", stream.replace('\n', "\n\n"))).unwrap();
@@ -767,7 +757,6 @@ fn a_graph6_stream_of_the_11_graphs_on_4_vertices_is_counted_one_line_a_graph() 
     // Cr is the 4-cycle 0-1-3-2-0.
     let mixed = format!("C~\n{}\nCr\n", graph6(36, &grid));
     assert_eq!(text(&leaper_with_stdin(&["graph", "-"], &mixed).stdout), "3\n1072\n1\n");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A stream's bad line or too wide a graph is an error naming its line, after the lines before
@@ -796,7 +785,7 @@ fn a_stream_s_bad_line_is_named_and_ends_it() {
 /// reader finds wrong in its first line. A graph too wide says how wide, and what the keys hold.
 #[test]
 fn a_wrong_from_says_what_the_reader_found_and_too_wide_says_how_wide() {
-    let dir = scratch("graph", "wrong-from");
+    let dir = scratch("wrong-from");
     std::fs::create_dir_all(&dir).unwrap();
     let edges = dir.join("path.txt");
     std::fs::write(&edges, "0 1\n1 2\n").unwrap();
@@ -813,14 +802,13 @@ fn a_wrong_from_says_what_the_reader_found_and_too_wide_says_how_wide() {
     let stderr = text(&leaper(&["graph", wide.to_str().unwrap()], None).stderr);
     let expected = format!("error: graph {} is too wide: frontier 39, the keys hold 31 (", wide.display());
     assert!(stderr.starts_with(&expected), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 58: `--print-order` prints the order chosen, by vertex names, as `--order` reads it:
 /// fed back, the same count and the same order; the note names it too, and a holed board's.
 #[test]
 fn the_printed_order_reads_back_to_the_same_count() {
-    let dir = scratch("graph", "print-order");
+    let dir = scratch("print-order");
     std::fs::create_dir_all(&dir).unwrap();
     let cube = dir.join("cube4.txt");
     std::fs::write(&cube, cube4()).unwrap();
@@ -843,5 +831,4 @@ fn the_printed_order_reads_back_to_the_same_count() {
     let stderr = text(&leaper(&["knight", "6x6", "--remove", "a1,b1"], None).stderr);
     assert!(stderr.contains("knight 6x6 without a1, b1: 34 squares; vertex order"), "{stderr}");
     assert!(stderr.contains("; the order begins ") && stderr.contains(" ...\n"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,24 +3,13 @@
 //! nothing to find, with the reason, a failing exit and no file written.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 mod common;
 
-use common::{leaper, text};
+use common::{leaper, path, scratch_dir, text};
 
 const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = common::scratch("hopeless", name);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// Starts `leaper ARGS` with plain lines on stderr (not a terminal: every step is logged, so a
 /// step before the warning would show) and stops it at its warning: the warning, and whether the
@@ -93,7 +82,7 @@ fn counts_that_fit_say_nothing() {
 
 #[test]
 fn enumerating_the_tours_of_8x8_is_refused_and_writes_nothing() {
-    let dir = scratch("enumerate-8x8");
+    let dir = scratch_dir("enumerate-8x8");
     let file = dir.join("F");
     let output = leaper(&["tours", "enumerate", "8x8", "--out", path(&file)], None);
     let stderr = text(&output.stderr);
@@ -106,7 +95,6 @@ fn enumerating_the_tours_of_8x8_is_refused_and_writes_nothing() {
     );
     assert!(output.stdout.is_empty());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a file was left in {}", dir.display());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -138,7 +126,7 @@ fn enumerations_with_too_many_tours_or_none_are_refused_by_name() {
 
 #[test]
 fn generating_a_tour_of_a_board_without_one_is_refused_and_writes_nothing() {
-    let dir = scratch("generate");
+    let dir = scratch_dir("generate");
     let file = dir.join("F");
     for (args, says) in [
         (
@@ -167,5 +155,4 @@ fn generating_a_tour_of_a_board_without_one_is_refused_and_writes_nothing() {
     let output = leaper(&["-q", "tours", "generate", "3x4", "--count", "1", "--out", path(&file)], None);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(file.exists());
-    std::fs::remove_dir_all(&dir).unwrap();
 }

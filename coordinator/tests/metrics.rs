@@ -136,7 +136,7 @@ fn sample(coordinator: &str, workers: &[String], job_dir: &Path) -> Option<Sampl
 
 #[test]
 fn metrics_rise_during_a_count_and_agree_with_leaper_status() {
-    let dir = common::scratch("metrics", "rise");
+    let dir = common::scratch("rise");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("token"), format!("{TOKEN}\n")).unwrap();
     let (addresses, _workers): (Vec<String>, Vec<Killed>) =
@@ -210,5 +210,4 @@ fn metrics_rise_during_a_count_and_agree_with_leaper_status() {
     assert_eq!(sum(&last, "leaper_worker_states_read_total"), finished["states_processed"].as_u64().unwrap());
     assert_eq!(sum(&last, "leaper_worker_prepared"), 0, "a finished job leaves no pass prepared");
     drop(_workers);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -17,21 +17,22 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{text, wait_for_cells, without_escapes};
+use common::{known_lines, text, wait_for_cells, without_escapes};
 
 const LEAPER: &str = env!("CARGO_BIN_EXE_leaper");
 
 /// `knight 7x10 --sweep` as the published tables give it (Löbbing and Wegener's 7 x 8,
 /// Kyek, Parberry and Wegener's 7 x 10; docs/RESULTS.md): a board of an odd number of squares
 /// has no closed tour, nor has a board of 1, 2 or 4 rows.
-const SEVEN_BY_TEN: &str = "7x1 0\n7x2 0\n7x3 0\n7x4 0\n7x5 0\n7x6 1067638\n7x7 0\n7x8 34524432316\n7x9 0\n\
-                            7x10 1250063279938854\n";
+fn seven_by_ten() -> String {
+    known_lines("knight", 7, 1..=10)
+}
 const SEVEN_BY_TEN_SWEEP: &[&str] = &["knight", "7x10", "--sweep", "--buckets", "31"];
 /// The first eight lines of it.
 const SEVEN_BY_EIGHT_SWEEP: &[&str] = &["knight", "7x8", "--sweep", "--buckets", "31"];
 
 fn seven_by_eight() -> String {
-    SEVEN_BY_TEN.lines().take(8).map(|line| format!("{line}\n")).collect()
+    known_lines("knight", 7, 1..=8)
 }
 
 /// Says on this process's own stderr that a test was skipped, and why (`eprintln!` would be
@@ -86,7 +87,7 @@ impl Link {
 /// A cluster the script made for one test: stopped, and its namespaces and links removed,
 /// when dropped.
 struct Cluster {
-    dir: PathBuf,
+    dir: common::Scratch,
     /// `--workers A,B,C --token-file T`, as the script printed it.
     arguments: Vec<String>,
 }
@@ -95,7 +96,7 @@ impl Cluster {
     /// `count` workers of one thread, every link at `rate`; `None` (said SKIPPED) where
     /// namespaces cannot be made here.
     fn start(test: &str, count: usize, rate: &str) -> Option<Cluster> {
-        let dir = common::scratch("netns", test);
+        let dir = common::scratch(test);
         let dir_arg = dir.to_str().unwrap();
         let output = netns_cluster(&["start", &count.to_string(), "--rate", rate, "--threads", "1", "--dir", dir_arg]);
         if output.status.code() == Some(77) {
@@ -178,7 +179,6 @@ impl Drop for Cluster {
         if !output.status.success() {
             let _ = writeln!(std::io::stderr(), "netns-cluster stop: {}", text(&output.stderr));
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -300,7 +300,7 @@ fn the_script_makes_hosts_of_their_own_and_removes_them_on_every_exit() {
     assert!(counted.status.success(), "{}", text(&counted.stderr));
     let embedded = leaper(&board);
     assert_eq!(text(&counted.stdout), text(&embedded.stdout));
-    assert!(text(&counted.stdout).ends_with("6x8 55488142\n"));
+    assert!(text(&counted.stdout).ends_with(&known_lines("knight", 6, 8..=8)));
     // States crossed every worker's link.
     for (before, after) in links.iter().zip(cluster.links()) {
         assert!(after.bytes > before.bytes + 100_000, "{before:?} {after:?}");
@@ -315,7 +315,7 @@ fn the_script_makes_hosts_of_their_own_and_removes_them_on_every_exit() {
             assert!(!shown.status.success(), "{} is still there", link.veth);
         }
     };
-    let dir = cluster.dir.clone();
+    let dir = cluster.dir.to_path_buf();
     cluster.script(&["stop"]);
     gone(&links);
     let status = netns_cluster(&["status", "--dir", dir.to_str().unwrap()]);
@@ -387,7 +387,7 @@ fn a_link_down_for_5_s_mid_step_costs_nothing() {
     let (status, stdout, stderr) = coordinator.finish();
     let longest = saw("worker 2's link down for 5 s mid-step", &stderr);
     assert!(status.success(), "{stderr}");
-    assert_eq!(stdout, SEVEN_BY_TEN);
+    assert_eq!(stdout, seven_by_ten());
     // The cut held the job up: it landed inside a step (or its commit).
     assert!(longest >= 4.5, "no step felt the 5 s cut: {stderr}");
 }
@@ -413,7 +413,7 @@ fn a_link_down_for_60_s_makes_the_job_wait_and_say_for_whom() {
     assert!(named, "the job did not say it waits for {second}: {stderr}");
     assert!(stderr.contains("every worker answers again"), "{stderr}");
     assert!(status.success(), "{stderr}");
-    assert_eq!(stdout, SEVEN_BY_TEN);
+    assert_eq!(stdout, seven_by_ten());
 }
 
 /// One link at 1 Mbit/s, the others at 1 Gbit/s: its worker is named the straggler in the live
@@ -471,7 +471,7 @@ fn a_worker_on_a_slow_link_is_named_the_straggler() {
     }
     assert!(output.status.success(), "{terminal}");
     assert_eq!(text(&output.stdout), text(&leaper(&board).stdout));
-    assert!(text(&output.stdout).ends_with("6x8 55488142\n"));
+    assert!(text(&output.stdout).ends_with(&known_lines("knight", 6, 8..=8)));
     assert!(terminal.contains(&format!("straggler {slow} (")), "the display did not name {slow}: {terminal}");
     assert!(terminal.contains(&format!("worker {slow} is the straggler")), "no log line: {terminal}");
     for fast in [cluster.address(1), cluster.address(2)] {
@@ -499,7 +499,7 @@ fn a_coordinator_killed_mid_shuffle_resumes_to_the_exact_count() {
     let stderr = text(&resumed.stderr);
     saw("the coordinator killed mid-shuffle, then `leaper resume`", &stderr);
     assert!(resumed.status.success(), "{stderr}");
-    assert_eq!(text(&resumed.stdout), SEVEN_BY_TEN);
+    assert_eq!(text(&resumed.stdout), seven_by_ten());
     for worker in 1..=3 {
         assert_eq!(cluster.data_files(worker), ["worker-id"], "worker {worker} was not freed");
     }

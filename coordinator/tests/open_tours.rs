@@ -3,14 +3,17 @@
 
 mod common;
 
-use common::{bfile_rows, leaper, run, scratch, text};
+use common::{bfile_rows, known, leaper, run, scratch, text};
 
 #[test]
 fn open_tours_directed_tours_and_both_kinds() {
     assert_eq!(run(&["knight", "6x6", "--open"]), "3318960\n");
     assert_eq!(run(&["knight", "6x6", "--open", "--directed"]), "6637920\n");
     assert_eq!(run(&["knight", "6x6", "--tours", "open"]), "3318960\n");
-    assert_eq!(run(&["knight", "6x6", "--tours", "both"]), "closed 9862\nopen 3318960\n");
+    assert_eq!(
+        run(&["knight", "6x6", "--tours", "both"]),
+        format!("closed {}\nopen {}\n", known("knight 6x6"), known("knight 6x6 open"))
+    );
     assert_eq!(run(&["knight", "6x6", "--tours", "both", "--directed"]), "closed 19724\nopen 6637920\n");
     // A path of one cell has one direction; 5x5 (OEIS A165134: 1728 directed).
     assert_eq!(run(&["knight", "1x1", "--open", "--directed"]), "1\n");
@@ -43,7 +46,7 @@ fn other_leapers_count_open_tours() {
 
 #[test]
 fn json_and_bfiles_of_open_sweeps() {
-    let dir = scratch("open", "bfile");
+    let dir = scratch("bfile");
     std::fs::create_dir_all(&dir).unwrap();
     let bfile = dir.join("b.txt");
     let printed = run(&["knight", "3x8", "--open", "--sweep", "--format", "json", "--bfile", bfile.to_str().unwrap()]);
@@ -65,7 +68,6 @@ fn json_and_bfiles_of_open_sweeps() {
     let output = leaper(&["knight", "6x6", "--open", "--tours", "closed"], None);
     assert!(!output.status.success());
     assert!(text(&output.stderr).contains("cannot be used with"), "{}", text(&output.stderr));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -75,7 +77,7 @@ fn an_open_tour_job_crashed_out_of_core_resumes_to_the_same_counts() {
     assert!(
         expected.ends_with("{\"problem\":\"knight\",\"board\":\"5x8\",\"tours\":\"open\",\"count\":\"18061054\"}\n")
     );
-    let dir = scratch("open", "resume");
+    let dir = scratch("resume");
     let job = dir.join("job");
     let mut args = board.to_vec();
     args.extend(["--job-dir", job.to_str().unwrap()]);
@@ -85,5 +87,4 @@ fn an_open_tour_job_crashed_out_of_core_resumes_to_the_same_counts() {
     let status = run(&["status", "--job-dir", job.to_str().unwrap()]);
     assert!(status.contains("knight 5x8 --sweep --open"), "{status}");
     assert_eq!(run(&["resume", "--job-dir", job.to_str().unwrap()]), expected);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

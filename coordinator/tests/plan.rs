@@ -3,12 +3,9 @@
 mod common;
 
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use leaper_coordinator::plan::estimate::SHUFFLE_SECONDS_PER_STATE;
-use leaper_core::engine::store::memory_store;
-use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
-use leaper_core::engine::Moduli;
+use leaper_core::engine::sweep::{sweep_in_memory, SweepOptions};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::transfer::{tours, TourKind};
 use serde_json::Value;
@@ -18,14 +15,11 @@ const TRUST: f64 = 2.0;
 
 /// Runs `leaper ARGS --scratch DIR` and checks that the probe left nothing in DIR.
 fn leaper(args: &[&str]) -> Output {
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let scratch = common::scratch("plan", &RUNS.fetch_add(1, Ordering::Relaxed).to_string());
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = common::scratch_dir("plan-probe");
     let mut command = Command::new(env!("CARGO_BIN_EXE_leaper"));
     command.args(args).args(["--scratch", scratch.to_str().unwrap()]).env("RUST_LOG", "warn");
     let output = command.output().expect("leaper runs");
     assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0, "the probe left files behind");
-    std::fs::remove_dir_all(&scratch).unwrap();
     output
 }
 
@@ -45,9 +39,7 @@ fn measured(width: usize, rows: usize) -> (u64, u64) {
 
 fn measured_tours(width: usize, rows: usize, kind: TourKind) -> (u64, u64) {
     let job = tours(Geometry::new(width, rows, MoveSet::knight()), rows, kind).unwrap();
-    let mut stores = StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), 8 << 30));
-    let report =
-        sweep_in_process(job.as_ref(), &SweepOptions::default(), &mut stores, SweepProgress::default()).unwrap();
+    let report = sweep_in_memory(job.as_ref(), &SweepOptions::default(), 61, 8 << 30).unwrap();
     (report.profile.iter().copied().max().unwrap(), report.states_processed)
 }
 
@@ -444,7 +436,7 @@ fn the_plan_the_warning_and_the_status_quote_one_forecast() {
     let text = plan_text(&job);
     let after = |label: &str, until: &str| line(&text, label)[10..].split(until).next().unwrap().to_string();
     let (peak, memory) = (after("peak      ", " states"), after("memory    ", " to count in memory"));
-    let dir = common::scratch("plan", "one-forecast");
+    let dir = common::scratch("one-forecast");
     std::fs::create_dir_all(&dir).unwrap();
     // In memory, over its limit: the warning, with the plan's figures, before the first step.
     let stderr = run_until(&dir, &job, &|line| line.starts_with("warning: ") || line.contains("step done"));
@@ -483,7 +475,6 @@ fn the_plan_the_warning_and_the_status_quote_one_forecast() {
     )
     .unwrap();
     assert!(line(&text, "plan      ").starts_with(&format!("plan      peak {peak} states (step ")), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The peak layer and the states read of `quarter SIDE`, counted in memory.
@@ -493,9 +484,7 @@ fn measured_quarter(side: usize) -> (u64, u64) {
         toml::from_str(&format!("side = {side}\nenumerate = false\nby_start = false\nparkin = false")).unwrap();
     let task = leaper_core::problems::quarter::QuarterProblem.task(&params).unwrap();
     let Ok(Job::Sweep(job)) = task.job() else { panic!("quarter {side} is a sweep") };
-    let mut stores = StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), 8 << 30));
-    let report =
-        sweep_in_process(job.as_ref(), &SweepOptions::default(), &mut stores, SweepProgress::default()).unwrap();
+    let report = sweep_in_memory(job.as_ref(), &SweepOptions::default(), 61, 8 << 30).unwrap();
     (report.profile.iter().copied().max().unwrap(), report.states_processed)
 }
 
@@ -554,7 +543,7 @@ fn quarter_40_warns_before_its_first_step_with_the_plan_s_figures() {
     let text = plan_text(&["quarter", "40"]);
     let after = |label: &str, until: &str| line(&text, label)[10..].split(until).next().unwrap().to_string();
     let (peak, memory) = (after("peak      ", " states"), after("memory    ", " to count in memory"));
-    let dir = common::scratch("plan", "quarter-40");
+    let dir = common::scratch("quarter-40");
     std::fs::create_dir_all(&dir).unwrap();
     let stderr =
         run_until(&dir, &["quarter", "40"], &|line| line.starts_with("warning: ") || line.contains("step done"));
@@ -586,7 +575,6 @@ fn quarter_40_warns_before_its_first_step_with_the_plan_s_figures() {
         assert!(!kept[figure].is_null(), "{figure}: {status}");
         assert_eq!(kept[figure], planned[figure], "{figure}: kept {kept}, planned {planned}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The states each step of `leaper ARGS` read, from its JSON log, and what it printed.
@@ -610,7 +598,7 @@ fn states_read_by_step(args: &[&str]) -> (Vec<u64>, String) {
 /// the states read; a probe that runs the whole sweep is exact.
 #[test]
 fn a_graph_s_layers_are_guessed_from_its_frontier_s_widths() {
-    let dir = common::scratch("plan", "graph-widths");
+    let dir = common::scratch("graph-widths");
     std::fs::create_dir_all(&dir).unwrap();
     // The 12 x 12 grid graph's cycles (A003763), counted, then planned from 2,000 states.
     let grid = dir.join("grid12.dimacs");
@@ -652,7 +640,6 @@ fn a_graph_s_layers_are_guessed_from_its_frontier_s_widths() {
     assert!(line(&text, "peak      ").ends_with(&format!("states, read by step {peak_step}")), "{text}");
     assert!(!text.contains("\nrows      "), "{text}");
     assert!(line(&text, "probe     ").contains(", then steps "), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 58: from 28 x 28 on, the quartering's counts pass the exact 128-bit lane (28 x 28 has

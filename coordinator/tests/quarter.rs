@@ -2,15 +2,10 @@
 //! read, the drawing, the two methods against each other, resumable jobs of both kinds.
 
 use std::fs;
-use std::path::PathBuf;
 
 mod common;
 
-use common::{bfile_rows, leaper, run, text};
-
-fn scratch(name: &str) -> PathBuf {
-    common::scratch("quarter", name)
-}
+use common::{bfile_rows, leaper, run, scratch, text};
 
 fn json(args: &[&str]) -> serde_json::Value {
     let mut args = args.to_vec();
@@ -57,7 +52,6 @@ fn the_five_values_of_the_issue_and_the_published_sequences() {
     let bfile = dir.join("b257952.txt");
     assert_eq!(run(&["quarter", "12", "--bfile", bfile.to_str().unwrap()]), "7695805\n");
     assert_eq!(bfile_rows(&bfile), "6 7695805\n");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -183,7 +177,6 @@ fn the_6x6_drawing_has_37_boards_and_large_boards_are_refused_with_their_count()
     assert!(!refused.exists());
     let listed: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(listed.len(), 1, "nothing half-made beside the drawing: {listed:?}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -243,5 +236,4 @@ fn both_kinds_of_job_resume_after_a_crash_to_the_exact_count() {
     let line: serde_json::Value = serde_json::from_str(text(&resumed.stdout).trim()).unwrap();
     assert_eq!(line["total"], "43318");
     assert_eq!(starts(&line)[4], ("rotational".to_string(), "5,0".to_string(), 3600));
-    fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,16 +1,12 @@
 //! `leaper quarto`: the published counts from the command line, and resumable subtree jobs.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 mod common;
 
-use common::{free_address, leaper, text, wait_until_listening};
-
-fn scratch(name: &str) -> PathBuf {
-    common::scratch("quarto", name)
-}
+use common::{free_address, leaper, scratch, text, wait_until_listening};
 
 /// The document's table: variant, count, factorisation of count/384.
 const TABLE: [(&str, &str, &str); 9] = [
@@ -83,7 +79,6 @@ fn a_job_crashed_mid_ledger_resumes_to_the_exact_count() {
         status.contains("state     finished") && status.contains("rows+cols+alldiags+allsqrs 2522431872"),
         "{status}"
     );
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -176,7 +171,6 @@ fn a_running_job_serves_its_status_to_callers_with_the_token() {
     let gone = ask(&token, &[]);
     assert!(!gone.status.success());
     assert!(text(&gone.stderr).contains(&format!("coordinator {address}")), "{}", text(&gone.stderr));
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -211,5 +205,4 @@ fn a_resumed_job_serves_its_status_where_resume_says() {
     assert_eq!(text(&output.stdout), "85842854016\n");
     // The override was for that run: the job's spec does not serve.
     assert!(!fs::read_to_string(job.join("job.toml")).unwrap().contains("listen"));
-    fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,15 +2,10 @@
 //! square's 1 and the trapezoid's 36), piece files and their errors, the drawing, a resumed job.
 
 use std::fs;
-use std::path::PathBuf;
 
 mod common;
 
-use common::{leaper, run, text};
-
-fn scratch(name: &str) -> PathBuf {
-    common::scratch("tangram", name)
-}
+use common::{leaper, run, scratch, text};
 
 fn json_lines(args: &[&str]) -> Vec<serde_json::Value> {
     let mut args = args.to_vec();
@@ -138,7 +133,6 @@ fn a_piece_file_of_the_same_pieces_moved_turned_and_renamed_gives_the_same_figur
     assert_eq!(outlines.len(), 6, "N(4) = 6 outlines");
     assert_eq!(total["area"], 4);
     assert!(total["dissections"].as_str().unwrap().parse::<u64>().unwrap() > 0);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -183,7 +177,6 @@ fn bad_piece_files_outlines_and_options_are_refused_with_the_offending_line() {
         assert!(text(&output.stderr).contains(&message), "{args:?}: {}", text(&output.stderr));
         assert!(!std::path::Path::new(job).exists(), "{args:?} left a job directory");
     }
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -214,7 +207,6 @@ fn the_drawing_holds_every_dissection_grouped_by_outline() {
     assert_eq!(output.status.code(), Some(1), "a fit that finds nothing answers no");
     assert!(text(&output.stderr).contains("no dissection to draw"), "{}", text(&output.stderr));
     assert!(!empty.exists());
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -231,5 +223,4 @@ fn a_solve_killed_after_some_shards_resumes_to_the_same_figures() {
     let lines: Vec<serde_json::Value> =
         text(&resumed.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(dissections(&lines).1["dissections"], "142");
-    fs::remove_dir_all(&dir).unwrap();
 }

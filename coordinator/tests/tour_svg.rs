@@ -5,25 +5,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 
-use common::run;
+use common::{path, run, scratch_dir};
 
 /// The drawing's geometry: squares of 40 px inside a 20 px margin.
 const SQUARE: i64 = 40;
 const MARGIN: i64 = 20;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = common::scratch("tour-svg", name);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// One element of the picture: its name, attributes, text, and the class of the nearest
 /// enclosing element that has one.
@@ -204,7 +194,7 @@ fn ring(elements: &[Element], class: &str) -> Option<((i64, i64), String)> {
 
 #[test]
 fn open_5x5_tours_are_numbered_and_their_closing_connection_explained() {
-    let dir = scratch("open");
+    let dir = scratch_dir("open");
     let file = dir.join("open5.txt");
     assert_eq!(run(&["tours", "enumerate", "5x5", "--open", "--out", path(&file)]), "864\n");
     for number in [1, 500, 864] {
@@ -229,12 +219,11 @@ fn open_5x5_tours_are_numbered_and_their_closing_connection_explained() {
         assert_eq!((dashed[0].name.as_str(), dashed[0].class()), ("line", Some("closing")));
         assert_eq!(segment(dashed[0]), [centre(5, last), centre(5, first)]);
     }
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn closed_tours_are_numbered_from_their_start_and_return_to_it() {
-    let dir = scratch("closed");
+    let dir = scratch_dir("closed");
     let file = dir.join("closed6.txt");
     run(&["tours", "generate", "6x6", "--warnsdorff", "--closed", "--count", "3", "--seed", "1", "--out", path(&file)]);
     for number in [1, 3] {
@@ -254,12 +243,11 @@ fn closed_tours_are_numbered_from_their_start_and_return_to_it() {
         assert_eq!(ring(&elements, "end"), None);
         assert!(elements.iter().all(|e| e.get("stroke-dasharray").is_none() && e.class() != Some("closing")));
     }
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_26x26_tour_is_numbered_to_676() {
-    let dir = scratch("large");
+    let dir = scratch_dir("large");
     let file = dir.join("large.txt");
     run(&["tours", "generate", "26x26", "--warnsdorff", "--count", "1", "--seed", "1", "--out", path(&file)]);
     let (elements, squares) = drawn(&file, 1, &["--open"], &dir);
@@ -269,5 +257,4 @@ fn a_26x26_tour_is_numbered_to_676() {
     // The numbers' font is the same on every board: three digits fit a 40 px square.
     let fonts: Vec<&str> = elements.iter().filter_map(|e| e.get("font-size")).collect();
     assert_eq!(fonts, ["12", "12", "12"], "the coordinates, the numbers, the legend");
-    fs::remove_dir_all(&dir).unwrap();
 }

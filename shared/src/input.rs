@@ -288,8 +288,7 @@ mod tests {
 
     #[test]
     fn files_past_their_bound_are_refused_by_name() {
-        let dir = std::env::temp_dir().join(format!("leaper-input-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("input");
         let path = dir.join("token");
         std::fs::write(&path, "s3cret\n").unwrap();
         assert_eq!(read_to_string_bounded(&path, 7, "token file").unwrap(), "s3cret\n");
@@ -302,7 +301,6 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("cannot"));
-        std::fs::remove_dir_all(&dir).unwrap();
         let error = read_file_bounded(Path::new("/dev/zero"), 4 << 10, "token file").unwrap_err().to_string();
         assert!(error.starts_with("/dev/zero: the token file is larger than 4 KiB"), "{error}");
         assert_eq!(size(1 << 20), "1 MiB");
@@ -322,8 +320,7 @@ mod tests {
 
     #[test]
     fn a_regular_file_past_its_bound_is_refused_by_its_size() {
-        let dir = std::env::temp_dir().join(format!("leaper-input-size-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("input-size");
         let path = dir.join("big");
         // Sparse: a gigabyte by its size, nothing on disk, and nothing read.
         File::create(&path).unwrap().set_len(1 << 30).unwrap();
@@ -331,7 +328,6 @@ mod tests {
         assert!(
             error.ends_with("the mask file is larger than 1 MiB, more than such a file holds: is it the right file?")
         );
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(Source::new("-"), Source::Stdin);
         assert_eq!(Source::new("./-"), Source::File("./-".into()));
         assert_eq!(Source::Stdin.name(), Path::new("stdin"));

@@ -2,9 +2,10 @@
 //! large its buckets. Its own test binary: the resident size is the whole process's, which
 //! other tests running beside it would inflate.
 
-use leaper_core::engine::store::disk_store;
-use leaper_core::engine::sweep::{sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress};
-use leaper_core::engine::{Moduli, RecordLayout};
+mod common;
+
+use common::{known, on_disk, scratch};
+use leaper_core::engine::sweep::{CountRoute, SweepOptions};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::transfer::closed_tours;
 
@@ -18,16 +19,12 @@ fn an_out_of_core_sweep_stays_within_its_memory_limit() {
     // table per thread: 36 MiB.
     leaper_core::heap::return_large_frees();
     let limit: u64 = 48 << 20;
-    let dir = std::env::temp_dir().join(format!("leaper-disk-limit-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("disk-limit");
     let job = closed_tours(Geometry::new(6, 12, MoveSet::knight()), 1).expect("a valid board");
     let options = SweepOptions { counts: CountRoute::Residues, ..SweepOptions::default() };
-    let mut new_store = |layout: RecordLayout, m: &Moduli| disk_store(layout, &dir, 0, 4, m.clone(), limit, None);
-    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
-        .expect("sweep");
+    let report = on_disk(job.as_ref(), &options, &dir, 4, limit);
     let peak = leaper_core::heap::peak_resident_bytes().expect("Linux reports the peak resident size");
-    assert_eq!(report.counts[11].1.to_string(), "964730606632516");
-    assert_eq!(report.counts[9].1.to_string(), "239187240144");
+    assert_eq!(report.counts[11].1.to_string(), known("knight 6x12"));
+    assert_eq!(report.counts[9].1.to_string(), known("knight 6x10"));
     assert!(peak <= limit, "peak resident {peak} bytes over the limit of {limit}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,48 +1,40 @@
 //! The out-of-core store gives exactly the counts of the in-memory store, also when buckets
 //! overflow their memory budget and are aggregated in sorted runs.
 
-use leaper_core::engine::store::{disk_store, memory_store, StateStore};
-use leaper_core::engine::sweep::{
-    sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress, SweepReport,
-};
+mod common;
+
+use std::path::Path;
+
+use common::{checked_residues, in_memory, known, on_disk, scratch};
+use leaper_core::engine::store::disk_store;
+use leaper_core::engine::sweep::SweepReport;
 use leaper_core::engine::{Moduli, RecordLayout};
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::transfer::closed_tours;
 
-/// Makes the store of each pass.
-type NewStore<'a> = dyn FnMut(RecordLayout, &Moduli) -> leaper_core::Result<Box<dyn StateStore>> + 'a;
-
-fn sweep(width: usize, rows: usize, new_store: &mut NewStore) -> SweepReport {
-    let job = closed_tours(Geometry::new(width, rows, MoveSet::knight()), 1).unwrap();
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
-    sweep_in_process(job.as_ref(), &options, &mut StoreFactory(new_store), SweepProgress::default()).expect("sweep")
-}
-
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("leaper-disk-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// The closed tours of `width` x 1 to 10, counted in memory in `buckets` partitions and out of
+/// core in `dir` within `mem_limit`, each verified with a spare modulus.
+fn memory_and_disk(width: usize, buckets: usize, dir: &Path, mem_limit: u64) -> (SweepReport, SweepReport) {
+    let job = closed_tours(Geometry::new(width, 10, MoveSet::knight()), 1).unwrap();
+    let memory = in_memory(job.as_ref(), &checked_residues(), buckets);
+    (memory, on_disk(job.as_ref(), &checked_residues(), dir, buckets, mem_limit))
 }
 
 #[test]
 fn disk_equals_memory() {
-    let memory = sweep(6, 10, &mut |layout, m| memory_store(layout, 31, m.clone(), u64::MAX));
     let dir = scratch("equal");
-    let disk = sweep(6, 10, &mut |layout, m| disk_store(layout, &dir, 0, 31, m.clone(), 1 << 30, None));
+    let (memory, disk) = memory_and_disk(6, 31, &dir, 1 << 30);
     assert_eq!(memory.counts, disk.counts);
     assert_eq!(memory.peak_states, disk.peak_states);
-    assert_eq!(disk.counts[9].1.to_string(), "239187240144");
+    assert_eq!(disk.counts[9].1.to_string(), known("knight 6x10"));
     assert!(disk.peak_bytes > 0);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn tiny_memory_limit_forces_sorted_runs() {
-    let memory = sweep(6, 10, &mut |layout, m| memory_store(layout, 7, m.clone(), u64::MAX));
     let dir = scratch("tiny");
-    let disk = sweep(6, 10, &mut |layout, m| disk_store(layout, &dir, 0, 7, m.clone(), 4 << 20, None));
+    let (memory, disk) = memory_and_disk(6, 7, &dir, 4 << 20);
     assert_eq!(memory.counts, disk.counts);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -58,7 +50,6 @@ fn an_impossible_memory_limit_is_refused() {
     assert!(error.contains("bytes per bucket") && error.contains("lower --buckets"), "{error}");
     // With 31 buckets the same limit is enough.
     assert!(disk_store(layout, &dir, 0, 31, Moduli::first(2).unwrap(), 34 << 20, None).is_ok());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Emits every key of `keys` with count 1, `copies` times over (each chunk of 256 keys again
@@ -122,7 +113,6 @@ fn a_layer_kept_in_memory_reads_as_its_sections_also_once_dropped_for_room() {
     let summary = store.finish_step().unwrap();
     assert_eq!(summary.states, 990_000);
     assert!(summary.spilled_bytes > 0, "the next layer passed the shares");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -142,5 +132,4 @@ fn successors_are_merged_before_they_reach_the_disk() {
     let (spilled, layer) = emit_copies(&dir, 5 << 20, 1..200_001, 2);
     assert!((1..2 * 200_000).contains(&spilled), "{spilled} bytes spilled");
     assert_eq!(layer, (1..200_001).map(|key| (key, 2)).collect::<Vec<_>>());
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,6 +2,8 @@
 //! one pass, past it from the residue passes it falls back to; the 128-bit lane against residues
 //! state for state; and the lane the bound chooses.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -21,8 +23,7 @@ use leaper_core::problems::tours::transfer::{closed_tours, tours, TourKind};
 use rug::Integer;
 
 fn sweep_job(job: &dyn SweepJob, options: SweepOptions) -> SweepReport {
-    let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 31, m.clone(), u64::MAX);
-    sweep_in_process(job, &options, &mut StoreFactory(&mut new_store), SweepProgress::default()).expect("sweep")
+    common::in_memory(job, &options, 31)
 }
 
 fn sweep(width: usize, rows: usize, moves: &MoveSet, options: SweepOptions) -> SweepReport {

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use leaper_core::engine::problem::{table, Params};
-use leaper_core::engine::store::memory_store;
-use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress};
-use leaper_core::engine::{Moduli, Problem, RecordLayout};
+mod common;
+
+use leaper_core::engine::sweep::SweepOptions;
+use leaper_core::engine::Problem;
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::transfer::{tours, SlotTour, TourKind};
 use leaper_core::problems::tours::{brute, TourParams, Tours};
@@ -39,9 +40,7 @@ fn piece_params(piece: &str, moves: &str, board: &str, kind: TourKind) -> Params
 fn counts(width: usize, rows: usize, moves: &MoveSet, kind: TourKind) -> HashMap<usize, Integer> {
     let job = tours(Geometry::new(width, rows, moves.clone()), 1, kind).expect("a board the keys hold");
     let options = SweepOptions { spare_moduli: 0, moduli_per_pass: None, ..SweepOptions::default() };
-    let mut new_store = |layout: RecordLayout, m: &Moduli| memory_store(layout, 7, m.clone(), u64::MAX);
-    let report = sweep_in_process(job.as_ref(), &options, &mut StoreFactory(&mut new_store), SweepProgress::default())
-        .expect("sweep");
+    let report = common::in_memory(job.as_ref(), &options, 7);
     report.counts.into_iter().collect()
 }
 

@@ -2,30 +2,28 @@
 //! the transfer matrix against brute force and against the same board swept along its other
 //! side (64-bit keys), in memory and out of core.
 
-use leaper_core::engine::store::{disk_store, memory_store, StateStore};
-use leaper_core::engine::sweep::{sweep_in_process, CountRoute, StoreFactory, SweepOptions, SweepProgress};
-use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
+mod common;
+
+use common::{checked_residues, on_disk, scratch};
+use leaper_core::engine::sweep::SweepReport;
+use leaper_core::engine::SweepJob;
 use leaper_core::problems::tours::board::{Geometry, MoveSet};
 use leaper_core::problems::tours::brute;
 use leaper_core::problems::tours::transfer::closed_tours;
 use rug::Integer;
 
-type NewStore<'a> = dyn FnMut(RecordLayout, &Moduli) -> leaper_core::Result<Box<dyn StateStore>> + 'a;
-
 fn job(width: usize, rows: usize, min_rows: usize, moves: &MoveSet) -> Box<dyn SweepJob> {
     closed_tours(Geometry::new(width, rows, moves.clone()), min_rows).expect("a board the engine accepts")
 }
 
-/// Counts of lengths `min_rows..=rows`, verified with a spare modulus.
-fn counts(job: &dyn SweepJob, new_store: &mut NewStore) -> Vec<Integer> {
-    let options = SweepOptions { spare_moduli: 1, moduli_per_pass: None, counts: CountRoute::Residues };
-    let report =
-        sweep_in_process(job, &options, &mut StoreFactory(new_store), SweepProgress::default()).expect("sweep");
+/// Counts of lengths `min_rows..=rows`.
+fn counts(report: SweepReport) -> Vec<Integer> {
     report.counts.into_iter().map(|(_, count)| count).collect()
 }
 
+/// Counts of lengths `min_rows..=rows`, in memory, verified with a spare modulus.
 fn in_memory(job: &dyn SweepJob) -> Vec<Integer> {
-    counts(job, &mut |layout, m| memory_store(layout, 31, m.clone(), u64::MAX))
+    counts(common::in_memory(job, &checked_residues(), 31))
 }
 
 #[test]
@@ -54,13 +52,11 @@ fn ten_by_five_on_128_bit_keys_equals_five_by_ten_on_64_bit_keys() {
 
 #[test]
 fn out_of_core_128_bit_layers_count_what_memory_counts() {
-    let dir = std::env::temp_dir().join(format!("leaper-wide-disk-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("wide-disk");
     let wide = job(10, 4, 1, &MoveSet::knight());
     // A small budget: some buckets are aggregated in sorted runs and merged.
-    let disk = counts(wide.as_ref(), &mut |layout, m| disk_store(layout, &dir, 0, 7, m.clone(), 4 << 20, None));
+    let disk = counts(on_disk(wide.as_ref(), &checked_residues(), &dir, 7, 4 << 20));
     assert_eq!(disk, in_memory(wide.as_ref()));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -18,8 +18,7 @@ fn request(token: Option<&str>) -> Request<InfoRequest> {
 
 #[tokio::test]
 async fn info_needs_the_token() {
-    let dir = std::env::temp_dir().join(format!("leaper-worker-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = leaper_test_kit::scratch_dir("worker-info");
     let token_file = dir.join("token");
     std::fs::write(&token_file, "s3cret\n").unwrap();
     std::fs::create_dir_all(dir.join("data")).unwrap();
@@ -67,5 +66,4 @@ async fn info_needs_the_token() {
 
     stop.send(()).unwrap();
     server.await.unwrap().unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,23 +1,19 @@
 //! The worker binary's refusals are plain `error:` lines, whatever RUST_BACKTRACE says, and name
 //! what was wrong: a data directory in use, a token file past its bound.
 
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use leaper_test_kit::{free_address, wait_until_listening, Scratch};
+
 const WORKER: &str = env!("CARGO_BIN_EXE_leaper-worker");
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leaper-worker-refusals-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// A scratch directory holding a worker's token.
+fn scratch(name: &str) -> Scratch {
+    let dir = leaper_test_kit::scratch_dir(name);
     std::fs::write(dir.join("token"), "s3cret\n").unwrap();
     dir
-}
-
-fn free_address() -> String {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string()
 }
 
 fn worker(address: &str, data_dir: &Path, token: &Path) -> Command {
@@ -67,15 +63,10 @@ fn a_data_directory_in_use_is_refused_in_one_line_even_with_backtraces_asked_for
     let (data, token) = (dir.join("data"), dir.join("token"));
     let address = free_address();
     let first = Running(worker(&address, &data, &token).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(&address).is_err() {
-        assert!(Instant::now() < deadline, "the first worker did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_listening(&address, "the first worker");
     let second = refused(worker(&free_address(), &data, &token));
     assert_plain(&second, "the data directory is in use by another leaper process");
     drop(first);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -88,5 +79,4 @@ fn a_token_file_past_its_bound_is_refused() {
     let output = refused(worker(&free_address(), &dir.join("data"), &token));
     assert_plain(&output, "the token file is larger than 4 KiB");
     assert!(!String::from_utf8_lossy(&output.stderr).contains("s3cret"), "the token is never echoed");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,9 +1,7 @@
-//! Helpers the command-line tests share: run `leaper`, read its output, a scratch directory,
-//! loopback addresses for servers. Each test file uses some of them.
+//! The command-line tests' kit: run `leaper`, read its output, scratch directories removed when a
+//! test ends, the known counts, loopback addresses for servers. Each test file uses some of them.
 #![allow(dead_code)]
 
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -30,30 +28,19 @@ pub fn bfile_rows(path: &std::path::Path) -> String {
     text.lines().filter(|line| !line.starts_with('#')).map(|line| format!("{line}\n")).collect()
 }
 
+/// A path as a command-line argument (the tests' paths are UTF-8).
+pub fn path(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A fresh path under the temporary directory, unique to this test process (not created).
-pub fn scratch(suite: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leaper-{suite}-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-/// A loopback address no one listens on now, for a server a test is about to start.
-pub fn free_address() -> String {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string()
-}
-
-/// Waits (up to 30 s) until something accepts connections on `address`; `what` names it.
-pub fn wait_until_listening(address: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(address).is_err() {
-        assert!(Instant::now() < deadline, "{what} did not start listening on {address}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+#[allow(unused_imports)] // each test file takes what it needs
+pub use leaper_test_kit::{
+    free_address, known, known_line, known_lines, scratch, scratch_dir, wait_until_listening, Scratch,
+};
 
 /// Waits (up to 120 s) until the sweep in `job_dir` has committed `cells` steps of its pass.
 pub fn wait_for_cells(job_dir: &std::path::Path, cells: u64) {

@@ -446,7 +446,7 @@ mod tests {
     /// order, with their copies, whatever the memory limit.
     #[test]
     fn keeps_the_first_record_of_every_key_within_any_memory_limit() {
-        let root = std::env::temp_dir().join(format!("leaper-distinct-{}", std::process::id()));
+        let root = leaper_test_kit::scratch("distinct");
         let shape = Shape { key_len: 3, payload_len: 8 };
         let mut expected: std::collections::BTreeMap<[u8; 3], (u64, u64)> = Default::default();
         let keys: Vec<[u8; 3]> =
@@ -478,16 +478,13 @@ mod tests {
             assert_eq!(got, want, "limit {limit}, buckets {buckets}");
             assert!(!dir.exists(), "the scratch directory is removed");
         }
-        fs::remove_dir_all(&root).unwrap();
     }
 
     /// A killed dedupe's scratch directory is removed by the next run beside the same base,
     /// its own files only; a running process's, another base's and a link are left.
     #[test]
     fn scratch_directories_of_dead_processes_are_removed() {
-        let root = std::env::temp_dir().join(format!("leaper-stale-scratch-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(&root).unwrap();
+        let root = leaper_test_kit::scratch_dir("stale-scratch");
         let base = root.join("distinct.txt");
         // No process has the id 2^32 - 1 (Linux pids stay below 2^22).
         let dead = root.join("distinct.txt.dedupe-4294967295");
@@ -507,6 +504,5 @@ mod tests {
         assert!(!stranger.join("bucket-0000.rec").exists() && stranger.join("notes.txt").exists());
         assert!(running.join("bucket-0000.rec").exists() && other_base.join("bucket-0000.rec").exists());
         assert!(root.join("distinct.txt.dedupe-4294967293").symlink_metadata().is_ok());
-        fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::arith::{exact_count, ExactLane, Moduli};
 use crate::engine::key::RecordLayout;
-use crate::engine::store::{bucket_of_words, LayerSummary, StateStore};
+use crate::engine::store::{bucket_of_words, memory_store, LayerSummary, StateStore};
 // What one step did, as the hosts' `step` returns it: defined with the seam, whose
 // `SweepJob::expand_layer` returns it too.
 pub use crate::engine::transition::StepOutcome;
@@ -448,6 +448,19 @@ pub fn sweep_in_process(
     start: SweepProgress,
 ) -> Result<SweepReport> {
     run_sweep(job, options, &mut LocalSteps::new(job, host), start)
+}
+
+/// Counts `job` from its start in this process, every layer in memory in `buckets` partitions
+/// within `mem_limit` bytes (`u64::MAX`: none): the shortest way from a job to its counts, for
+/// a count on the side of another and for the tests.
+pub fn sweep_in_memory(
+    job: &dyn SweepJob,
+    options: &SweepOptions,
+    buckets: usize,
+    mem_limit: u64,
+) -> Result<SweepReport> {
+    let mut stores = StoreFactory(|layout, moduli: &Moduli| memory_store(layout, buckets, moduli.clone(), mem_limit));
+    sweep_in_process(job, options, &mut stores, SweepProgress::default())
 }
 
 /// Runs the sweep of `job`, with the steps run by `host`, starting from `start`; returns the

@@ -442,8 +442,7 @@ mod tests {
 
     #[test]
     fn layers_of_another_key_format_or_layout_are_refused_each_with_its_own_reason() {
-        let dir = std::env::temp_dir().join(format!("leaper-checkpoints-keys-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = leaper_test_kit::scratch("checkpoints-keys");
         let spec = JobSpec {
             header: SpecHeader::new(JobKind::Sweep, "tours", "knight-6x8", "knight 6x8"),
             body: Default::default(),
@@ -487,7 +486,6 @@ mod tests {
         checkpoints.finish(&[], Counted { verified: false, counts: "exact".into() }).unwrap();
         drop(checkpoints);
         assert_eq!(Manifest::load(&dir).unwrap().unwrap().key_format, Some(2));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Issue 55: a finished job's `job.toml` rewritten to format 2 (no checksum) with
@@ -496,8 +494,7 @@ mod tests {
     /// spec on resume, finished or not.
     #[test]
     fn a_finished_job_is_held_to_its_spec_format_and_to_how_it_counted() {
-        let dir = std::env::temp_dir().join(format!("leaper-checkpoints-finished-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = leaper_test_kit::scratch("checkpoints-finished");
         let spec = JobSpec {
             header: SpecHeader::new(JobKind::Sweep, "tours", "knight-6x6", "knight 6x6"),
             body: Default::default(),
@@ -534,6 +531,5 @@ mod tests {
         manifest.spec_format = Some(2);
         manifest.commit(&dir).unwrap();
         assert!(resume_with(&dir, 2, "keys").unwrap().finished(&exact).unwrap().is_some());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -405,8 +405,7 @@ mod tests {
 
     #[test]
     fn only_leapers_own_unnamed_files_are_removed_and_strangers_stop_the_sweep() {
-        let root = std::env::temp_dir().join(format!("leaper-durable-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
+        let root = leaper_test_kit::scratch("durable");
         let layer = root.join("pass-0/layer-000003");
         fs::create_dir_all(&layer).unwrap();
         for file in ["job.toml", "lock", "manifest.json", "manifest.json.tmp", "pass-0/layer-000003/b0001.lpb"] {
@@ -438,6 +437,5 @@ mod tests {
         for stays in ["job.toml", "lock", "manifest.json", "pass-0/layer-000003/b0001.lpb", "notes.txt", "mydata"] {
             assert!(root.join(stays).exists(), "{stays}");
         }
-        fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -381,8 +381,7 @@ mod tests {
 
     #[test]
     fn commits_replace_the_manifest_atomically_and_load_back() {
-        let dir = std::env::temp_dir().join(format!("leaper-manifest-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("manifest");
         assert_eq!(Manifest::load(&dir).unwrap(), None);
         sample("a").commit(&dir).unwrap();
         sample("b").commit(&dir).unwrap();
@@ -405,13 +404,11 @@ mod tests {
         fs::write(dir.join(MANIFEST_FILE), &text[..text.len() / 2]).unwrap();
         let error = Manifest::load(&dir).unwrap_err().to_string();
         assert!(error.contains("damaged manifest") && error.contains("manifest.copy.json is intact"), "{error}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_lost_manifest_is_refused_with_its_copy_named_and_committed_layers_are_never_orphaned() {
-        let dir = std::env::temp_dir().join(format!("leaper-manifest-lost-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let dir = leaper_test_kit::scratch("manifest-lost");
         fs::create_dir_all(dir.join("pass-0/layer-000008")).unwrap();
         sample("a").commit(&dir).unwrap();
         fs::write(dir.join("pass-0/layer-000008/s000.lps"), b"states").unwrap();
@@ -423,6 +420,5 @@ mod tests {
         assert!(error.contains("committed layers") && error.contains("layer-000008"), "{error}");
         fs::remove_dir_all(dir.join("pass-0")).unwrap();
         assert_eq!(Manifest::load(&dir).unwrap(), None, "nothing committed: a job that never took a step");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

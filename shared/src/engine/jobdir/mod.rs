@@ -395,10 +395,8 @@ fn new_worker_id() -> String {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("leaper-jobdir-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        dir
+    fn scratch(name: &str) -> leaper_test_kit::Scratch {
+        leaper_test_kit::scratch(&format!("jobdir-{name}"))
     }
 
     #[test]
@@ -416,7 +414,6 @@ mod tests {
         assert_eq!(running_pid(&dir), None);
         let reopened = JobDir::open(&dir).unwrap();
         assert_eq!(reopened.spec(), &spec);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -432,7 +429,6 @@ mod tests {
         std::os::unix::fs::symlink("/nowhere", dir.join("job.toml")).unwrap();
         let error = JobDir::open(&dir).err().unwrap().to_string();
         assert!(error.contains("is a symbolic link in a job or data directory"), "{error}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -463,6 +459,5 @@ mod tests {
         assert_eq!(left, ["worker-id"], "a free data directory keeps only the worker's id");
         drop(data);
         assert_eq!(DataDir::open(&dir).unwrap().worker_id(), id, "the id outlives the process");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -270,8 +270,7 @@ mod tests {
 
     #[test]
     fn specs_round_trip_and_refuse_other_formats() {
-        let dir = std::env::temp_dir().join(format!("leaper-spec-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("spec");
         let mut body = toml::Table::new();
         body.insert("params".into(), toml::Value::Table(toml::toml! { board = "6x8" }));
         let spec = JobSpec { header: SpecHeader::new(JobKind::Sweep, "tours", "knight-6x8", "knight 6x8"), body };
@@ -308,6 +307,5 @@ mod tests {
         fs::write(dir.join(SPEC_FILE), without.replacen("format = 3", "format = 2", 1)).unwrap();
         fs::remove_file(dir.join(SPEC_COPY_FILE)).unwrap();
         assert_eq!(JobSpec::load(&dir).unwrap().body, spec.body);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -268,18 +268,15 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<(LedgerHeader, BTreeMap<usize, Sha
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("leaper-ledger-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> leaper_test_kit::Scratch {
+        leaper_test_kit::scratch_dir(&format!("ledger-{name}"))
     }
 
     fn header() -> LedgerHeader {
         LedgerHeader::new("job-1", "quarto rows,cols", 10, 0xabcd)
     }
 
-    fn filled(name: &str) -> PathBuf {
+    fn filled(name: &str) -> leaper_test_kit::Scratch {
         let dir = scratch(name);
         let mut ledger = Ledger::open(&dir, &header()).unwrap();
         for shard in [3, 1, 7] {

@@ -694,8 +694,7 @@ mod tests {
 
     #[test]
     fn the_high_words_of_exact_128_bit_counts_past_2_64_are_stored_as_they_are() {
-        let dir = std::env::temp_dir().join(format!("leaper-bucket-wide-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("bucket-wide");
         // Exact 128-bit counts and a spare residue modulo p = 2^64 - 59. Below 2^64 the high word
         // is 0 and XOR the low word it repeats the low words, which zstd stores next to nothing:
         // both formats take about the same. Past 2^64 (9 x 10's last rows) the low word is 64
@@ -731,13 +730,11 @@ mod tests {
         assert!(below[1] * 100 <= below[0] * 101, "{below:?}");
         let past = sizes(true);
         assert!(past[1] * 10 < past[0] * 7, "{past:?}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn small_counts_take_leb128_and_files_of_formats_2_and_3_are_still_read() {
-        let dir = std::env::temp_dir().join(format!("leaper-bucket-v2-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("bucket-v2");
         let batch = sample(BLOCK_STATES + 100, 3);
         let mut sizes = Vec::new();
         for format in [2, 3, 4] {
@@ -768,7 +765,6 @@ mod tests {
         let path = dir.join("edges.lps");
         write_bucket_file::<u64>(&path, &edges).unwrap();
         assert_eq!(read_all(&path, 2).unwrap(), edges);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     fn read_all(path: &Path, width: usize) -> Result<StateBatch> {
@@ -788,8 +784,7 @@ mod tests {
 
     #[test]
     fn round_trips_across_blocks() {
-        let dir = std::env::temp_dir().join(format!("leaper-bucket-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("bucket");
         for (states, width) in [(0, 1), (1, 2), (BLOCK_STATES * 2 + 17, 2)] {
             let path = dir.join(format!("b{states}.lps"));
             let batch = sample(states, width);
@@ -806,13 +801,11 @@ mod tests {
         assert_eq!(read_keys::<u128>(&path, 1).unwrap(), wide);
         let error = read_all(&path, 1).unwrap_err().to_string();
         assert!(error.contains("wide.lps") && error.contains("128-bit keys"), "{error}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn sections_of_a_segment_read_on_their_own_and_whole_records_write_as_pushed_ones() {
-        let dir = std::env::temp_dir().join(format!("leaper-bucket-sections-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("bucket-sections");
         let path = dir.join("s000.lps");
         let mut segment = SegmentWriter::create(&path).unwrap();
         let batches = [sample(10, 2), sample(BLOCK_STATES * 2 + 5, 2), sample(0, 2), sample(BLOCK_STATES - 1, 2)];
@@ -857,13 +850,11 @@ mod tests {
                 && error.contains("truncated"),
             "{error}"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn damage_is_reported_by_name() {
-        let dir = std::env::temp_dir().join(format!("leaper-bucket-damage-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("bucket-damage");
         let path = dir.join("b.lps");
         let batch = sample(1000, 2);
         write_bucket_file::<u64>(&path, &batch).unwrap();
@@ -889,6 +880,5 @@ mod tests {
         }
         std::fs::write(&path, &good).unwrap();
         assert!(read_all(&path, 3).is_err(), "wrong residue width");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -323,8 +323,7 @@ mod tests {
     #[test]
     fn runs_and_the_last_table_merge_into_one_sorted_bucket() {
         use crate::engine::store::disk::segment::SegmentWriter;
-        let dir = std::env::temp_dir().join(format!("leaper-spill-runs-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = leaper_test_kit::scratch_dir("spill-runs");
         let moduli = Moduli::first(1).unwrap();
         for budget in [1 << 30, 0] {
             let mut runs = SpillRuns::<u64>::new();
@@ -359,6 +358,5 @@ mod tests {
             assert_eq!(left, ["s000.lps"], "the spill is removed once merged");
             fs::remove_file(&out).unwrap();
         }
-        fs::remove_dir_all(&dir).unwrap();
     }
 }
