@@ -192,6 +192,7 @@ fn a_long_cycle_out_of_core_commits_about_once_a_second_and_resumes_from_there()
     assert_eq!(counted, format!("closed 1\nopen {n}\n"));
     eprintln!("the cycle of {n} vertices resumed from step {step} out of core: {took:?}");
     // From the start, out of core, in one go.
+    std::fs::remove_dir_all(&job).unwrap();
     let (ok, counted, took) = leaper_within(&args, None, LINEAR);
     assert!(ok);
     assert_eq!(counted, format!("closed 1\nopen {n}\n"));

@@ -206,6 +206,7 @@ fn a_bfile_s_command_line_writes_the_same_file_again() {
             std::fs::create_dir_all(&again).unwrap();
             let command = run_recorded(&bfile, &again);
             assert_eq!(undated(&again.join(name)), undated(&bfile), "{args:?} as recorded: {command}");
+            std::fs::remove_dir_all(&again).unwrap();
         }
     }
     // A finished job's b-file, asked of `resume`, records the command that writes it at once.
