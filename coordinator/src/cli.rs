@@ -360,7 +360,7 @@ fn with_engine_options(command: clap::Command, problem: &dyn Problem, path: &str
 
 /// `--job-dir` (long help) of a command that only sweeps, and of one that only searches.
 const JOB_DIR_OF_A_SWEEP: &str = "Run as a resumable job in DIR (created if missing; it must be empty): its \
-                                  layers go to bucket files and a checkpoint is written after every step. \
+                                  layers go to segment files and a checkpoint is written after every step. \
                                   `leaper resume --job-dir DIR` goes on from the last one";
 const JOB_DIR_OF_A_SEARCH: &str = "Run as a resumable job in DIR (created if missing; it must be empty): a ledger \
                                    line per finished shard. `leaper resume --job-dir DIR` runs only the shards not \

@@ -69,7 +69,7 @@ pub struct RunArgs {
     /// Run resumably in DIR (`leaper resume` after a crash).
     ///
     /// Run as a resumable job in DIR (created if missing; it must be empty): a sweep writes its
-    /// layers to bucket files and a checkpoint after every step, a search a ledger line per
+    /// layers to segment files and a checkpoint after every step, a search a ledger line per
     /// finished shard. `leaper resume --job-dir DIR` goes on from there.
     #[arg(long, value_name = "DIR", help_heading = "Out of core")]
     #[serde(skip)]

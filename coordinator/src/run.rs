@@ -36,7 +36,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
         return results.finish(&zeros);
     }
     // A count that will not fit this machine says so; an enumeration that cannot finish stops.
-    let forecast = crate::hopeless::check(&job, &request)?;
+    let forecast = crate::preflight::check(&job, &request)?;
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %request.task.command_line()).entered();
         let _counting = interrupt::counting_in_memory();

@@ -13,7 +13,7 @@
 //! ```
 //!
 //! The same probe, bounded to about a second, warns before a count that will not fit
-//! ([`crate::hopeless`]): [`estimate`] is both's. A sweep without rows, which the model cannot
+//! ([`crate::preflight`]): [`estimate`] is both's. A sweep without rows, which the model cannot
 //! extend, is priced from its smaller instances counted in full where its problem names them
 //! ([`ladder`]: `leaper plan quarter 40` from `quarter 2` to `quarter 20`, in about a second);
 //! a graph's, whose frontier's width is known at every step, is guessed from it past its probe

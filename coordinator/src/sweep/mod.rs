@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::store::{memory_store, StateStore};
 use leaper_core::engine::sweep::{
-    plan_moduli, run_sweep, sweep_in_process, LocalSteps, StepReport, StepWatch, StoreHost, SweepProgress, SweepReport,
-    Watched,
+    plan_moduli, run_sweep, sweep_in_process, LocalSteps, StepReport, StepWatch, StoreSource, SweepProgress,
+    SweepReport, Watched,
 };
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 
@@ -131,7 +131,7 @@ struct InMemory {
     mem_limit: u64,
 }
 
-impl StoreHost for InMemory {
+impl StoreSource for InMemory {
     fn store(
         &mut self,
         layout: RecordLayout,

@@ -322,7 +322,7 @@ impl<W: StepWatch> SweepHost for Watched<'_, W> {
 }
 
 /// Supplies the stores of an in-process sweep and makes its progress durable.
-pub trait StoreHost {
+pub trait StoreSource {
     /// The store for pass `progress.pass`, for records of `layout`: empty when
     /// `progress.next_cell == 0`, otherwise holding the layer committed together with `progress`.
     fn store(&mut self, layout: RecordLayout, moduli: &Moduli, progress: &SweepProgress)
@@ -342,21 +342,21 @@ pub trait StoreHost {
 /// A host without checkpoints: a fresh store per pass from a closure.
 pub struct StoreFactory<F>(pub F);
 
-impl<F: FnMut(RecordLayout, &Moduli) -> Result<Box<dyn StateStore>>> StoreHost for StoreFactory<F> {
+impl<F: FnMut(RecordLayout, &Moduli) -> Result<Box<dyn StateStore>>> StoreSource for StoreFactory<F> {
     fn store(&mut self, layout: RecordLayout, moduli: &Moduli, _: &SweepProgress) -> Result<Box<dyn StateStore>> {
         (self.0)(layout, moduli)
     }
 }
 
-/// Steps in this process, on all cores, over the stores a [`StoreHost`] supplies.
+/// Steps in this process, on all cores, over the stores a [`StoreSource`] supplies.
 pub struct LocalSteps<'a> {
     job: &'a dyn SweepJob,
-    host: &'a mut dyn StoreHost,
+    host: &'a mut dyn StoreSource,
     store: Option<Box<dyn StateStore>>,
 }
 
 impl<'a> LocalSteps<'a> {
-    pub fn new(job: &'a dyn SweepJob, host: &'a mut dyn StoreHost) -> Self {
+    pub fn new(job: &'a dyn SweepJob, host: &'a mut dyn StoreSource) -> Self {
         LocalSteps { job, host, store: None }
     }
 
@@ -444,7 +444,7 @@ pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPl
 pub fn sweep_in_process(
     job: &dyn SweepJob,
     options: &SweepOptions,
-    host: &mut dyn StoreHost,
+    host: &mut dyn StoreSource,
     start: SweepProgress,
 ) -> Result<SweepReport> {
     run_sweep(job, options, &mut LocalSteps::new(job, host), start)

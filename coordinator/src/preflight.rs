@@ -1,4 +1,4 @@
-//! Requests that cannot finish here, said before anything starts (issue 45).
+//! The preflight of a request: what cannot finish here, said before anything starts (issue 45).
 //!
 //! ```text
 //! $ leaper knight 12x12                                      (one line, then the count goes on)
