@@ -127,7 +127,7 @@ pub struct SweepArgs {
     pub count_anyway: bool,
 
     /// Hash buckets per layer.
-    #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000), help_heading = "Out of core", hide_short_help = true)]
+    #[arg(long, default_value_t = DEFAULT_BUCKETS, value_parser = clap::value_parser!(u32).range(1..=MOST_BUCKETS as i64), help_heading = "Out of core", hide_short_help = true)]
     pub buckets: u32,
 
     /// Moduli per counting pass: fewer means fewer bytes per state and more passes.
@@ -290,6 +290,12 @@ pub struct ClusterArgs {
 
 /// The memory budget of an out-of-core run when `--mem-limit` is not given.
 pub const OUT_OF_CORE_MEM_LIMIT: u64 = 4 << 30;
+
+/// A layer's hash buckets when `--buckets` is not given (a prime: keys spread evenly).
+pub const DEFAULT_BUCKETS: u32 = 503;
+
+/// The most buckets `--buckets` takes.
+pub const MOST_BUCKETS: u32 = 1_000_000;
 
 /// `path` made absolute, with its symbolic links resolved as far as it exists: two spellings of
 /// one directory compare equal.

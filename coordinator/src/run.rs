@@ -14,7 +14,7 @@ use leaper_core::engine::jobdir::{JobDir, JobFile, Manifest};
 use leaper_core::engine::Job;
 
 use crate::cli::ResumeArgs;
-use crate::request::{JobRequest, SweepArgs, OUT_OF_CORE_MEM_LIMIT};
+use crate::request::{JobRequest, SweepArgs, DEFAULT_BUCKETS, OUT_OF_CORE_MEM_LIMIT};
 use crate::results::ResultStream;
 use crate::sweep::Layers;
 use crate::{console, interrupt, serve, subtree, sweep};
@@ -172,7 +172,7 @@ fn run_in(
         (Err(error), _) => (Err(error), directory),
         (Ok(_status), Job::Sweep(sweep)) => {
             let options = request.sweep.as_ref();
-            let buckets = options.map_or(503, |s| s.buckets as usize);
+            let buckets = options.map_or(DEFAULT_BUCKETS, |s| s.buckets) as usize;
             let mem_limit = options.map_or(OUT_OF_CORE_MEM_LIMIT, SweepArgs::out_of_core_limit);
             let mut checkpoints = if resuming {
                 SweepCheckpoints::resume(directory, buckets, mem_limit)?

@@ -46,14 +46,12 @@ use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
 use crate::numbers::{bytes, counted, grouped};
-use crate::request::{parse_size, JobRequest};
+use crate::request::{parse_size, JobRequest, DEFAULT_BUCKETS, MOST_BUCKETS};
 use estimate::{cost_on, workers_needed, WIRE_BYTES_PER_WORD};
 use probe::Probe;
 
 /// Worker counts every plan prices, besides the one asked for.
 const WORKER_COUNTS: [usize; 4] = [1, 4, 8, 32];
-/// The most buckets `--buckets` takes.
-const MOST_BUCKETS: u64 = 1_000_000;
 /// The most workers a plan looks for when the disks asked for are too small.
 const MOST_WORKERS: usize = 100_000;
 
@@ -447,7 +445,7 @@ impl PlanReport {
         let position = job.position(peak_index);
         let threads = rayon::current_num_threads();
         let grouped_bytes = 2.0 * rates.record_bytes * threads as f64 * peak_states as f64 / workers as f64;
-        let buckets = ((grouped_bytes / (mem as f64 / 8.0)).ceil() as u64).clamp(503, MOST_BUCKETS);
+        let buckets = ((grouped_bytes / (mem as f64 / 8.0)).ceil() as u64).clamp(DEFAULT_BUCKETS.into(), MOST_BUCKETS.into());
         PlanReport {
             job: name,
             steps: job.steps(),
