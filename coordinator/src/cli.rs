@@ -179,7 +179,8 @@ pub struct ResumeArgs {
 }
 
 impl ResumeArgs {
-    /// Applies this run's overrides to the request a job directory recorded.
+    /// Applies this run's overrides to the request a job directory recorded (checked once its
+    /// job is built: `JobRequest::check`).
     pub fn apply(&self, request: &mut JobRequest) -> Result<()> {
         request.run.threads = self.threads;
         if let Some(format) = self.format {
@@ -224,7 +225,7 @@ impl ResumeArgs {
             cluster.listen = self.listen;
             cluster.listen_token_file = self.listen_token_file.clone().or(cluster.listen_token_file.take());
         }
-        request.check()
+        Ok(())
     }
 }
 

@@ -32,6 +32,7 @@ pub mod request;
 pub mod results;
 pub mod run;
 pub mod serve;
+pub mod settings;
 pub mod status;
 pub mod straggler;
 pub mod stream;
