@@ -179,7 +179,8 @@ pub struct ResumeArgs {
 }
 
 impl ResumeArgs {
-    /// Applies this run's overrides to the request a job directory recorded.
+    /// Applies this run's overrides to the request a job directory recorded (checked once its
+    /// job is built: `JobRequest::check`).
     pub fn apply(&self, request: &mut JobRequest) -> Result<()> {
         request.run.threads = self.threads;
         if let Some(format) = self.format {
@@ -224,7 +225,7 @@ impl ResumeArgs {
             cluster.listen = self.listen;
             cluster.listen_token_file = self.listen_token_file.clone().or(cluster.listen_token_file.take());
         }
-        request.check()
+        Ok(())
     }
 }
 
@@ -360,7 +361,7 @@ fn with_engine_options(command: clap::Command, problem: &dyn Problem, path: &str
 
 /// `--job-dir` (long help) of a command that only sweeps, and of one that only searches.
 const JOB_DIR_OF_A_SWEEP: &str = "Run as a resumable job in DIR (created if missing; it must be empty): its \
-                                  layers go to bucket files and a checkpoint is written after every step. \
+                                  layers go to segment files and a checkpoint is written after every step. \
                                   `leaper resume --job-dir DIR` goes on from the last one";
 const JOB_DIR_OF_A_SEARCH: &str = "Run as a resumable job in DIR (created if missing; it must be empty): a ledger \
                                    line per finished shard. `leaper resume --job-dir DIR` runs only the shards not \

@@ -19,7 +19,6 @@ pub mod dedupe_workers;
 pub mod eta;
 pub mod fit;
 pub mod help;
-pub mod hopeless;
 pub mod interrupt;
 pub mod machine;
 pub mod memory;
@@ -27,11 +26,13 @@ pub mod metrics;
 pub mod numbers;
 pub mod output;
 pub mod plan;
+pub mod preflight;
 pub mod progress;
 pub mod request;
 pub mod results;
 pub mod run;
 pub mod serve;
+pub mod settings;
 pub mod status;
 pub mod straggler;
 pub mod stream;
@@ -64,7 +65,7 @@ pub fn run(action: Action) -> Result<()> {
 
 /// A problem's tool, with the workers it was given (`--workers`), if it takes them.
 fn run_tool(tool: &dyn leaper_core::engine::Tool, matches: &clap::ArgMatches) -> Result<()> {
-    hopeless::check_tool(tool, matches)?;
+    preflight::check_tool(tool, matches)?;
     let mut context = leaper_core::engine::ToolContext::default();
     if tool.uses_workers() {
         let workers = <cli::ToolWorkers as clap::FromArgMatches>::from_arg_matches(matches)?;

@@ -2,7 +2,7 @@
 //! free disk.
 //!
 //! A leaf, like `numbers.rs`: it imports nothing of the crate, so that the runners (`sweep`),
-//! the memory checks, the plan and the hopeless-request checks all borrow from it without
+//! the memory checks, the plan and the preflight checks all borrow from it without
 //! importing one another.
 
 use std::path::Path;
@@ -38,7 +38,7 @@ mod tests {
 
     #[test]
     fn free_disk_is_read_for_paths_not_made_yet() {
-        let free = free_disk(Path::new("/tmp/leaper-hopeless-not-made/job"));
+        let free = free_disk(Path::new("/tmp/leaper-preflight-not-made/job"));
         assert!(free.is_some_and(|bytes| bytes > 0), "{free:?}");
     }
 }

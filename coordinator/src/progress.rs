@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use leaper_core::engine::search::local::ShardDone;
+use leaper_core::engine::subtree::local::ShardDone;
 use leaper_core::engine::sweep::{StepReport, SweepPlan, SweepProgress, SweepReport};
 use leaper_core::engine::SweepJob;
 

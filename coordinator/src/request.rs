@@ -19,13 +19,14 @@ use clap::{Args, ValueEnum};
 use leaper_core::engine::jobdir::manifest::Counted;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
-use leaper_core::engine::sweep::{plan_moduli, CountRoute, SweepOptions, SweepProgress};
-use leaper_core::engine::{Job, OutputFormat, Problem, Task};
+use leaper_core::engine::sweep::{CountRoute, SweepProgress};
+use leaper_core::engine::{Job, OutputFormat, Problem, SweepJob, Task};
 use leaper_core::problems;
 use leaper_proto::client::Credentials;
 use serde::{Deserialize, Serialize};
 
 use crate::output::Indexing;
+use crate::settings::SweepSettings;
 
 /// A job, fully described.
 #[derive(Clone)]
@@ -69,7 +70,7 @@ pub struct RunArgs {
     /// Run resumably in DIR (`leaper resume` after a crash).
     ///
     /// Run as a resumable job in DIR (created if missing; it must be empty): a sweep writes its
-    /// layers to bucket files and a checkpoint after every step, a search a ledger line per
+    /// layers to segment files and a checkpoint after every step, a search a ledger line per
     /// finished shard. `leaper resume --job-dir DIR` goes on from there.
     #[arg(long, value_name = "DIR", help_heading = "Out of core")]
     #[serde(skip)]
@@ -127,7 +128,7 @@ pub struct SweepArgs {
     pub count_anyway: bool,
 
     /// Hash buckets per layer.
-    #[arg(long, default_value_t = 503, value_parser = clap::value_parser!(u32).range(1..=1_000_000), help_heading = "Out of core", hide_short_help = true)]
+    #[arg(long, default_value_t = DEFAULT_BUCKETS, value_parser = clap::value_parser!(u32).range(1..=MOST_BUCKETS as i64), help_heading = "Out of core", hide_short_help = true)]
     pub buckets: u32,
 
     /// Moduli per counting pass: fewer means fewer bytes per state and more passes.
@@ -291,6 +292,12 @@ pub struct ClusterArgs {
 /// The memory budget of an out-of-core run when `--mem-limit` is not given.
 pub const OUT_OF_CORE_MEM_LIMIT: u64 = 4 << 30;
 
+/// A layer's hash buckets when `--buckets` is not given (a prime: keys spread evenly).
+pub const DEFAULT_BUCKETS: u32 = 503;
+
+/// The most buckets `--buckets` takes.
+pub const MOST_BUCKETS: u32 = 1_000_000;
+
 /// `path` made absolute, with its symbolic links resolved as far as it exists: two spellings of
 /// one directory compare equal.
 fn resolved(path: &Path) -> PathBuf {
@@ -326,25 +333,17 @@ impl JobRequest {
         }
     }
 
-    /// The sweep options of the request, and the arguments they come from.
-    pub(crate) fn sweep_options(&self) -> Result<(&SweepArgs, SweepOptions)> {
-        let args = self.sweep.as_ref().context("a sweep request carries the store's options")?;
-        let options = SweepOptions {
-            spare_moduli: usize::from(args.verify),
-            moduli_per_pass: args.moduli_per_pass.map(|n| n as usize),
-            counts: args.counts.route(),
-        };
-        Ok((args, options))
-    }
-
-    /// Refuses option combinations that cannot work, before anything is written.
-    pub fn check(&self) -> Result<()> {
+    /// Refuses option combinations that cannot work for `job` (with `settings` if a sweep),
+    /// before anything is written.
+    pub fn check(&self, job: &Job, settings: Option<&SweepSettings>) -> Result<()> {
         let records = match self.sweep {
             Some(_) => "the coordinator's checkpoints",
             None => "the ledger of finished shards",
         };
         self.run.cluster.check(self.run.job_dir.as_deref(), records)?;
-        self.check_mem_limit()?;
+        if let (Job::Sweep(job), Some(settings)) = (job, settings) {
+            self.check_mem_limit(job.as_ref(), settings)?;
+        }
         if let Some(sweep) = self.sweep.as_ref().filter(|s| s.bfile.is_some()) {
             self.task.check_bfile()?;
             crate::output::check_indexing(self.task.as_ref(), sweep.indexing())?;
@@ -355,34 +354,20 @@ impl JobRequest {
         self.check_outputs_outside_job_dir()
     }
 
-    /// The memory limit of this sweep's count here (`None`: not a sweep): `--mem-limit`, or by
-    /// default out of core (with a job directory) [`OUT_OF_CORE_MEM_LIMIT`], in memory a share
-    /// of this machine's memory. An in-memory count that outgrows it goes on out of core with
-    /// the same limit.
-    pub fn mem_limit(&self) -> Option<u64> {
-        let sweep = self.sweep.as_ref()?;
-        Some(match self.run.job_dir {
-            Some(_) => sweep.out_of_core_limit(),
-            None => sweep.in_memory_limit(),
-        })
-    }
-
     /// Refuses a memory limit too small for the out-of-core store of a sweep counted here (a
     /// cluster's stores are its workers'), whether it starts out of core or may go there after
     /// outgrowing its limit in memory.
-    fn check_mem_limit(&self) -> Result<()> {
-        let (Some(sweep), Some(mem_limit)) = (&self.sweep, self.mem_limit()) else { return Ok(()) };
+    fn check_mem_limit(&self, job: &dyn SweepJob, settings: &SweepSettings) -> Result<()> {
         if !self.run.cluster.workers.is_empty() {
             return Ok(());
         }
-        let Job::Sweep(job) = self.task.job()? else { return Ok(()) };
-        let plan = plan_moduli(job.as_ref(), &self.sweep_options()?.1)?;
+        let plan = &settings.plan;
         // The passes that run for certain: an exact pass alone, unless a count reaches 2^64 - 1
         // (then the residue passes' stores, of wider records, are the store's to refuse).
-        let certain = &plan.passes[..plan.passes_to_run(job.as_ref(), &SweepProgress::default())];
-        let buckets = sweep.buckets as usize;
+        let certain = &plan.passes[..plan.passes_to_run(job, &SweepProgress::default())];
         let in_memory = self.run.job_dir.is_none();
-        crate::memory::check_out_of_core(job.as_ref(), certain, buckets, self.run.threads, mem_limit, in_memory)
+        let (buckets, threads, mem_limit) = (settings.buckets, settings.threads, settings.mem_limit);
+        crate::memory::check_out_of_core(job, certain, buckets, threads, mem_limit, in_memory)
     }
 
     /// Refuses an output (`--bfile`, a problem's `--out`: any path among the options) inside
@@ -412,10 +397,14 @@ impl JobRequest {
         Ok(())
     }
 
-    /// The spec of a new job for this request: the header and the request as its body. Fixes
-    /// what a resumed run must do the same way: the memory budget, absolute file paths.
-    pub fn spec(&mut self) -> Result<JobSpec> {
-        let bound_bits = self.sweep_bound_bits()?;
+    /// The spec of a new job of this request's `job`: the header and the request as its body.
+    /// Fixes what a resumed run must do the same way: the lanes, the memory budget, absolute
+    /// file paths.
+    pub fn spec(&mut self, job: &Job) -> Result<JobSpec> {
+        let bound_bits = match job {
+            Job::Sweep(sweep) if self.sweep.is_some() => sweep.bound_bits(),
+            _ => 0.0,
+        };
         if let Some(sweep) = &mut self.sweep {
             // The lanes the bound chose, recorded: a resume counts in the lanes its layers hold.
             if sweep.counts == Counts::Exact {
@@ -561,7 +550,8 @@ mod tests {
             }),
         )
         .unwrap();
-        let spec = request.spec().unwrap();
+        let job = request.task.job().unwrap();
+        let spec = request.spec(&job).unwrap();
         assert_eq!(spec.header.command, "knight 6x8 --sweep");
         assert!(spec.header.id.starts_with("knight-6x8-sweep-"), "{}", spec.header.id);
         let back = JobRequest::from_spec(&spec, Path::new("/jobs/a")).unwrap();

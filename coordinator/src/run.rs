@@ -14,20 +14,19 @@ use leaper_core::engine::jobdir::{JobDir, JobFile, Manifest};
 use leaper_core::engine::Job;
 
 use crate::cli::ResumeArgs;
-use crate::request::{JobRequest, SweepArgs, OUT_OF_CORE_MEM_LIMIT};
+use crate::request::JobRequest;
 use crate::results::ResultStream;
+use crate::settings::SweepSettings;
 use crate::sweep::Layers;
 use crate::{console, interrupt, serve, subtree, sweep};
 
 /// A new count: in memory, or in a new job directory.
 pub fn start(mut request: JobRequest) -> Result<()> {
-    request.check()?;
     // The parameters are checked (a board too wide, an unknown family, a count no number of
-    // moduli can carry) before anything is written.
+    // moduli can carry), and the options against them, before anything is written.
     let job = request.task.job()?;
-    if let Job::Sweep(sweep) = &job {
-        sweep::check(sweep.as_ref(), &request)?;
-    }
+    let settings = SweepSettings::of(&job, &request)?;
+    request.check(&job, settings.as_ref())?;
     // Counts proved 0 are printed with their reasons, and nothing is counted or written.
     if let Some(zeros) = proved_zero(&job, &request) {
         let results = ResultStream::new(&request);
@@ -36,27 +35,30 @@ pub fn start(mut request: JobRequest) -> Result<()> {
         return results.finish(&zeros);
     }
     // A count that will not fit this machine says so; an enumeration that cannot finish stops.
-    let forecast = crate::hopeless::check(&job, &request)?;
+    let forecast = crate::preflight::check(&job, &request, settings.as_ref())?;
     let Some(dir) = request.run.job_dir.clone() else {
         let _span = tracing::info_span!("job", job = %request.task.command_line()).entered();
         let _counting = interrupt::counting_in_memory();
         let mut results = ResultStream::new(&request);
         results.say_why_zero();
-        let counts = match job {
-            Job::Sweep(sweep) => match sweep::run(sweep.as_ref(), &request, Layers::InMemory, &mut results) {
-                Ok(counts) => counts,
-                Err(error) => {
-                    let Some((held, limit)) = outgrew_memory(&error) else { return Err(error) };
-                    drop(_span);
-                    return go_out_of_core(Job::Sweep(sweep), &request, results, held, limit);
+        let counts = match (job, &settings) {
+            (Job::Sweep(sweep), Some(settings)) => {
+                match sweep::run(sweep.as_ref(), &request, settings, Layers::InMemory, &mut results) {
+                    Ok(counts) => counts,
+                    Err(error) => {
+                        let Some((held, limit)) = outgrew_memory(&error) else { return Err(error) };
+                        drop(_span);
+                        return go_out_of_core(Job::Sweep(sweep), &request, results, held, limit);
+                    }
                 }
-            },
-            Job::Subtree(search) => subtree::run(search, &request, None)?,
+            }
+            (Job::Subtree(search), _) => subtree::run(search, &request, None)?,
+            (Job::Sweep(_), None) => unreachable!("a sweep's settings are resolved with its job"),
         };
         return results.finish(&counts);
     };
     let listener = serve::bind(&request.run.cluster)?;
-    let spec = request.spec()?;
+    let spec = request.spec(&job)?;
     let results = ResultStream::new(&request);
     results.say_why_zero();
     let _counting = interrupt::starting_in(&dir);
@@ -65,7 +67,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
         // `leaper status` shows it beside the run's own figures.
         forecast.save(directory.path())?;
     }
-    run_in(directory, job, &request, listener, results, false)
+    run_in(directory, (job, settings), &request, listener, results, false)
 }
 
 /// The counts of a sweep whose every reported count a reason proves 0 before counting (a board
@@ -107,7 +109,9 @@ fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u
         // The in-memory budget, not the out-of-core default: the machine's memory is the limit.
         sweep.mem_limit = Some(sweep.in_memory_limit());
     }
-    let spec = request.spec()?;
+    let spec = request.spec(&job)?;
+    // Another request than the one that outgrew memory (a job directory now): its own settings.
+    let settings = SweepSettings::of(&job, &request)?;
     let _counting = interrupt::starting_in(&dir);
     let directory = JobDir::create(&dir, spec)?;
     console::warn(&format!(
@@ -120,7 +124,7 @@ fn go_out_of_core(job: Job, request: &JobRequest, results: ResultStream, held: u
         dir.display()
     ));
     let listener = serve::bind(&request.run.cluster)?;
-    run_in(directory, job, &request, listener, results, false)?;
+    run_in(directory, (job, settings), &request, listener, results, false)?;
     std::fs::remove_dir_all(&dir)
         .with_context(|| format!("{}: the count is done but its job directory was not removed", dir.display()))
 }
@@ -140,10 +144,12 @@ pub fn resume(args: ResumeArgs) -> Result<()> {
     }
     args.apply(&mut request)?;
     let job = request.task.job()?;
+    let settings = SweepSettings::of(&job, &request)?;
+    request.check(&job, settings.as_ref())?;
     let listener = serve::bind(&request.run.cluster)?;
     let results = ResultStream::new(&request);
     results.say_why_zero();
-    run_in(directory, job, &request, listener, results, true)
+    run_in(directory, (job, settings), &request, listener, results, true)
 }
 
 /// The addresses of the last checkpoint's workers where a resume with `--workers` moved them
@@ -159,7 +165,7 @@ fn checkpoint_workers(dir: &std::path::Path, request: &JobRequest) -> Option<Vec
 /// Nothing here may fail before the match below: a new job's directory is removed there.
 fn run_in(
     directory: JobDir,
-    job: Job,
+    (job, settings): (Job, Option<SweepSettings>),
     request: &JobRequest,
     listener: Option<serve::StatusListener>,
     mut results: ResultStream,
@@ -168,21 +174,21 @@ fn run_in(
     let _span = tracing::info_span!("job", job = %directory.id()).entered();
     let status = serve::start(listener, directory.path());
     let _counting = interrupt::counting_in(directory.path(), resuming, directory.created());
-    let (counted, directory) = match (status, job) {
-        (Err(error), _) => (Err(error), directory),
-        (Ok(_status), Job::Sweep(sweep)) => {
-            let options = request.sweep.as_ref();
-            let buckets = options.map_or(503, |s| s.buckets as usize);
-            let mem_limit = options.map_or(OUT_OF_CORE_MEM_LIMIT, SweepArgs::out_of_core_limit);
+    let (counted, directory) = match (status, job, settings) {
+        (Err(error), _, _) => (Err(error), directory),
+        (Ok(_status), Job::Sweep(sweep), Some(settings)) => {
+            let (buckets, mem_limit) = (settings.buckets, settings.out_of_core_limit);
             let mut checkpoints = if resuming {
                 SweepCheckpoints::resume(directory, buckets, mem_limit)?
             } else {
                 SweepCheckpoints::new(directory, buckets, mem_limit)
             };
-            let counted = sweep::run(sweep.as_ref(), request, Layers::OutOfCore(&mut checkpoints), &mut results);
+            let layers = Layers::OutOfCore(&mut checkpoints);
+            let counted = sweep::run(sweep.as_ref(), request, &settings, layers, &mut results);
             (counted, checkpoints.into_job())
         }
-        (Ok(_status), Job::Subtree(search)) => (subtree::run(search, request, Some(&directory)), directory),
+        (Ok(_status), Job::Subtree(search), _) => (subtree::run(search, request, Some(&directory)), directory),
+        (Ok(_status), Job::Sweep(_), None) => unreachable!("a sweep's settings are resolved with its job"),
     };
     let Err(error) = counted else { return results.finish(&counted?) };
     let path = directory.path().to_path_buf();

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use leaper_core::engine::jobdir::{running_pid, unix_now, JobKind, JobSpec, Manifest};
-use leaper_core::engine::search::ledger::{Ledger, LedgerHeader, LEDGER_FILE};
-use leaper_core::engine::search::Totals;
+use leaper_core::engine::subtree::ledger::{Ledger, LedgerHeader, LEDGER_FILE};
+use leaper_core::engine::subtree::Totals;
 use leaper_core::engine::{Job, OutputFormat, SweepJob};
 use serde::{Deserialize, Serialize};
 

@@ -23,6 +23,7 @@ use leaper_core::engine::{Job, Printing};
 use rayon::prelude::*;
 
 use crate::request::{JobRequest, RunArgs, StreamRequest};
+use crate::settings::SweepSettings;
 use crate::{console, interrupt, sweep};
 
 /// The most steps (a graph's vertices) of a count counted with others, in parallel.
@@ -137,10 +138,7 @@ fn lines_of(request: &JobRequest, job: &Job) -> Result<Vec<u8>> {
     let Job::Sweep(sweep) = job else { anyhow::bail!("a small count of a stream is a sweep") };
     let counts = match crate::run::proved_zero(job, request) {
         Some(zeros) => zeros,
-        None => {
-            sweep::check(sweep.as_ref(), request)?;
-            sweep::count_quietly(sweep.as_ref(), request)?
-        }
+        None => sweep::count_quietly(sweep.as_ref(), &SweepSettings::resolve(sweep.as_ref(), request)?)?,
     };
     let verified = request.sweep.as_ref().is_some_and(|s| s.verify);
     let printing = Printing { format: request.run.format, verified };

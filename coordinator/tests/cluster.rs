@@ -571,7 +571,7 @@ fn workers_and_the_coordinator_killed_at_random_moments_never_cost_a_count() {
 mod protocol {
     //! Calls a worker directly, as a hostile or confused peer would.
 
-    use leaper_core::engine::search::SubtreeProblem;
+    use leaper_core::engine::subtree::SubtreeProblem;
     use leaper_core::engine::RecordLayout;
     use leaper_core::problems::quarto::Quarto;
     use leaper_proto::client::{client, Credentials};
@@ -604,7 +604,7 @@ mod protocol {
             pass: 0,
             moduli: vec![0],
             mem_limit: 256 << 20,
-            step: 0,
+            layers_merged: 0,
             layer_number: 0,
             files: Vec::new(),
             generation: 0,

@@ -88,7 +88,7 @@ fn a_lost_manifest_costs_nothing_and_deletes_nothing() {
     assert!(stderr.contains("manifest.json: missing") && stderr.contains("manifest.copy.json holds the last commit"));
     assert!(stderr.contains("nothing was deleted"), "{stderr}");
     assert!(output.stdout.is_empty());
-    // Every committed bucket file is still there.
+    // Every committed segment file is still there.
     let after: Vec<PathBuf> = snapshot(&dir).into_iter().map(|(path, _)| path).collect();
     for (path, _) in &before {
         assert!(path.ends_with("manifest.json") || after.contains(path), "{} went", path.display());
@@ -137,7 +137,7 @@ fn status_reads_the_checkpoint_of_the_step_that_emptied_the_layer() {
 
 #[test]
 fn a_refused_resume_leaves_the_half_written_layer_where_it_was() {
-    // A crash in the middle of writing a layer's bucket files, then a damaged committed file.
+    // A crash in the middle of writing a layer's segment files, then a damaged committed file.
     let dir = crashed("refused-resume", "crash@bucket:40");
     let manifest: serde_json::Value = serde_json::from_slice(&fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let committed = manifest["layer"]["files"][0]["file"].as_str().unwrap().to_string();

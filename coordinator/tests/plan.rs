@@ -482,7 +482,7 @@ fn measured_quarter(side: usize) -> (u64, u64) {
     use leaper_core::engine::{Job, Problem};
     let params =
         toml::from_str(&format!("side = {side}\nenumerate = false\nby_start = false\nparkin = false")).unwrap();
-    let task = leaper_core::problems::quarter::QuarterProblem.task(&params).unwrap();
+    let task = leaper_core::problems::quartering::QuarterProblem.task(&params).unwrap();
     let Ok(Job::Sweep(job)) = task.job() else { panic!("quarter {side} is a sweep") };
     let report = sweep_in_memory(job.as_ref(), &SweepOptions::default(), 61, 8 << 30).unwrap();
     (report.profile.iter().copied().max().unwrap(), report.states_processed)

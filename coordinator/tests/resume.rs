@@ -18,7 +18,7 @@ use leaper_core::problems::tours::frontier::FRONTIER_FORMAT;
 fn start(dir: &Path, fault: Option<&str>) -> Output {
     let mut args = BOARD.to_vec();
     // A small memory budget, so that successors go through spill files (merged in memory
-    // first, they would otherwise reach their bucket files directly): 22 spill runs in
+    // first, they would otherwise reach their sections directly): 22 spill runs in
     // all, the faults below strike among them.
     args.extend(["--job-dir", dir.to_str().unwrap(), "--mem-limit", "4MiB"]);
     leaper(&args, fault)
@@ -63,7 +63,7 @@ fn crashed_job(name: &str, fault: &str) -> Scratch {
 #[test]
 fn a_job_crashed_at_any_point_resumes_to_the_same_counts() {
     let expected = reference();
-    // Every kind of moment: writing spills, between bucket files, after the layer is durable
+    // Every kind of moment: writing spills, between bucket sections, after the layer is durable
     // but unnamed, with the new manifest beside the old, right after the rename, after the
     // old layer went.
     for fault in [

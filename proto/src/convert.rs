@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use leaper_core::engine::jobdir::manifest::{FileRecord, LayerRecord};
-use leaper_core::engine::store::{BucketInfo, DurableLayer, LayerFile};
+use leaper_core::engine::store::{BucketInfo, BucketSection, DurableLayer};
 use leaper_core::engine::RecordLayout;
 use leaper_core::{Disposition, Error};
 use tonic::{Code, Status};
@@ -34,7 +34,7 @@ pub struct BatchSection {
 pub fn encode_batch(
     job_id: &str,
     generation: u64,
-    step: u64,
+    layers_merged: u64,
     sections: &[BatchSection],
     layout: RecordLayout,
 ) -> v1::StateBatch {
@@ -48,7 +48,7 @@ pub fn encode_batch(
     }
     v1::StateBatch {
         job_id: job_id.to_string(),
-        step,
+        layers_merged,
         buckets: sections.iter().map(|section| section.bucket as u32).collect(),
         counts: sections.iter().map(|section| (section.records.len() / stride) as u32).collect(),
         records: zstd::bulk::compress(&raw, BATCH_LEVEL).expect("compressing into memory cannot fail"),
@@ -94,7 +94,7 @@ pub fn decode_batch(batch: &v1::StateBatch, layout: RecordLayout) -> Result<Vec<
 }
 
 /// A layer's files for the wire, relative to `data_dir`.
-pub fn files_to_wire(data_dir: &Path, layer: &DurableLayer) -> Result<Vec<v1::LayerFile>, Status> {
+pub fn files_to_wire(data_dir: &Path, layer: &DurableLayer) -> Result<Vec<v1::BucketSection>, Status> {
     layer
         .files
         .iter()
@@ -103,7 +103,7 @@ pub fn files_to_wire(data_dir: &Path, layer: &DurableLayer) -> Result<Vec<v1::La
                 file.path.strip_prefix(data_dir).ok().and_then(|p| p.to_str()).ok_or_else(|| {
                     Status::internal(format!("{} lies outside the data directory", file.path.display()))
                 })?;
-            Ok(v1::LayerFile {
+            Ok(v1::BucketSection {
                 bucket: file.bucket as u32,
                 file: relative.to_string(),
                 offset: file.offset,
@@ -117,7 +117,7 @@ pub fn files_to_wire(data_dir: &Path, layer: &DurableLayer) -> Result<Vec<v1::La
 
 /// The layer a wire message names, with paths under `data_dir`. Names that climb out of the
 /// data directory are refused.
-pub fn layer_from_wire(data_dir: &Path, number: u64, files: &[v1::LayerFile]) -> Result<DurableLayer, Status> {
+pub fn layer_from_wire(data_dir: &Path, number: u64, files: &[v1::BucketSection]) -> Result<DurableLayer, Status> {
     let files = files
         .iter()
         .map(|file| {
@@ -128,7 +128,7 @@ pub fn layer_from_wire(data_dir: &Path, number: u64, files: &[v1::LayerFile]) ->
                     file.file
                 )));
             }
-            Ok(LayerFile {
+            Ok(BucketSection {
                 bucket: file.bucket as usize,
                 path: data_dir.join(relative),
                 offset: file.offset,
@@ -139,9 +139,9 @@ pub fn layer_from_wire(data_dir: &Path, number: u64, files: &[v1::LayerFile]) ->
     Ok(DurableLayer { number, files })
 }
 
-/// A checkpoint's record of a worker's bucket file, for the wire.
-pub fn record_to_wire(file: &FileRecord) -> v1::LayerFile {
-    v1::LayerFile {
+/// A checkpoint's record of a worker's bucket section, for the wire.
+pub fn record_to_wire(file: &FileRecord) -> v1::BucketSection {
+    v1::BucketSection {
         bucket: file.bucket as u32,
         file: file.file.clone(),
         offset: file.offset,

@@ -18,7 +18,7 @@ pub enum Error {
 
     #[error(
         "the layers held in memory reached {held} bytes, over the memory limit of {limit} bytes; count out \
-         of core with --job-dir DIR (layers in bucket files on disk), or raise --mem-limit"
+         of core with --job-dir DIR (layers in segment files on disk), or raise --mem-limit"
     )]
     MemoryLimit { held: u64, limit: u64 },
 

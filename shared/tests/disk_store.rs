@@ -118,7 +118,7 @@ fn a_layer_kept_in_memory_reads_as_its_sections_also_once_dropped_for_room() {
 #[test]
 fn successors_are_merged_before_they_reach_the_disk() {
     // Room for every key: three copies of 1000 keys are merged in memory and go straight to
-    // the bucket file, without a spill.
+    // the bucket section, without a spill.
     let dir = scratch("premerged");
     let (spilled, layer) = emit_copies(&dir, 64 << 20, 1..1001, 3);
     assert_eq!(spilled, 0);

@@ -1,8 +1,8 @@
 //! Quarto draws: the engine against the document's partial figures, brute force on small cases,
 //! and each symmetry reduction against the same count made without it.
 
-use leaper_core::engine::search::local::run_local;
-use leaper_core::engine::search::SubtreeProblem;
+use leaper_core::engine::subtree::local::run_local;
+use leaper_core::engine::subtree::SubtreeProblem;
 use leaper_core::engine::Job;
 use leaper_core::problems;
 use leaper_core::problems::quarto::lines::{Family, Rules};

@@ -34,8 +34,8 @@ pub struct ActiveJob {
     pub owned: Vec<usize>,
     /// `None` once the pass has ended.
     pub store: RwLock<Option<Box<dyn StateStore>>>,
-    /// Merges done in this pass; batches and requests must carry it.
-    pub step: AtomicU64,
+    /// Layers merged in this pass (the seed's included); batches and requests must carry it.
+    pub layers_merged: AtomicU64,
     /// Records received for the next layer in this step (from peers and from itself).
     pub received: AtomicU64,
     /// States read in the current expansion (for heartbeats).
@@ -128,7 +128,8 @@ impl<'a> ShuffleStore<'a> {
     fn send(&self, peer: usize, sections: Vec<BatchSection>) -> Result<()> {
         let started = Instant::now();
         let job = self.job;
-        let batch = encode_batch(&job.job_id, job.generation, job.step.load(Ordering::SeqCst), &sections, job.layout);
+        let batch =
+            encode_batch(&job.job_id, job.generation, job.layers_merged.load(Ordering::SeqCst), &sections, job.layout);
         self.sent_bytes.fetch_add(batch.records.len() as u64, Ordering::Relaxed);
         let sender = self.senders[peer].as_ref().expect("a sender for every peer");
         let sending = Instant::now();

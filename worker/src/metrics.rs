@@ -53,7 +53,7 @@ pub fn render(tally: &Tally, job: Option<&ActiveJob>, data_dir: &Path) -> String
         out.gauge("leaper_worker_pass", "The pass prepared, from 1", None, job.pass + 1);
         // The coordinator merges the seed as a layer of its own before the first step: once a
         // step is committed, this is the coordinator's `leaper_step` + 1.
-        let merged = job.step.load(Ordering::SeqCst);
+        let merged = job.layers_merged.load(Ordering::SeqCst);
         out.gauge("leaper_worker_merged_layers", "Layers merged in this pass, the seed's included", None, merged);
     }
     out.gauge(

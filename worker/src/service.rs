@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use leaper_core::engine::dedupe::{dedupe_records, Shape};
 use leaper_core::engine::jobdir::{remove_unnamed, DataDir, Foreign, JobFile};
 use leaper_core::engine::problem::Params;
-use leaper_core::engine::search::SubtreeProblem;
 use leaper_core::engine::store::disk_store;
+use leaper_core::engine::subtree::SubtreeProblem;
 use leaper_core::engine::{Job, Moduli};
 use leaper_core::{problems, Error};
 use leaper_proto::client::{client, Credentials};
@@ -97,19 +97,21 @@ impl WorkerService {
         })
     }
 
-    /// The prepared job, if `job_id` is the one this worker was given, at `step`.
-    fn active(&self, job_id: &str, step: Option<u64>) -> Result<Arc<ActiveJob>, Status> {
+    /// The prepared job, if `job_id` is the one this worker was given, after `layers_merged` merges.
+    fn active(&self, job_id: &str, layers_merged: Option<u64>) -> Result<Arc<ActiveJob>, Status> {
         let active = self.active.lock().expect("job lock").clone();
         // A worker that restarted has no job until it is prepared again: the step is rerun.
         let job = active.ok_or_else(|| Status::aborted("no job prepared on this worker (it restarted)"))?;
         if job.job_id != job_id {
             return Err(Status::permission_denied(format!("this worker runs job {}, not job {job_id}", job.job_id)));
         }
-        if let Some(step) = step {
-            let current = job.step.load(Ordering::SeqCst);
-            if step != current {
+        if let Some(asked) = layers_merged {
+            let current = job.layers_merged.load(Ordering::SeqCst);
+            if asked != current {
                 // A stale attempt: the coordinator prepares every worker again and reruns the step.
-                return Err(Status::aborted(format!("request for step {step}, the worker is at step {current}")));
+                return Err(Status::aborted(format!(
+                    "request after {asked} merged layers, the worker has merged {current}"
+                )));
             }
         }
         Ok(job)
@@ -160,7 +162,7 @@ impl WorkerService {
         let named: HashSet<PathBuf> = request.files.iter().map(|f| PathBuf::from(&f.file)).collect();
         let kept = [JobFile::JobId, JobFile::WorkerId];
         let removed = remove_unnamed(data_dir, &named, &kept, Foreign::Refuse).map_err(to_status)?;
-        let resume = (request.step > 0).then_some(&layer);
+        let resume = (request.layers_merged > 0).then_some(&layer);
         let store =
             disk_store(layout, data_dir, request.pass as usize, buckets, moduli.clone(), request.mem_limit, resume)
                 .map_err(to_status)?;
@@ -184,7 +186,7 @@ impl WorkerService {
             buckets,
             owned: (0..buckets).filter(|b| b % workers == index).collect(),
             store: RwLock::new(Some(store)),
-            step: request.step.into(),
+            layers_merged: request.layers_merged.into(),
             received: 0.into(),
             read: 0.into(),
             peers,
@@ -259,14 +261,14 @@ impl Worker for WorkerService {
         let (job, removed) = tokio::task::spawn_blocking(move || WorkerService::prepare_job(&data, peers, request))
             .await
             .map_err(join_error)??;
-        tracing::info!(job = %job.job_id, step = job.step.load(Ordering::SeqCst), removed, "pass prepared");
+        tracing::info!(job = %job.job_id, layers_merged = job.layers_merged.load(Ordering::SeqCst), removed, "pass prepared");
         *self.active.lock().expect("job lock") = Some(Arc::new(job));
         Ok(Response::new(PrepareReply { removed_files: removed as u64 }))
     }
 
     async fn expand(&self, request: Request<ExpandRequest>) -> Result<Response<ExpandReply>, Status> {
         let request = request.into_inner();
-        let job = self.active(&request.job_id, Some(request.step))?;
+        let job = self.active(&request.job_id, Some(request.layers_merged))?;
         let mut senders = Vec::new();
         let mut pushes = Vec::new();
         for peer in &job.peers {
@@ -337,7 +339,7 @@ impl Worker for WorkerService {
         let mut stream = request.into_inner();
         let mut total = 0u64;
         while let Some(batch) = stream.message().await? {
-            let job = self.active(&batch.job_id, Some(batch.step))?;
+            let job = self.active(&batch.job_id, Some(batch.layers_merged))?;
             if batch.generation != job.generation {
                 return Err(Status::aborted(format!(
                     "a batch of attempt {}, the worker is at attempt {}",
@@ -376,12 +378,12 @@ impl Worker for WorkerService {
 
     async fn merge(&self, request: Request<MergeRequest>) -> Result<Response<MergeReply>, Status> {
         let request = request.into_inner();
-        let job = self.active(&request.job_id, Some(request.step))?;
+        let job = self.active(&request.job_id, Some(request.layers_merged))?;
         let received = job.received.load(Ordering::SeqCst);
         if received != request.expected_records {
             return Err(Status::data_loss(format!(
                 "received {received} records in step {}, the peers sent {}",
-                request.step, request.expected_records
+                request.layers_merged, request.expected_records
             )));
         }
         let data = self.data.clone();
@@ -410,13 +412,13 @@ impl Worker for WorkerService {
         tally.layer_states.store(reply.states, Ordering::SeqCst);
         tally.layer_bytes.store(reply.bytes, Ordering::SeqCst);
         job.received.store(0, Ordering::SeqCst);
-        job.step.fetch_add(1, Ordering::SeqCst);
+        job.layers_merged.fetch_add(1, Ordering::SeqCst);
         Ok(Response::new(reply))
     }
 
     async fn release(&self, request: Request<ReleaseRequest>) -> Result<Response<ReleaseReply>, Status> {
         let request = request.into_inner();
-        let job = self.active(&request.job_id, Some(request.step))?;
+        let job = self.active(&request.job_id, Some(request.layers_merged))?;
         tokio::task::spawn_blocking(move || -> Result<(), Status> {
             let mut guard = job.store.write().expect("store lock");
             match guard.as_mut() {
@@ -432,7 +434,7 @@ impl Worker for WorkerService {
     async fn heartbeat(&self, request: Request<HeartbeatRequest>) -> Result<Response<HeartbeatReply>, Status> {
         let job = self.active(&request.into_inner().job_id, None)?;
         Ok(Response::new(HeartbeatReply {
-            step: job.step.load(Ordering::SeqCst),
+            layers_merged: job.layers_merged.load(Ordering::SeqCst),
             states_read: job.read.load(Ordering::Relaxed),
             records_received: job.received.load(Ordering::Relaxed),
         }))

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use leaper_core::engine::jobdir::{replace_durably, JobFile};
-use leaper_core::engine::sweep::{plan_moduli, SweepOptions, SweepPlan};
+use leaper_core::engine::sweep::SweepOptions;
 use leaper_core::engine::{Moduli, SweepJob, Task};
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +37,7 @@ use super::probe::{Bounds, Probe};
 use super::widths;
 use crate::numbers::{approx, bytes, duration};
 use crate::request::JobRequest;
+use crate::settings::SweepSettings;
 
 /// The probe's default: after two rows, on while a step reads at most this many states
 /// (`leaper plan --probe-states`).
@@ -84,8 +85,6 @@ pub struct Priced {
     pub profile: Profile,
     pub rates: Rates,
     pub forecast: Forecast,
-    /// The job's passes, as the count would run them (the first is the one probed).
-    pub passes: SweepPlan,
     /// The smaller instances it was priced from, where it has no rows and was too big to probe
     /// whole (`probe` is then the largest one's, counted in memory).
     pub ladder: Option<Ladder>,
@@ -102,13 +101,13 @@ pub struct Priced {
 pub fn price(
     job: &dyn SweepJob,
     request: &JobRequest,
+    settings: &SweepSettings,
     probe_states: u64,
     scratch: &Path,
     mem_limit: u64,
     quiet: bool,
 ) -> Result<Priced> {
-    let (args, options) = request.sweep_options()?;
-    let passes = plan_moduli(job, &options)?;
+    let (options, passes) = (&settings.options, &settings.plan);
     // The exact pass alone runs for certain; residue passes follow only if a count saturates.
     let runs = if passes.exact_lane().is_some() { 1 } else { passes.passes.len() };
     let first: &Moduli = &passes.passes[0];
@@ -118,10 +117,10 @@ pub fn price(
     // a graph's vertices) is known as far as its probe ran, and no further, unless its smaller
     // instances say how it grows, or its frontier's widths let one guess it (a graph's).
     let has_rows = has_rows(job);
-    let threads = request.run.threads;
+    let threads = settings.threads;
     let extrapolated = match has_rows {
         true => None,
-        false => extrapolate(job, request.task.as_ref(), first, probe_states, &options, threads)?,
+        false => extrapolate(job, request.task.as_ref(), first, probe_states, options, threads)?,
     };
     let (probe, profile, rates, ladder) = match extrapolated {
         Some(Extrapolated { ladder, profile, rates }) => (ladder.top_probe().clone(), profile, rates, Some(ladder)),
@@ -142,8 +141,7 @@ pub fn price(
             crate::numbers::grouped(bounds.most_states),
         );
     }
-    let in_memory_limit = args.in_memory_limit();
-    let limits = (mem_limit, in_memory_limit);
+    let limits = (mem_limit, settings.in_memory_limit);
     // Smaller instances' counts may foretell that this one passes the exact lane: its residue
     // passes then run for certain (the quartering from 28 x 28 on).
     let count_bits = ladder.as_ref().and_then(Ladder::count_bits);
@@ -151,7 +149,7 @@ pub fn price(
     let runs = if saturates { passes.passes.len() } else { runs };
     let mut forecast = Forecast::of(job, (&probe, ladder.as_ref()), &profile, &rates, runs, limits);
     forecast.count_bits = count_bits;
-    Ok(Priced { probe, profile, rates, forecast, passes, ladder })
+    Ok(Priced { probe, profile, rates, forecast, ladder })
 }
 
 /// Whether the model can extend `job`'s probe row by row: it has rows, more than one.

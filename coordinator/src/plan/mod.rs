@@ -13,7 +13,7 @@
 //! ```
 //!
 //! The same probe, bounded to about a second, warns before a count that will not fit
-//! ([`crate::hopeless`]): [`estimate`] is both's. A sweep without rows, which the model cannot
+//! ([`crate::preflight`]): [`estimate`] is both's. A sweep without rows, which the model cannot
 //! extend, is priced from its smaller instances counted in full where its problem names them
 //! ([`ladder`]: `leaper plan quarter 40` from `quarter 2` to `quarter 20`, in about a second);
 //! a graph's, whose frontier's width is known at every step, is guessed from it past its probe
@@ -39,21 +39,20 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::{CommandFactory, FromArgMatches, Parser};
 use leaper_core::engine::sweep::SweepPlan;
 use leaper_core::engine::{Job, Moduli, OutputFormat, SweepJob};
 use serde::Serialize;
 
 use crate::numbers::{bytes, counted, grouped};
-use crate::request::{parse_size, JobRequest};
+use crate::request::{parse_size, JobRequest, DEFAULT_BUCKETS, MOST_BUCKETS};
+use crate::settings::SweepSettings;
 use estimate::{cost_on, workers_needed, WIRE_BYTES_PER_WORD};
 use probe::Probe;
 
 /// Worker counts every plan prices, besides the one asked for.
 const WORKER_COUNTS: [usize; 4] = [1, 4, 8, 32];
-/// The most buckets `--buckets` takes.
-const MOST_BUCKETS: u64 = 1_000_000;
 /// The most workers a plan looks for when the disks asked for are too small.
 const MOST_WORKERS: usize = 100_000;
 
@@ -170,21 +169,22 @@ pub fn split_args(args: Vec<OsString>) -> Result<(PlanArgs, Vec<OsString>)> {
 
 /// Prices `request`'s sweep on the machines `args` describe and prints the plan.
 pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
-    request.check()?;
     if request.run.job_dir.is_some() || !request.run.cluster.workers.is_empty() {
         bail!("`leaper plan` runs nothing to keep: give the job without --job-dir");
     }
-    let Job::Sweep(job) = request.task.job()? else {
+    let built = request.task.job()?;
+    let Job::Sweep(job) = &built else {
         bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem.name());
     };
-    let sweep_args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
+    let settings = SweepSettings::resolve(job.as_ref(), request)?;
+    request.check(&built, Some(&settings))?;
     let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
-    let mem = args.mem_per_worker.unwrap_or_else(|| sweep_args.out_of_core_limit());
-    let priced = forecast::price(job.as_ref(), request, args.probe_states, &scratch, mem, false)?;
-    let counts = PassPlan::new(&priced.passes);
-    let machine = Machine::new(&priced.forecast, sweep_args.in_memory_limit());
+    let mem = args.mem_per_worker.unwrap_or(settings.out_of_core_limit);
+    let priced = forecast::price(job.as_ref(), request, &settings, args.probe_states, &scratch, mem, false)?;
+    let counts = PassPlan::new(&settings.plan);
+    let machine = Machine::new(&priced.forecast, settings.in_memory_limit);
     let name = request.task.command_line();
-    let disk = DiskFigure::new(job.as_ref(), &priced.passes.passes[0], &priced.probe);
+    let disk = DiskFigure::new(job.as_ref(), &settings.plan.passes[0], &priced.probe);
     let (notes, report) = (request.task.plan_notes(), Report { counts, machine, disk });
     let plan = PlanReport::new(job.as_ref(), name, priced, args, mem, report, notes);
     let mut out = std::io::stdout().lock();
@@ -447,7 +447,8 @@ impl PlanReport {
         let position = job.position(peak_index);
         let threads = rayon::current_num_threads();
         let grouped_bytes = 2.0 * rates.record_bytes * threads as f64 * peak_states as f64 / workers as f64;
-        let buckets = ((grouped_bytes / (mem as f64 / 8.0)).ceil() as u64).clamp(503, MOST_BUCKETS);
+        let buckets =
+            ((grouped_bytes / (mem as f64 / 8.0)).ceil() as u64).clamp(DEFAULT_BUCKETS.into(), MOST_BUCKETS.into());
         PlanReport {
             job: name,
             steps: job.steps(),

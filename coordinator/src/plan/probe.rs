@@ -5,7 +5,7 @@
 //! machine.
 //!
 //! `leaper plan` probes two rows and on while layers stay under `--probe-states`; the warning
-//! before a count ([`crate::hopeless`]) probes the same way within a second ([`Bounds::quick`]),
+//! before a count ([`crate::preflight`]) probes the same way within a second ([`Bounds::quick`]),
 //! and the model completes what the probe could not reach ([`super::model::complete_rows`]).
 
 use std::path::{Path, PathBuf};

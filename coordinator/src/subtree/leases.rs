@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use leaper_core::engine::search::ShardResult;
+use leaper_core::engine::subtree::ShardResult;
 use leaper_core::{Error, Result};
 use leaper_proto::client::{Client, Credentials};
 use leaper_proto::convert::from_status;

@@ -1,6 +1,6 @@
 //! Subtree jobs: a problem's shards run on local threads or are leased to cluster workers; with
 //! a job directory every finished shard goes into the ledger (`DIR/ledger.jsonl`, see
-//! `leaper_core::engine::search::ledger`) and `leaper resume` runs only the rest.
+//! `leaper_core::engine::subtree::ledger`) and `leaper resume` runs only the rest.
 //!
 //! ```text
 //! DIR/job.toml       the spec: problem, parameters, output, workers (written once)
@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::{has_commits, JobDir};
-use leaper_core::engine::search::ledger::{Ledger, LedgerHeader};
-use leaper_core::engine::search::local::{pending_shards, recorded_totals, run_local, ShardDone};
-use leaper_core::engine::search::SubtreeProblem;
+use leaper_core::engine::subtree::ledger::{Ledger, LedgerHeader};
+use leaper_core::engine::subtree::local::{pending_shards, recorded_totals, run_local, ShardDone};
+use leaper_core::engine::subtree::SubtreeProblem;
 
 use crate::progress::ShardWatch;
 use crate::request::JobRequest;

@@ -64,11 +64,12 @@ pub struct ClusterHost<'a> {
     patience: Duration,
     pass: usize,
     moduli: Moduli,
-    /// Merges done in this pass, and each worker's part of the current layer.
-    step: u64,
+    /// Layers merged in this pass (the seed's included), and each worker's part of the current
+    /// layer.
+    layers_merged: u64,
     layers: Vec<Option<LayerRecord>>,
     /// The same, as last committed: where an aborted step restarts.
-    committed_step: u64,
+    committed_merged: u64,
     committed_layers: Vec<Option<LayerRecord>>,
     seed: Vec<u64>,
     /// The attempt the workers were last prepared for.
@@ -116,9 +117,9 @@ impl<'a> ClusterHost<'a> {
             patience,
             pass: 0,
             moduli: Moduli::saturating(),
-            step: 0,
+            layers_merged: 0,
             layers: vec![None; workers],
-            committed_step: 0,
+            committed_merged: 0,
             committed_layers: vec![None; workers],
             seed: Vec::new(),
             generation: 0,
@@ -162,7 +163,7 @@ impl<'a> ClusterHost<'a> {
                     pass: self.pass as u32,
                     moduli: self.moduli.values().to_vec(),
                     mem_limit: self.plan.mem_limit,
-                    step: self.committed_step,
+                    layers_merged: self.committed_merged,
                     layer_number: layer.map_or(0, |l| l.number),
                     files: layer.map_or(Vec::new(), |l| l.files.iter().map(record_to_wire).collect()),
                     generation: self.generation,
@@ -170,9 +171,9 @@ impl<'a> ClusterHost<'a> {
             })
             .collect();
         self.call_all(requests, |mut client, request| async move { client.prepare(request).await })?;
-        self.step = self.committed_step;
+        self.layers_merged = self.committed_merged;
         self.layers = self.committed_layers.clone();
-        if self.step == 0 && !self.seed.is_empty() {
+        if self.layers_merged == 0 && !self.seed.is_empty() {
             self.push_seed()?;
         }
         Ok(())
@@ -234,7 +235,11 @@ impl<'a> ClusterHost<'a> {
     fn merge_all(&mut self, expected: &[u64]) -> Result<LayerSummary> {
         let requests = expected
             .iter()
-            .map(|&expected_records| MergeRequest { job_id: self.job_id(), step: self.step, expected_records })
+            .map(|&expected_records| MergeRequest {
+                job_id: self.job_id(),
+                layers_merged: self.layers_merged,
+                expected_records,
+            })
             .collect();
         let replies = self.call_all(requests, |mut client, request| async move { client.merge(request).await })?;
         let mut summary = LayerSummary::default();
@@ -244,13 +249,13 @@ impl<'a> ClusterHost<'a> {
             summary.spilled_bytes += reply.spilled_bytes;
             *slot = Some(layer_from_merge(&reply));
         }
-        self.step += 1;
+        self.layers_merged += 1;
         Ok(summary)
     }
 
     fn try_step(&mut self, cell: usize) -> Result<StepOutcome> {
         let requests = (0..self.addresses.len())
-            .map(|_| ExpandRequest { job_id: self.job_id(), step: self.step, cell: cell as u32 })
+            .map(|_| ExpandRequest { job_id: self.job_id(), layers_merged: self.layers_merged, cell: cell as u32 })
             .collect();
         let expanding = Instant::now();
         let replies = self.call_all(requests, |mut client, request| async move { client.expand(request).await })?;
@@ -279,7 +284,7 @@ impl<'a> ClusterHost<'a> {
             }
         }
         self.observe_shares(&replies);
-        StepShuffle::of(&replies, &self.threads, expand_seconds).log(self.step);
+        StepShuffle::of(&replies, &self.threads, expand_seconds).log(self.layers_merged);
         outcome.layer = self.merge_all(&expected)?;
         Ok(outcome)
     }
@@ -464,11 +469,11 @@ impl SweepHost for ClusterHost<'_> {
         match committed {
             Some(workers) => {
                 self.check_same_workers(&workers)?;
-                self.committed_step = progress.next_cell as u64 + 1;
+                self.committed_merged = progress.next_cell as u64 + 1;
                 self.committed_layers = workers.into_iter().map(|w| w.layer).collect();
             }
             None => {
-                self.committed_step = 0;
+                self.committed_merged = 0;
                 self.committed_layers = vec![None; self.addresses.len()];
             }
         }
@@ -479,7 +484,7 @@ impl SweepHost for ClusterHost<'_> {
 
     fn seed(&mut self, record: &[u64]) -> Result<()> {
         self.seed = record.to_vec();
-        self.with_retries(|host| if host.step == 0 { host.push_seed() } else { Ok(()) })
+        self.with_retries(|host| if host.layers_merged == 0 { host.push_seed() } else { Ok(()) })
     }
 
     fn step(&mut self, cell: usize, _moduli: &Moduli) -> Result<StepOutcome> {
@@ -502,10 +507,11 @@ impl SweepHost for ClusterHost<'_> {
             })
             .collect();
         self.job.commit_cluster(progress, workers)?;
-        self.committed_step = self.step;
+        self.committed_merged = self.layers_merged;
         self.committed_layers = self.layers.clone();
-        let requests =
-            (0..self.addresses.len()).map(|_| ReleaseRequest { job_id: self.job_id(), step: self.step }).collect();
+        let requests = (0..self.addresses.len())
+            .map(|_| ReleaseRequest { job_id: self.job_id(), layers_merged: self.layers_merged })
+            .collect();
         // A release that fails leaves an old layer behind, which the next Prepare removes.
         if let Err(error) = self.call_all(requests, |mut client, request| async move { client.release(request).await })
         {

@@ -9,14 +9,14 @@ use anyhow::{Context, Result};
 use leaper_core::engine::jobdir::checkpoints::SweepCheckpoints;
 use leaper_core::engine::store::{memory_store, StateStore};
 use leaper_core::engine::sweep::{
-    plan_moduli, run_sweep, sweep_in_process, LocalSteps, StepReport, StepWatch, StoreHost, SweepProgress, SweepReport,
-    Watched,
+    run_sweep, LocalSteps, StepReport, StepWatch, StoreSource, SweepProgress, SweepReport, Watched,
 };
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
 
 use crate::progress::SweepWatch;
-use crate::request::{JobRequest, SweepArgs};
+use crate::request::JobRequest;
 use crate::results::ResultStream;
+use crate::settings::SweepSettings;
 use cluster::{ClusterHost, ClusterPlan};
 
 /// How long a cluster job waits for a failed worker to come back before it stops.
@@ -31,37 +31,28 @@ pub enum Layers<'a> {
     OutOfCore(&'a mut SweepCheckpoints),
 }
 
-/// Plans the sweep (its moduli and passes) without running it: a board whose count cannot be
-/// carried is refused here, before any job directory is made.
-pub fn check(job: &dyn SweepJob, request: &JobRequest) -> Result<()> {
-    plan_moduli(job, &request.sweep_options()?.1)?;
-    Ok(())
-}
-
-/// Runs the sweep of `job` as `request` asks and returns the exact counts, `(slot, decimal)`;
-/// counts that become final on the way go to `results` at once. A job that had already
-/// finished returns the counts it recorded.
+/// Runs the sweep of `job` as `request` asks, with its `settings`, and returns the exact
+/// counts, `(slot, decimal)`; counts that become final on the way go to `results` at once. A
+/// job that had already finished returns the counts it recorded.
 pub fn run(
     job: &dyn SweepJob,
     request: &JobRequest,
+    settings: &SweepSettings,
     layers: Layers,
     results: &mut ResultStream,
 ) -> Result<Vec<(usize, String)>> {
-    let (args, options) = request.sweep_options()?;
-    let buckets = args.buckets as usize;
-    let threads = request.run.threads;
+    let args = request.sweep.as_ref().context("a sweep request carries the store's options")?;
+    let (plan, threads) = (&settings.plan, settings.threads);
     let label = request.task.command_line();
-    let plan = plan_moduli(job, &options)?;
     let (report, watch) = match layers {
         Layers::InMemory => {
-            let mem_limit = args.in_memory_limit();
-            let mut stores = InMemory { buckets, mem_limit };
+            let mut stores = InMemory { buckets: settings.buckets, mem_limit: settings.in_memory_limit };
             let start = SweepProgress::default();
             let mut watch =
-                SweepWatch::new(job, (plan.passes_to_run(job, &start), &plan), &start, &label, results, false);
+                SweepWatch::new(job, (plan.passes_to_run(job, &start), plan), &start, &label, results, false);
             let report = crate::machine::with_threads(threads, || {
                 let mut host = LocalSteps::new(job, &mut stores);
-                run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
+                run_sweep(job, plan, &mut Watched { inner: &mut host, watch: &mut watch }, start)
             })??;
             (report, watch)
         }
@@ -76,23 +67,23 @@ pub fn run(
             checkpoints.check_lanes(&plan.passes, &start)?;
             let passes = plan.passes_to_run(job, &start);
             checkpoints.plan(passes, job.steps())?;
-            let mut watch = SweepWatch::new(job, (passes, &plan), &start, &label, results, true)
+            let mut watch = SweepWatch::new(job, (passes, plan), &start, &label, results, true)
                 .with_layer(checkpoints.manifest().map(|m| m.layer_size().0));
             let report = if request.run.cluster.workers.is_empty() {
                 crate::machine::with_threads(threads, || {
                     let mut host = LocalSteps::new(job, &mut *checkpoints);
-                    run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start)
+                    run_sweep(job, plan, &mut Watched { inner: &mut host, watch: &mut watch }, start)
                 })??
             } else {
                 let credentials = request.run.cluster.credentials()?;
-                let cluster = cluster_plan(request, args, job)?;
+                let cluster = cluster_plan(request, settings, job)?;
                 let workers = &request.run.cluster.workers;
                 let finished_before = start.pass >= passes;
                 let straggler = crate::straggler::Named::default();
                 watch = watch.with_straggler(straggler.clone());
                 let mut host =
                     ClusterHost::connect(workers, &credentials, checkpoints, (cluster, straggler), WORKER_PATIENCE)?;
-                let counted = run_sweep(job, &options, &mut Watched { inner: &mut host, watch: &mut watch }, start);
+                let counted = run_sweep(job, plan, &mut Watched { inner: &mut host, watch: &mut watch }, start);
                 if counted.is_err() {
                     // A start that committed nothing must not leave the workers claimed.
                     host.release_if_uncommitted();
@@ -112,7 +103,7 @@ pub fn run(
 }
 
 /// What the workers of a cluster sweep are told, besides each step.
-fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob) -> Result<ClusterPlan> {
+fn cluster_plan(request: &JobRequest, settings: &SweepSettings, job: &dyn SweepJob) -> Result<ClusterPlan> {
     Ok(ClusterPlan {
         problem: request.problem.name().to_string(),
         params: toml::to_string(&request.params).context("cannot send the job's parameters")?,
@@ -120,8 +111,8 @@ fn cluster_plan(request: &JobRequest, args: &SweepArgs, job: &dyn SweepJob) -> R
         key_layout: job.key_layout(),
         key_format: job.key_format(),
         slots: job.slots(),
-        buckets: args.buckets as usize,
-        mem_limit: args.out_of_core_limit(),
+        buckets: settings.buckets,
+        mem_limit: settings.out_of_core_limit,
     })
 }
 
@@ -131,7 +122,7 @@ struct InMemory {
     mem_limit: u64,
 }
 
-impl StoreHost for InMemory {
+impl StoreSource for InMemory {
     fn store(
         &mut self,
         layout: RecordLayout,
@@ -153,14 +144,13 @@ impl StepWatch for &mut SweepWatch<'_, '_> {
 /// are small and each bucket costs a table.
 const SMALL_COUNT_BUCKETS: usize = 7;
 
-/// Counts `job` in memory on the calling thread's pool, as `request` asks (its lanes, its
+/// Counts `job` in memory on the calling thread's pool with its `settings` (its lanes, its
 /// spare modulus), with no display and no log of its steps: one small count of many counted
 /// together (a graph of a stream). Returns the exact counts, `(slot, decimal)`.
-pub fn count_quietly(job: &dyn SweepJob, request: &JobRequest) -> Result<Vec<(usize, String)>> {
-    let (args, options) = request.sweep_options()?;
-    let mem_limit = args.in_memory_limit();
-    let mut stores = InMemory { buckets: (args.buckets as usize).min(SMALL_COUNT_BUCKETS), mem_limit };
-    let report = sweep_in_process(job, &options, &mut stores, SweepProgress::default())?;
+pub fn count_quietly(job: &dyn SweepJob, settings: &SweepSettings) -> Result<Vec<(usize, String)>> {
+    let buckets = settings.buckets.min(SMALL_COUNT_BUCKETS);
+    let mut stores = InMemory { buckets, mem_limit: settings.in_memory_limit };
+    let report = run_sweep(job, &settings.plan, &mut LocalSteps::new(job, &mut stores), SweepProgress::default())?;
     Ok(decimal(&report))
 }
 

@@ -5,7 +5,7 @@
 //! process inside that window with a real SIGKILL. Unset in real runs, where a point costs one
 //! check of a cached `None`.
 //!
-//! Points: `spill` (a successor batch is about to be written), `bucket` (a bucket file of the new
+//! Points: `spill` (a successor batch is about to be written), `bucket` (a bucket section of the new
 //! layer was written), `layer` (the new layer is durable, no checkpoint names it yet: in a sweep
 //! whose checkpoints are paced, only a layer one is about to name), `manifest-temp` (the new
 //! manifest is written beside the old one), `manifest` (the new manifest replaced the old one),

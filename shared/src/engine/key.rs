@@ -2,7 +2,7 @@
 //!
 //! A problem chooses how wide its keys are: 64 bits where the worst case of its encoding fits
 //! (the knight's closed tours up to width 9), 128 bits where it does not (width 10 and up, open
-//! tours at width 9, long leapers). Everything that holds states (the stores, the bucket files,
+//! tours at width 9, long leapers). Everything that holds states (the stores, the segment files,
 //! the spill files, the wire batches) is written once, generic over [`StateKey`], and
 //! monomorphised for each width: a 64-bit key costs exactly what it cost before keys could be
 //! wider.

@@ -8,8 +8,8 @@
 //!   staging, successors merged group by group where the problem names neighbourhoods
 //!   ([`kernel::grouped`]); and every transition's `SweepJob` impl.
 //! * [`arith`]: residues, moduli, CRT to exact integers.
-//! * [`store`]: where a layer's states live between steps: in memory, or in bucket files.
-//! * [`search`]: subtree jobs: shards, a ledger of finished shards, local runs.
+//! * [`store`]: where a layer's states live between steps: in memory, or in segment files.
+//! * [`subtree`]: subtree jobs: shards, a ledger of finished shards, local runs.
 //! * [`jobdir`]: the job directory: lock, spec, manifest, durable writes, file names.
 //! * [`problem`]: the seam between a problem and the command line ([`Problem`]), and the typed
 //!   [`Task`] its parameters read into.
@@ -25,8 +25,8 @@ pub mod kernel;
 pub mod key;
 pub mod limits;
 pub mod problem;
-pub mod search;
 pub mod store;
+pub mod subtree;
 pub mod sweep;
 pub mod transition;
 

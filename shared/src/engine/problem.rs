@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::jobdir::JobKind;
-use crate::engine::search::SubtreeProblem;
+use crate::engine::subtree::SubtreeProblem;
 use crate::engine::transition::SweepJob;
 use crate::error::{Error, Result};
 

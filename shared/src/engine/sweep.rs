@@ -101,6 +101,8 @@ pub struct SweepPlan {
     /// Why no residue passes follow the exact pass, where the bound needs more moduli than
     /// leaper carries: a count that saturates cannot be counted, and the sweep says this.
     beyond_residues: Option<String>,
+    /// The spare moduli of every pass (`--verify`), which check a count and rebuild nothing.
+    spare_moduli: usize,
 }
 
 impl SweepPlan {
@@ -322,7 +324,7 @@ impl<W: StepWatch> SweepHost for Watched<'_, W> {
 }
 
 /// Supplies the stores of an in-process sweep and makes its progress durable.
-pub trait StoreHost {
+pub trait StoreSource {
     /// The store for pass `progress.pass`, for records of `layout`: empty when
     /// `progress.next_cell == 0`, otherwise holding the layer committed together with `progress`.
     fn store(&mut self, layout: RecordLayout, moduli: &Moduli, progress: &SweepProgress)
@@ -342,21 +344,21 @@ pub trait StoreHost {
 /// A host without checkpoints: a fresh store per pass from a closure.
 pub struct StoreFactory<F>(pub F);
 
-impl<F: FnMut(RecordLayout, &Moduli) -> Result<Box<dyn StateStore>>> StoreHost for StoreFactory<F> {
+impl<F: FnMut(RecordLayout, &Moduli) -> Result<Box<dyn StateStore>>> StoreSource for StoreFactory<F> {
     fn store(&mut self, layout: RecordLayout, moduli: &Moduli, _: &SweepProgress) -> Result<Box<dyn StateStore>> {
         (self.0)(layout, moduli)
     }
 }
 
-/// Steps in this process, on all cores, over the stores a [`StoreHost`] supplies.
+/// Steps in this process, on all cores, over the stores a [`StoreSource`] supplies.
 pub struct LocalSteps<'a> {
     job: &'a dyn SweepJob,
-    host: &'a mut dyn StoreHost,
+    host: &'a mut dyn StoreSource,
     store: Option<Box<dyn StateStore>>,
 }
 
 impl<'a> LocalSteps<'a> {
-    pub fn new(job: &'a dyn SweepJob, host: &'a mut dyn StoreHost) -> Self {
+    pub fn new(job: &'a dyn SweepJob, host: &'a mut dyn StoreSource) -> Self {
         LocalSteps { job, host, store: None }
     }
 
@@ -425,7 +427,8 @@ pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPl
         Err(Error::InvalidRequest(why)) if job.counts_may_be_far_below_bound() => match exact {
             Some(lane) => {
                 let passes = vec![Moduli::exact(lane, options.spare_moduli)?];
-                return Ok(SweepPlan { passes, exact, beyond_residues: Some(why) });
+                let spare_moduli = options.spare_moduli;
+                return Ok(SweepPlan { passes, exact, beyond_residues: Some(why), spare_moduli });
             }
             None => return Err(Error::InvalidRequest(why)),
         },
@@ -436,7 +439,7 @@ pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPl
         Some(lane) => std::iter::once(Moduli::exact(lane, options.spare_moduli)?).chain(residue_passes).collect(),
         None => residue_passes,
     };
-    Ok(SweepPlan { passes, exact, beyond_residues: None })
+    Ok(SweepPlan { passes, exact, beyond_residues: None, spare_moduli: options.spare_moduli })
 }
 
 /// Runs the sweep of `job` in this process on the stores `host` supplies, starting from `start`
@@ -444,10 +447,10 @@ pub fn plan_moduli(job: &dyn SweepJob, options: &SweepOptions) -> Result<SweepPl
 pub fn sweep_in_process(
     job: &dyn SweepJob,
     options: &SweepOptions,
-    host: &mut dyn StoreHost,
+    host: &mut dyn StoreSource,
     start: SweepProgress,
 ) -> Result<SweepReport> {
-    run_sweep(job, options, &mut LocalSteps::new(job, host), start)
+    run_sweep(job, &plan_moduli(job, options)?, &mut LocalSteps::new(job, host), start)
 }
 
 /// Counts `job` from its start in this process, every layer in memory in `buckets` partitions
@@ -463,15 +466,14 @@ pub fn sweep_in_memory(
     sweep_in_process(job, options, &mut stores, SweepProgress::default())
 }
 
-/// Runs the sweep of `job`, with the steps run by `host`, starting from `start`; returns the
-/// exact count of every reported slot.
+/// Runs the sweep of `job` in the passes of `plan` (from [`plan_moduli`]), with the steps run by
+/// `host`, starting from `start`; returns the exact count of every reported slot.
 pub fn run_sweep(
     job: &dyn SweepJob,
-    options: &SweepOptions,
+    plan: &SweepPlan,
     host: &mut dyn SweepHost,
     start: SweepProgress,
 ) -> Result<SweepReport> {
-    let plan = plan_moduli(job, options)?;
     let passes = &plan.passes;
     let (slots, steps) = (job.slots(), job.steps());
     tracing::info!(
@@ -501,10 +503,10 @@ pub fn run_sweep(
         // the last residue pass.
         let settle = (plan.is_exact_pass(progress.pass) || progress.pass + 1 == passes.len()).then(|| Settle {
             moduli: plan.lanes(progress.pass + 1),
-            spare: options.spare_moduli,
+            spare: plan.spare_moduli,
             exact_pass: plan.is_exact_pass(progress.pass),
         });
-        run_pass(job, &plan, settle, host, &mut progress)?;
+        run_pass(job, plan, settle, host, &mut progress)?;
         for (finished, totals) in progress.finished.iter_mut().zip(std::mem::take(&mut progress.totals)) {
             finished.extend(totals);
         }
@@ -529,7 +531,7 @@ pub fn run_sweep(
         .reported()
         .map(|slot| {
             let name = job.slot_name(slot);
-            Ok((slot, exact_count(&moduli, &progress.finished[slot], options.spare_moduli, &name)?))
+            Ok((slot, exact_count(&moduli, &progress.finished[slot], plan.spare_moduli, &name)?))
         })
         .collect::<Result<Vec<_>>>()?;
     // A count reported early must be the count at the end: the slot's last step was wrong if not.

@@ -8,11 +8,11 @@
 //!
 //! [`Task`]: crate::engine::Task
 //! [`Transition`]: crate::engine::Transition
-//! [`SubtreeProblem`]: crate::engine::search::SubtreeProblem
+//! [`SubtreeProblem`]: crate::engine::subtree::SubtreeProblem
 
 /// Any graph the user gives: Hamiltonian cycles and paths by the tours' transfer matrix.
 pub mod graph;
-pub mod quarter;
+pub mod quartering;
 pub mod quarto;
 pub mod tangram;
 /// Knight's tour files, tour by tour: a problem folder of its own whose commands hang under
@@ -24,8 +24,13 @@ use crate::engine::Problem;
 use crate::{Error, Result};
 
 /// Every problem leaper counts.
-pub static REGISTRY: &[&dyn Problem] =
-    &[&tours::Tours, &quarto::QuartoProblem, &quarter::QuarterProblem, &tangram::TangramProblem, &graph::GraphProblem];
+pub static REGISTRY: &[&dyn Problem] = &[
+    &tours::Tours,
+    &quarto::QuartoProblem,
+    &quartering::QuarterProblem,
+    &tangram::TangramProblem,
+    &graph::GraphProblem,
+];
 
 /// The problem a job spec, lease or preparation names.
 pub fn find(name: &str) -> Result<&'static dyn Problem> {

@@ -23,7 +23,7 @@ use crate::engine::jobdir::manifest::{Counted, LayerRecord, WorkerLayer, MANIFES
 use crate::engine::jobdir::{remove_unnamed, unix_now, JobDir, JobFile, Manifest};
 use crate::engine::key::RecordLayout;
 use crate::engine::store::{disk_store, StateStore};
-use crate::engine::sweep::{StoreHost, SweepProgress};
+use crate::engine::sweep::{StoreSource, SweepProgress};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
 
@@ -381,7 +381,7 @@ impl SweepCheckpoints {
     }
 }
 
-impl StoreHost for SweepCheckpoints {
+impl StoreSource for SweepCheckpoints {
     fn store(
         &mut self,
         layout: RecordLayout,

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::jobdir::durable::{file_error, hold_commits, read_small, replace_durably};
 use crate::engine::jobdir::files::{JobFile, MANIFEST_COPY_FILE, MANIFEST_FILE};
-use crate::engine::store::{BucketInfo, DurableLayer, LayerFile};
+use crate::engine::store::{BucketInfo, BucketSection, DurableLayer};
 use crate::engine::sweep::SweepProgress;
 use crate::error::{Error, Result};
 
@@ -174,7 +174,7 @@ impl LayerRecord {
         let files = self
             .files
             .iter()
-            .map(|file| LayerFile {
+            .map(|file| BucketSection {
                 bucket: file.bucket,
                 path: job_dir.join(&file.file),
                 offset: file.offset,

@@ -23,7 +23,7 @@
 //! instead, its successors sent to the same buckets unmerged, for the store to merge
 //! ([`ReadingPlan`]).
 //!
-//! Where it pays: in every store. Spills, bucket files and the cluster's shuffle carry each key
+//! Where it pays: in every store. Spills, segment files and the cluster's shuffle carry each key
 //! once, and the buckets hold states of alike neighbourhoods, whose sorted keys compress better
 //! on disk; the in-memory store appends the merged records with no table at all, in less time
 //! and less memory (docs/PERFORMANCE-LOG.md, "The in-memory store appends merged successors").

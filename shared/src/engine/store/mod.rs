@@ -17,7 +17,8 @@ mod memory;
 
 pub use aggregate::AggregationTable;
 pub use disk::{
-    check_disk_memory, disk_store, map_file, BucketFile, BucketWriter, DiskStore, Section, SegmentWriter, BUCKET_FORMAT,
+    check_disk_memory, disk_store, map_file, DiskStore, Section, SectionReader, SectionWriter, SegmentWriter,
+    BUCKET_FORMAT,
 };
 pub use memory::{memory_store, MemoryStore};
 
@@ -98,12 +99,12 @@ pub struct LayerSummary {
 pub struct DurableLayer {
     /// The store's sequence number of the layer (it names the layer's directory).
     pub number: u64,
-    pub files: Vec<LayerFile>,
+    pub files: Vec<BucketSection>,
 }
 
 /// One bucket of a durable layer: its section of a segment file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LayerFile {
+pub struct BucketSection {
     pub bucket: usize,
     pub path: std::path::PathBuf,
     /// Where the bucket's section starts in the file.
@@ -155,7 +156,7 @@ pub trait StateStore: Send + Sync {
 
     /// Whether this store should be handed successors merged group by group, where the problem
     /// names neighbourhoods (see [`crate::engine::kernel::grouped`]): worth it where every record
-    /// taken costs (spills, bucket files, the network); the store's buckets then hold states of
+    /// taken costs (spills, segment files, the network); the store's buckets then hold states of
     /// alike neighbourhoods, whose sorted keys also compress better.
     fn takes_grouped(&self) -> bool {
         true

@@ -11,7 +11,7 @@ use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
     table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
 };
-use crate::engine::search::SubtreeProblem;
+use crate::engine::subtree::SubtreeProblem;
 use crate::error::{Error, Result};
 
 /// Quarto draws, as the registry names them.

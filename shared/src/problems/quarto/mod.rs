@@ -19,7 +19,7 @@ use lines::{Family, Rules, SIDE};
 use search::Layout;
 use symmetry::{line_preserving_maps, normal_allowed, placements, value_group_order, Placement};
 
-use crate::engine::search::{ShardResult, SubtreeProblem};
+use crate::engine::subtree::{ShardResult, SubtreeProblem};
 use crate::{Error, Result};
 
 const CELLS: usize = SIDE * SIDE;

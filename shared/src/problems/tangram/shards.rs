@@ -5,7 +5,7 @@
 use super::outline::{outlines, Outline};
 use super::pieces::PieceSet;
 use super::solve::OutlineSearch;
-use crate::engine::search::{ShardResult, SubtreeProblem};
+use crate::engine::subtree::{ShardResult, SubtreeProblem};
 use crate::Result;
 
 /// The slot of N(F) for area `area`.

@@ -36,7 +36,7 @@ use crate::engine::jobdir::is_stream;
 use crate::engine::problem::Preflight;
 use crate::engine::store::memory_store;
 use crate::engine::sweep::{
-    run_sweep, LocalSteps, StepOutcome, StepWatch, StoreFactory, SweepOptions, SweepProgress, Watched,
+    plan_moduli, run_sweep, LocalSteps, StepOutcome, StepWatch, StoreFactory, SweepOptions, SweepProgress, Watched,
 };
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
@@ -306,7 +306,8 @@ fn count(piece: Piece, board: BoardSize, open: bool, threads: Option<usize>) -> 
                 StoreFactory(|layout, moduli: &Moduli| memory_store(layout, 61, moduli.clone(), COUNT_MEMORY));
             let mut steps = LocalSteps::new(job.as_ref(), &mut stores);
             let mut host = Watched { inner: &mut steps, watch: Capped { passed: false } };
-            match run_sweep(job.as_ref(), &SweepOptions::default(), &mut host, SweepProgress::default()) {
+            let plan = plan_moduli(job.as_ref(), &SweepOptions::default())?;
+            match run_sweep(job.as_ref(), &plan, &mut host, SweepProgress::default()) {
                 Ok(report) => Ok(report.counts.first().map(|(_, count)| count.clone())),
                 Err(_) if host.watch.passed => Ok(None),
                 Err(Error::MemoryLimit { .. }) => Ok(None),

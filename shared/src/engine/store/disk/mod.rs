@@ -21,13 +21,13 @@
 //! successor comes merged), each array sorted and written as a section: two segment files, two
 //! fsyncs (the step's figures: docs/PERFORMANCE-LOG.md, "One out-of-core step").
 
-mod bucket_file;
 mod records;
 mod resident;
+mod section;
 mod segment;
 mod spill;
 
-pub use bucket_file::{map_file, BucketFile, BucketWriter, Section, BUCKET_FORMAT};
+pub use section::{map_file, Section, SectionReader, SectionWriter, BUCKET_FORMAT};
 pub use segment::{SegmentWriter, Segments};
 
 use std::collections::HashMap;
@@ -43,7 +43,8 @@ use crate::engine::jobdir::durable::remove_folder;
 use crate::engine::jobdir::{file_error, sync_dir, JobFile};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{
-    check_layout, unsupported_key, AggregationTable, DurableLayer, LayerFile, LayerSummary, StateStore, StateVisitor,
+    check_layout, unsupported_key, AggregationTable, BucketSection, DurableLayer, LayerSummary, StateStore,
+    StateVisitor,
 };
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
@@ -53,7 +54,7 @@ use spill::SpillRuns;
 
 /// A bucket of the next layer once written: its section, the bytes it spilled on the way, and
 /// its records where they stay in memory for the next step.
-type WrittenBucket = (Option<LayerFile>, u64, Option<Vec<u64>>);
+type WrittenBucket = (Option<BucketSection>, u64, Option<Vec<u64>>);
 
 /// Lets the pages of a section just read leave the process: they stay in the page cache, but a
 /// mapped page read counts in the resident size until unmapped, and the layer's files stay
@@ -177,7 +178,7 @@ impl Sizing {
         let budget = shared / 4 / threads;
         let shares = shared / 4 * 3;
         let beside = record_bytes.max(std::mem::size_of::<(K, u32)>());
-        let block_bytes = bucket_file::BLOCK_STATES * record_bytes;
+        let block_bytes = section::BLOCK_STATES * record_bytes;
         let entries = |shares: usize, beside: usize| shares / (buckets.max(1) * record_bytes + threads * beside);
         let share_bytes = match entries(shares, beside + 3 * record_bytes) * record_bytes {
             // Shares smaller than a block: the blocks are the size of a share.
@@ -224,7 +225,7 @@ pub struct DiskStore<K: StateKey> {
     share_words: usize,
     layer: u64,
     /// Bucket sections of the current layer (`None`: the bucket is empty).
-    current: Vec<Option<LayerFile>>,
+    current: Vec<Option<BucketSection>>,
     /// The current layer's files, mapped once each.
     maps: HashMap<PathBuf, Arc<Mmap>>,
     /// The next layer's successors on their way to the segment files.
@@ -357,7 +358,8 @@ impl<K: StateKey> DiskStore<K> {
         }
         layer.files.par_iter().try_for_each(|file| -> Result<()> {
             let map = maps[&file.path].clone();
-            let found = BucketFile::<K>::section(map.clone(), &file.path, file.offset, file.info.bytes, width)?.info();
+            let found =
+                SectionReader::<K>::section(map.clone(), &file.path, file.offset, file.info.bytes, width)?.info();
             // Checked, its pages leave: a resumed layer would otherwise be resident whole.
             release_pages(&map, file.offset, file.info.bytes);
             if found != file.info {
@@ -446,7 +448,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
-        if self.resident.visit(bucket, self.layout(), bucket_file::BLOCK_STATES, visit)? {
+        if self.resident.visit(bucket, self.layout(), section::BLOCK_STATES, visit)? {
             return Ok(());
         }
         if self.current[bucket].is_none() && self.unwritten_states[bucket] > 0 {
@@ -459,7 +461,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                     .get(&file.path)
                     .cloned()
                     .ok_or_else(|| Error::Bug(format!("{} is not mapped", file.path.display())))?;
-                let section = BucketFile::<K>::section(
+                let section = SectionReader::<K>::section(
                     Arc::clone(&map),
                     &file.path,
                     file.offset,
@@ -556,7 +558,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                 let Pending { appended, table, .. } = pending;
                 let written = segments.with_writer(|out| {
                     let path = out.path().to_path_buf();
-                    let mut writer = BucketWriter::<K>::begin(out, width)?;
+                    let mut writer = SectionWriter::<K>::begin(out, width)?;
                     let spilled = if !spill.is_empty() {
                         spill.merge_into(appended, table, &mut writer, moduli, budget)?
                     } else if table.is_empty() {
@@ -568,7 +570,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
                     };
                     let section = writer.finish()?;
                     crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
-                    Ok((Some(LayerFile { bucket, path, offset: section.offset, info: section.info }), spilled))
+                    Ok((Some(BucketSection { bucket, path, offset: section.offset, info: section.info }), spilled))
                 });
                 pending.touched = 0;
                 let copy = match written {
@@ -599,7 +601,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
             maps.insert(path, map);
         }
         let spilled_bytes = merged.iter().map(|(_, (_, spilled, _))| spilled).sum();
-        let mut written: Vec<Option<LayerFile>> = vec![None; self.pending.len()];
+        let mut written: Vec<Option<BucketSection>> = vec![None; self.pending.len()];
         let mut copies: Vec<(usize, Vec<u64>)> = Vec::new();
         for (bucket, (file, _, copy)) in merged {
             written[bucket] = file;
@@ -747,11 +749,11 @@ impl<K: StateKey> DiskStore<K> {
             })?;
             let file = segments.with_writer(|out| {
                 let path = out.path().to_path_buf();
-                let mut writer = BucketWriter::<K>::begin(out, width)?;
+                let mut writer = SectionWriter::<K>::begin(out, width)?;
                 writer.push_records(records)?;
                 let section = writer.finish()?;
                 crate::engine::fault::point("bucket").map_err(|e| file_error(&path, "write", e))?;
-                Ok(LayerFile { bucket, path, offset: section.offset, info: section.info })
+                Ok(BucketSection { bucket, path, offset: section.offset, info: section.info })
             })?;
             self.current[bucket] = Some(file);
         }

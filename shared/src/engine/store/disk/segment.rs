@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! pass-P/layer-NNNNNN/s000.lps   [bucket 3][bucket 0][bucket 7]...   each a bucket section
-//! pass-P/layer-NNNNNN/s001.lps   [bucket 1][bucket 2]...             (see `bucket_file`)
+//! pass-P/layer-NNNNNN/s001.lps   [bucket 1][bucket 2]...             (see `section`)
 //! ```
 //!
 //! A bucket section is what a bucket file was (header, blocks, index, footer and a CRC of its

@@ -15,11 +15,11 @@
 //! = [2:1, 5:1, 7:1]. The step ends with [8:1] in the table; the merge reads 2 from both runs
 //! (2:2), then 5:1, 7:2, 8:1, 9:1.
 //!
-//! Why sorted runs and not raw records: a run costs about what a bucket file costs per state
+//! Why sorted runs and not raw records: a run costs about what a bucket section costs per state
 //! (the keys of a sorted run are close together, and most counts are small), where a raw record
 //! costs 16 bytes, so a step spills about the size of a layer or two rather than the size of its
 //! successors; and the merge reads each run once, in order, with no hash table. A run's blocks
-//! are the bucket files' blocks (`bucket_file::encode_block`: LEB128 keys and lanes, through
+//! are the sections' blocks (`section::encode_block`: LEB128 keys and lanes, through
 //! zstd): fewer bytes than bare LEB128 for little more time (docs/PERFORMANCE-LOG.md, "Counts lane by
 //! lane on disk"). The runs of a bucket share one file (a file per run would cost the file system
 //! more than the writing: thousands of small files a step), and where each run's blocks lie is kept
@@ -39,7 +39,7 @@ use memmap2::Mmap;
 
 use crate::engine::jobdir::{file_error, no_follow};
 use crate::engine::key::{RecordLayout, StateKey};
-use crate::engine::store::disk::bucket_file::{decode_block, encode_block, BucketWriter, BLOCK_STATES, BUCKET_FORMAT};
+use crate::engine::store::disk::section::{decode_block, encode_block, SectionWriter, BLOCK_STATES, BUCKET_FORMAT};
 use crate::engine::store::{AggregationTable, StateBatch};
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
@@ -142,7 +142,7 @@ impl<K: StateKey> SpillRuns<K> {
         mut self,
         sorted: &[u64],
         last: &mut AggregationTable<K>,
-        out: &mut BucketWriter<'_, K>,
+        out: &mut SectionWriter<'_, K>,
         moduli: &Moduli,
         budget: usize,
     ) -> Result<u64> {
@@ -315,7 +315,7 @@ fn merge<K: StateKey>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::store::disk::bucket_file::BucketFile;
+    use crate::engine::store::disk::section::SectionReader;
 
     /// The worked example of the module's comment, with a table of room for 3 entries, and
     /// then again with a budget so small that runs are merged in groups of two first; at the
@@ -337,13 +337,13 @@ mod tests {
             assert_eq!(runs.runs.len(), 2);
             let out = dir.join("s000.lps");
             let mut segment = SegmentWriter::create(&out).unwrap();
-            let mut writer = BucketWriter::<u64>::begin(&mut segment, 1).unwrap();
+            let mut writer = SectionWriter::<u64>::begin(&mut segment, 1).unwrap();
             let spilled = runs.merge_into(&[3, 1, 7, 10], &mut table, &mut writer, &moduli, budget).unwrap();
             let section = writer.finish().unwrap();
             segment.finish(true).unwrap();
             assert!(table.is_empty());
             let mut merged = Vec::new();
-            BucketFile::<u64>::open(&out, 1)
+            SectionReader::<u64>::open(&out, 1)
                 .unwrap()
                 .visit(&mut |keys, residues| {
                     merged.extend(keys.iter().copied().zip(residues.iter().copied()));

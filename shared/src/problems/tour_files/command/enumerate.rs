@@ -14,7 +14,7 @@ use crate::engine::jobdir::{file_error, JobKind};
 use crate::engine::problem::{
     table, typed, write_json_line, write_line, Job, OutputFormat, Params, Preflight, Printing, Task,
 };
-use crate::engine::search::{ShardResult, SubtreeProblem};
+use crate::engine::subtree::{ShardResult, SubtreeProblem};
 use crate::error::{Error, Result};
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::enumerate::Enumeration;

@@ -9,7 +9,7 @@
 
 use super::enumerate::{starts, Figure, Point, Rule, Start, Tracer, Visit};
 use super::Class;
-use crate::engine::search::{ShardResult, SubtreeProblem};
+use crate::engine::subtree::{ShardResult, SubtreeProblem};
 use crate::{Error, Result};
 
 /// Enough shards to spread a count over cores and workers.

@@ -1,4 +1,4 @@
-//! Requests that cannot finish here, said before anything starts (issue 45).
+//! The preflight of a request: what cannot finish here, said before anything starts (issue 45).
 //!
 //! ```text
 //! $ leaper knight 12x12                                      (one line, then the count goes on)
@@ -39,9 +39,8 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use leaper_core::engine::problem::Preflight;
-use leaper_core::engine::sweep::plan_moduli;
 use leaper_core::engine::{Job, SweepJob, Task, Tool};
 use leaper_core::units::bytes;
 
@@ -52,6 +51,7 @@ use crate::plan::forecast::{self, Forecast};
 use crate::plan::probe::{Bounds, QUICK_STATES};
 use crate::plan::widths;
 use crate::request::{JobRequest, OUT_OF_CORE_MEM_LIMIT};
+use crate::settings::SweepSettings;
 
 /// A frontier of this many cells (a row times the rows a move reaches) may hold more states
 /// than a machine: the knight from width 7 on, whose counts grow from seconds to minutes as the
@@ -66,11 +66,11 @@ const AN_HOUR: f64 = 3600.0;
 /// Before a new count of `job`: warns if its sweep will not fit this machine, refuses a tour
 /// enumeration that cannot finish. Called once, before anything is written; returns the sweep's
 /// forecast where it was priced as `leaper plan` prices it, for its job directory to keep.
-pub fn check(job: &Job, request: &JobRequest) -> Result<Option<Forecast>> {
+pub fn check(job: &Job, request: &JobRequest, settings: Option<&SweepSettings>) -> Result<Option<Forecast>> {
     request.task.preflight(&machine(request.run.threads))?;
-    match job {
-        Job::Sweep(sweep) => Ok(warn_if_big(sweep.as_ref(), request)),
-        Job::Subtree(_) => Ok(None),
+    match (job, settings) {
+        (Job::Sweep(sweep), Some(settings)) => Ok(warn_if_big(sweep.as_ref(), request, settings)),
+        _ => Ok(None),
     }
 }
 
@@ -87,12 +87,12 @@ fn machine(threads: Option<usize>) -> Preflight<'static> {
 /// Prints the warning line if `job`'s sweep needs more than this machine has, and returns its
 /// forecast if it was priced. A probe that fails (a scratch directory that cannot be made) only
 /// skips the warning.
-fn warn_if_big(job: &dyn SweepJob, request: &JobRequest) -> Option<Forecast> {
+fn warn_if_big(job: &dyn SweepJob, request: &JobRequest, settings: &SweepSettings) -> Option<Forecast> {
     if !request.run.cluster.workers.is_empty() || !plausibly_big(job, request.task.as_ref()) {
         return None;
     }
     let started = Instant::now();
-    let needs = needs(job, request);
+    let needs = needs(job, request, settings);
     tracing::debug!(seconds = started.elapsed().as_secs_f64(), "estimated before counting");
     match needs {
         Ok(Some(needs)) => {
@@ -146,21 +146,22 @@ struct Needs {
 /// sweep without rows that its glance counts whole, smaller instances and all, is not priced
 /// even with a job directory: it is small (and its probe, out of core, would be a job's
 /// second).
-fn needs(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Needs>> {
+fn needs(job: &dyn SweepJob, request: &JobRequest, settings: &SweepSettings) -> Result<Option<Needs>> {
     let in_memory = request.run.job_dir.is_none();
-    let memory_limit = request.mem_limit().context("a sweep's request carries its options")?;
+    let memory_limit = settings.mem_limit;
     let room = Room {
         memory: in_memory.then_some(memory_limit),
         disk_free: request.run.job_dir.as_deref().and_then(crate::machine::free_disk),
     };
     if in_memory || !(forecast::has_rows(job) || forecast::by_widths(job)) {
-        match glance(job, request)? {
+        match glance(job, request, settings)? {
             None => return Ok(None),
             Some(glance) if in_memory && !glance.near(memory_limit) => return Ok(None),
             Some(_) => {}
         }
     }
-    let priced = forecast::price(job, request, forecast::PROBE_STATES, &std::env::temp_dir(), memory_limit, true)?;
+    let priced =
+        forecast::price(job, request, settings, forecast::PROBE_STATES, &std::env::temp_dir(), memory_limit, true)?;
     Ok(Some(Needs { forecast: priced.forecast, room }))
 }
 
@@ -187,11 +188,10 @@ impl Glance {
 
 /// A glance at `job`; `None` where, without rows, it fits the glance's own budget (nothing to
 /// price).
-fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Glance>> {
-    let options = request.sweep_options()?.1;
-    let plan = plan_moduli(job, &options)?;
+fn glance(job: &dyn SweepJob, request: &JobRequest, settings: &SweepSettings) -> Result<Option<Glance>> {
+    let (options, plan) = (&settings.options, &settings.plan);
     let runs = if plan.exact_lane().is_some() { 1 } else { plan.passes.len() };
-    let (first, threads) = (&plan.passes[0], request.run.threads);
+    let (first, threads) = (&plan.passes[0], settings.threads);
     let hint = job.profile_hint();
     let by_widths = widths::applies(&hint, job.steps());
     let (profile, rates, short) = if forecast::has_rows(job) || by_widths {
@@ -202,7 +202,7 @@ fn glance(job: &dyn SweepJob, request: &JobRequest) -> Result<Option<Glance>> {
             && widths::Trust::of(&hint.widths, probe.profile.len()) != widths::Trust::Measured;
         (profile, rates, short)
     } else {
-        match forecast::extrapolate(job, request.task.as_ref(), first, QUICK_STATES, &options, threads)? {
+        match forecast::extrapolate(job, request.task.as_ref(), first, QUICK_STATES, options, threads)? {
             Some(extrapolated) => (extrapolated.profile, extrapolated.rates, false),
             None => return Ok(None),
         }

@@ -447,7 +447,7 @@ pub fn count_in_memory<K: StateKey>(stages: Vec<Stage>, slots: usize) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problems::quarter::graph::{halved, rotational};
+    use crate::problems::quartering::graph::{halved, rotational};
 
     fn count(stages: Vec<Stage>) -> Vec<u128> {
         let narrow = count_in_memory::<u64>(stages.clone(), 2).unwrap();
@@ -458,7 +458,7 @@ mod tests {
     #[test]
     fn frontiers_are_n_points_wide_and_fit_their_keys() {
         assert_eq!((capacity::<u64>(), capacity::<u128>()), (15, 22));
-        for n in 1..=crate::problems::quarter::graph::MAX_HALF_SIDE {
+        for n in 1..=crate::problems::quartering::graph::MAX_HALF_SIDE {
             // At most n points wide (the widest key is the 44x44 board's, 22 points), and no less
             // once the board is big enough for the diamonds to fill out.
             let widths = (Stage::new(0, rotational(n).unwrap()).width(), Stage::new(1, halved(n).unwrap()).width());

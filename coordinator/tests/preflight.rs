@@ -1,4 +1,4 @@
-//! Hopeless requests (issue 45): a count that will not fit this machine says so before its first
+//! The preflight of a request (issue 45): a count that will not fit this machine says so before its first
 //! step and goes on; `tours enumerate` and `tours generate` refuse what cannot finish or has
 //! nothing to find, with the reason, a failing exit and no file written.
 

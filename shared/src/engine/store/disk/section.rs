@@ -95,7 +95,7 @@ fn describe(path: &Path, offset: u64) -> PathBuf {
 fn damaged(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::File {
         path: path.to_path_buf(),
-        message: format!("damaged bucket file: {what}; restore it or rerun the job from its last good checkpoint"),
+        message: format!("damaged bucket section: {what}; restore it or rerun the job from its last good checkpoint"),
     }
 }
 
@@ -111,7 +111,7 @@ type BlockEncoder = fn(&[u64], usize) -> std::io::Result<Vec<u8>>;
 
 /// Streams states (keys strictly ascending) into a bucket section of a segment, one compressed
 /// block at a time.
-pub struct BucketWriter<'a, K: StateKey> {
+pub struct SectionWriter<'a, K: StateKey> {
     out: &'a mut SegmentWriter,
     /// Where the section starts in the segment.
     start: u64,
@@ -128,7 +128,7 @@ pub struct BucketWriter<'a, K: StateKey> {
     encode: BlockEncoder,
 }
 
-impl<'a, K: StateKey> BucketWriter<'a, K> {
+impl<'a, K: StateKey> SectionWriter<'a, K> {
     /// A writer of states with `width` residues each, into a section that starts where `out`
     /// stands.
     pub fn begin(out: &'a mut SegmentWriter, width: usize) -> Result<Self> {
@@ -137,7 +137,7 @@ impl<'a, K: StateKey> BucketWriter<'a, K> {
 
     fn begin_format(out: &'a mut SegmentWriter, width: usize, format: u32, encode: BlockEncoder) -> Result<Self> {
         let start = out.position();
-        let mut writer = BucketWriter {
+        let mut writer = SectionWriter {
             out,
             start,
             crc: crc32fast::Hasher::new(),
@@ -257,7 +257,7 @@ impl<'a, K: StateKey> BucketWriter<'a, K> {
 }
 
 /// A finished bucket section of states with keys of type `K`, memory-mapped and checked.
-pub struct BucketFile<K: StateKey> {
+pub struct SectionReader<K: StateKey> {
     /// The file and the section's offset, for messages.
     path: PathBuf,
     map: Arc<Mmap>,
@@ -275,14 +275,14 @@ pub struct BucketFile<K: StateKey> {
 /// Maps `path` for reading.
 pub fn map_file(path: &Path) -> Result<Arc<Mmap>> {
     let file = File::open(path).map_err(|e| file_error(path, "open", e))?;
-    // SAFETY: segment and bucket files are written and flushed before their layer is read (and
+    // SAFETY: segment files are written and flushed before their layer is read (and
     // fsynced before a checkpoint names it), and nothing writes them again while they are
     // mapped.
     let map = unsafe { Mmap::map(&file) }.map_err(|e| file_error(path, "memory-map", e))?;
     Ok(Arc::new(map))
 }
 
-impl<K: StateKey> BucketFile<K> {
+impl<K: StateKey> SectionReader<K> {
     /// Opens and verifies the whole file `path` as one section; `width` is the residue count
     /// the job expects.
     pub fn open(path: &Path, width: usize) -> Result<Self> {
@@ -360,7 +360,7 @@ impl<K: StateKey> BucketFile<K> {
         if total != states {
             return Err(damaged(path, format!("blocks hold {total} states, header says {states}")));
         }
-        Ok(BucketFile { path: named, map, start, end, width, format, states, blocks, key: PhantomData })
+        Ok(SectionReader { path: named, map, start, end, width, format, states, blocks, key: PhantomData })
     }
 
     fn bytes(&self) -> &[u8] {
@@ -608,9 +608,9 @@ mod tests {
     use super::*;
 
     /// Writes `batch` (keys of type `K`, ascending) to `path` as a file of one section, fsynced.
-    fn write_bucket_file<K: StateKey>(path: &Path, batch: &StateBatch) -> Result<BucketInfo> {
+    fn write_section_file<K: StateKey>(path: &Path, batch: &StateBatch) -> Result<BucketInfo> {
         let mut segment = SegmentWriter::create(path)?;
-        let mut writer = BucketWriter::<K>::begin(&mut segment, batch.layout.residues)?;
+        let mut writer = SectionWriter::<K>::begin(&mut segment, batch.layout.residues)?;
         for i in 0..batch.len() {
             writer.push(batch.key::<K>(i), batch.residues_of(i))?;
         }
@@ -717,7 +717,7 @@ mod tests {
                     let path = dir.join(format!("f{format}-{big}.lps"));
                     let encode = if format == 3 { encode_block_v3::<u64> } else { encode_block::<u64> };
                     let mut segment = SegmentWriter::create(&path).unwrap();
-                    let mut writer = BucketWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
+                    let mut writer = SectionWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
                     writer.push_records(&records_of::<u64>(&batch)).unwrap();
                     let bytes = writer.finish().unwrap().info.bytes;
                     segment.finish(true).unwrap();
@@ -745,7 +745,7 @@ mod tests {
                 _ => encode_block::<u64>,
             };
             let mut segment = SegmentWriter::create(&path).unwrap();
-            let mut writer = BucketWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
+            let mut writer = SectionWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
             for i in 0..batch.len() {
                 writer.push(batch.key::<u64>(i), batch.residues_of(i)).unwrap();
             }
@@ -763,7 +763,7 @@ mod tests {
             edges.push(i * 3, &[value, i]);
         }
         let path = dir.join("edges.lps");
-        write_bucket_file::<u64>(&path, &edges).unwrap();
+        write_section_file::<u64>(&path, &edges).unwrap();
         assert_eq!(read_all(&path, 2).unwrap(), edges);
     }
 
@@ -772,7 +772,7 @@ mod tests {
     }
 
     fn read_keys<K: StateKey>(path: &Path, width: usize) -> Result<StateBatch> {
-        let file = BucketFile::<K>::open(path, width)?;
+        let file = SectionReader::<K>::open(path, width)?;
         let mut all = StateBatch::with_capacity(RecordLayout::of::<K>(width), file.info().states as usize);
         file.visit(&mut |keys, residues| {
             all.keys.extend_from_slice(keys);
@@ -788,7 +788,7 @@ mod tests {
         for (states, width) in [(0, 1), (1, 2), (BLOCK_STATES * 2 + 17, 2)] {
             let path = dir.join(format!("b{states}.lps"));
             let batch = sample(states, width);
-            write_bucket_file::<u64>(&path, &batch).unwrap();
+            write_section_file::<u64>(&path, &batch).unwrap();
             assert_eq!(read_all(&path, width).unwrap(), batch);
         }
         // 128-bit keys whose deltas need more than 64 bits.
@@ -797,7 +797,7 @@ mod tests {
         for i in 0..3 * BLOCK_STATES as u128 {
             wide.push((i * i) << 70 | i, &[i as u64]);
         }
-        write_bucket_file::<u128>(&path, &wide).unwrap();
+        write_section_file::<u128>(&path, &wide).unwrap();
         assert_eq!(read_keys::<u128>(&path, 1).unwrap(), wide);
         let error = read_all(&path, 1).unwrap_err().to_string();
         assert!(error.contains("wide.lps") && error.contains("128-bit keys"), "{error}");
@@ -811,7 +811,7 @@ mod tests {
         let batches = [sample(10, 2), sample(BLOCK_STATES * 2 + 5, 2), sample(0, 2), sample(BLOCK_STATES - 1, 2)];
         let mut sections = Vec::new();
         for (i, batch) in batches.iter().enumerate() {
-            let mut writer = BucketWriter::<u64>::begin(&mut segment, 2).unwrap();
+            let mut writer = SectionWriter::<u64>::begin(&mut segment, 2).unwrap();
             let records = records_of::<u64>(batch);
             if i % 2 == 1 {
                 // Whole records, in two calls that split a block.
@@ -829,7 +829,8 @@ mod tests {
         let map = map_file(&path).unwrap();
         for (section, batch) in sections.iter().zip(&batches) {
             assert_eq!(section.info.states, batch.len() as u64);
-            let file = BucketFile::<u64>::section(map.clone(), &path, section.offset, section.info.bytes, 2).unwrap();
+            let file =
+                SectionReader::<u64>::section(map.clone(), &path, section.offset, section.info.bytes, 2).unwrap();
             assert_eq!(file.info(), section.info);
             let mut all = StateBatch::with_capacity(RecordLayout::of::<u64>(2), batch.len());
             file.visit(&mut |keys, residues| {
@@ -843,7 +844,7 @@ mod tests {
         // A section past the file's end is named with its offset.
         let last = sections[3];
         let error =
-            BucketFile::<u64>::section(map, &path, last.offset, last.info.bytes + 1, 2).err().unwrap().to_string();
+            SectionReader::<u64>::section(map, &path, last.offset, last.info.bytes + 1, 2).err().unwrap().to_string();
         assert!(
             error.contains("s000.lps")
                 && error.contains(&format!("byte {}", last.offset))
@@ -857,7 +858,7 @@ mod tests {
         let dir = leaper_test_kit::scratch_dir("bucket-damage");
         let path = dir.join("b.lps");
         let batch = sample(1000, 2);
-        write_bucket_file::<u64>(&path, &batch).unwrap();
+        write_section_file::<u64>(&path, &batch).unwrap();
         let good = std::fs::read(&path).unwrap();
         let cases: Vec<(&str, Vec<u8>)> = vec![
             ("truncated", good[..good.len() / 2].to_vec()),
