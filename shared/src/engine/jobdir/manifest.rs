@@ -329,13 +329,13 @@ fn committed_layer(dir: &Path) -> Result<Option<PathBuf>> {
             continue;
         }
         for layer in list(&pass)? {
-            let bucket_file = |file: &PathBuf| {
+            let layer_data = |file: &PathBuf| {
                 matches!(
                     file.strip_prefix(dir).ok().and_then(JobFile::parse),
                     Some(JobFile::Segment { .. } | JobFile::Bucket { .. })
                 )
             };
-            if list(&layer)?.iter().any(bucket_file) {
+            if list(&layer)?.iter().any(layer_data) {
                 return Ok(Some(layer));
             }
         }
