@@ -179,8 +179,8 @@ pub struct ResumeArgs {
 }
 
 impl ResumeArgs {
-    /// Applies this run's overrides to the request a job directory recorded (checked once its
-    /// job is built: `JobRequest::check`).
+    /// Applies this run's overrides to the request a job directory recorded (checked with its
+    /// job: `settings::checked`).
     pub fn apply(&self, request: &mut JobRequest) -> Result<()> {
         request.run.threads = self.threads;
         if let Some(format) = self.format {

@@ -19,14 +19,13 @@ use clap::{Args, ValueEnum};
 use leaper_core::engine::jobdir::manifest::Counted;
 use leaper_core::engine::jobdir::{JobSpec, SpecHeader};
 use leaper_core::engine::problem::Params;
-use leaper_core::engine::sweep::{CountRoute, SweepProgress};
-use leaper_core::engine::{Job, OutputFormat, Problem, SweepJob, Task};
+use leaper_core::engine::sweep::CountRoute;
+use leaper_core::engine::{Job, OutputFormat, Problem, Task};
 use leaper_core::problems;
 use leaper_proto::client::Credentials;
 use serde::{Deserialize, Serialize};
 
 use crate::output::Indexing;
-use crate::settings::SweepSettings;
 
 /// A job, fully described.
 #[derive(Clone)]
@@ -333,17 +332,14 @@ impl JobRequest {
         }
     }
 
-    /// Refuses option combinations that cannot work for `job` (with `settings` if a sweep),
-    /// before anything is written.
-    pub fn check(&self, job: &Job, settings: Option<&SweepSettings>) -> Result<()> {
+    /// Refuses option combinations that cannot work, before anything is written (with a sweep's
+    /// memory limit against its job: `settings::checked`).
+    pub fn check(&self) -> Result<()> {
         let records = match self.sweep {
             Some(_) => "the coordinator's checkpoints",
             None => "the ledger of finished shards",
         };
         self.run.cluster.check(self.run.job_dir.as_deref(), records)?;
-        if let (Job::Sweep(job), Some(settings)) = (job, settings) {
-            self.check_mem_limit(job.as_ref(), settings)?;
-        }
         if let Some(sweep) = self.sweep.as_ref().filter(|s| s.bfile.is_some()) {
             self.task.check_bfile()?;
             crate::output::check_indexing(self.task.as_ref(), sweep.indexing())?;
@@ -352,22 +348,6 @@ impl JobRequest {
             crate::output::check_writable(path)?;
         }
         self.check_outputs_outside_job_dir()
-    }
-
-    /// Refuses a memory limit too small for the out-of-core store of a sweep counted here (a
-    /// cluster's stores are its workers'), whether it starts out of core or may go there after
-    /// outgrowing its limit in memory.
-    fn check_mem_limit(&self, job: &dyn SweepJob, settings: &SweepSettings) -> Result<()> {
-        if !self.run.cluster.workers.is_empty() {
-            return Ok(());
-        }
-        let plan = &settings.plan;
-        // The passes that run for certain: an exact pass alone, unless a count reaches 2^64 - 1
-        // (then the residue passes' stores, of wider records, are the store's to refuse).
-        let certain = &plan.passes[..plan.passes_to_run(job, &SweepProgress::default())];
-        let in_memory = self.run.job_dir.is_none();
-        let (buckets, threads, mem_limit) = (settings.buckets, settings.threads, settings.mem_limit);
-        crate::memory::check_out_of_core(job, certain, buckets, threads, mem_limit, in_memory)
     }
 
     /// Refuses an output (`--bfile`, a problem's `--out`: any path among the options) inside

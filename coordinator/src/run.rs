@@ -16,7 +16,7 @@ use leaper_core::engine::Job;
 use crate::cli::ResumeArgs;
 use crate::request::JobRequest;
 use crate::results::ResultStream;
-use crate::settings::SweepSettings;
+use crate::settings::{self, SweepSettings};
 use crate::sweep::Layers;
 use crate::{console, interrupt, serve, subtree, sweep};
 
@@ -25,8 +25,7 @@ pub fn start(mut request: JobRequest) -> Result<()> {
     // The parameters are checked (a board too wide, an unknown family, a count no number of
     // moduli can carry), and the options against them, before anything is written.
     let job = request.task.job()?;
-    let settings = SweepSettings::of(&job, &request)?;
-    request.check(&job, settings.as_ref())?;
+    let settings = settings::checked(&job, &request)?;
     // Counts proved 0 are printed with their reasons, and nothing is counted or written.
     if let Some(zeros) = proved_zero(&job, &request) {
         let results = ResultStream::new(&request);
@@ -144,8 +143,7 @@ pub fn resume(args: ResumeArgs) -> Result<()> {
     }
     args.apply(&mut request)?;
     let job = request.task.job()?;
-    let settings = SweepSettings::of(&job, &request)?;
-    request.check(&job, settings.as_ref())?;
+    let settings = settings::checked(&job, &request)?;
     let listener = serve::bind(&request.run.cluster)?;
     let results = ResultStream::new(&request);
     results.say_why_zero();

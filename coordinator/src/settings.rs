@@ -18,7 +18,7 @@
 //! own) is another request, resolved again.
 
 use anyhow::{Context, Result};
-use leaper_core::engine::sweep::{plan_moduli, SweepOptions, SweepPlan};
+use leaper_core::engine::sweep::{plan_moduli, SweepOptions, SweepPlan, SweepProgress};
 use leaper_core::engine::{Job, SweepJob};
 
 use crate::request::JobRequest;
@@ -68,4 +68,31 @@ impl SweepSettings {
             Job::Subtree(_) => Ok(None),
         }
     }
+
+    /// Refuses a memory limit too small for the out-of-core store of `job` counted here (a
+    /// cluster's stores are its workers'), whether it starts out of core or may go there after
+    /// outgrowing its limit in memory.
+    fn check_mem_limit(&self, job: &dyn SweepJob, request: &JobRequest) -> Result<()> {
+        if !request.run.cluster.workers.is_empty() {
+            return Ok(());
+        }
+        // The passes that run for certain: an exact pass alone, unless a count reaches 2^64 - 1
+        // (then the residue passes' stores, of wider records, are the store's to refuse).
+        let certain = &self.plan.passes[..self.plan.passes_to_run(job, &SweepProgress::default())];
+        let in_memory = request.run.job_dir.is_none();
+        crate::memory::check_out_of_core(job, certain, self.buckets, self.threads, self.mem_limit, in_memory)
+    }
+}
+
+/// Everything `request` for `job` can be refused for before anything is written: its options
+/// ([`JobRequest::check`]), a count no number of moduli carries (resolving the settings), a
+/// memory limit too small for the job's store. Returns the sweep's settings (`None` for a
+/// subtree job).
+pub fn checked(job: &Job, request: &JobRequest) -> Result<Option<SweepSettings>> {
+    request.check()?;
+    let settings = SweepSettings::of(job, request)?;
+    if let (Job::Sweep(sweep), Some(settings)) = (job, &settings) {
+        settings.check_mem_limit(sweep.as_ref(), request)?;
+    }
+    Ok(settings)
 }

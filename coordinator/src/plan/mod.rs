@@ -47,7 +47,6 @@ use serde::Serialize;
 
 use crate::numbers::{bytes, counted, grouped};
 use crate::request::{parse_size, JobRequest, DEFAULT_BUCKETS, MOST_BUCKETS};
-use crate::settings::SweepSettings;
 use estimate::{cost_on, workers_needed, WIRE_BYTES_PER_WORD};
 use probe::Probe;
 
@@ -176,8 +175,7 @@ pub fn run(args: &PlanArgs, request: &JobRequest) -> Result<()> {
     let Job::Sweep(job) = &built else {
         bail!("`leaper plan` prices transfer-matrix sweeps; `{}` is a search", request.problem.name());
     };
-    let settings = SweepSettings::resolve(job.as_ref(), request)?;
-    request.check(&built, Some(&settings))?;
+    let settings = crate::settings::checked(&built, request)?.expect("a sweep has settings");
     let scratch = args.scratch.clone().unwrap_or_else(std::env::temp_dir);
     let mem = args.mem_per_worker.unwrap_or(settings.out_of_core_limit);
     let priced = forecast::price(job.as_ref(), request, &settings, args.probe_states, &scratch, mem, false)?;
