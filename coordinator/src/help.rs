@@ -137,13 +137,11 @@ pub fn action_command(root: &clap::Command, problem: &str, action: &str) -> Opti
             }
         });
     }
-    let area = sub.get_arguments().any(|arg| arg.is_positional() && arg.get_id() == "area");
-    let usage = match (action, area) {
-        ("outlines", true) => format!("leaper {problem} outlines [OPTIONS] <AREA | --count <A..B>>"),
-        _ => format!("leaper {problem} {action} [OPTIONS]"),
-    };
-    let examples =
-        leaper_core::problems::owning(problem).and_then(|owner| owner.examples(&format!("{problem} {action}")));
+    let path = format!("{problem} {action}");
+    let owner = leaper_core::problems::owning(problem);
+    let usage =
+        owner.and_then(|owner| owner.usage(&path)).map_or_else(|| format!("leaper {path} [OPTIONS]"), String::from);
+    let examples = owner.and_then(|owner| owner.examples(&path));
     Some(with_examples(command.bin_name(format!("leaper {problem} {action}")).override_usage(usage), examples))
 }
 

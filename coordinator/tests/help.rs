@@ -176,7 +176,8 @@ fn a_tangram_action_has_a_help_of_its_own() {
     let outlines = leaper(&["tangram", "outlines", "--help"]);
     assert!(outlines.len() < tangram.len(), "{outlines}");
     assert!(outlines.starts_with("List the convex outlines of an area"), "{outlines}");
-    assert!(outlines.contains("Usage: leaper tangram outlines"), "{outlines}");
+    // The problem's own usage line: an area or a range of areas, one of the two.
+    assert!(outlines.contains("Usage: leaper tangram outlines [OPTIONS] <AREA | --count <A..B>>"), "{outlines}");
     assert!(outlines.contains("--count <A..B>"), "{outlines}");
     // Only the options of `outlines` (and the engine's), told without their action prefix.
     for other in ["--pieces", "--outline ", "--svg", "solve, fit:"] {

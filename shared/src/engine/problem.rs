@@ -92,6 +92,13 @@ pub trait Problem: Send + Sync {
     /// tool's are its own ([`Tool::examples`]).
     fn examples(&self, path: &str) -> Option<&'static str>;
 
+    /// The usage line of its command `path` where clap's would not say it (an action whose
+    /// arguments are alternatives: `leaper tangram outlines [OPTIONS] <AREA | --count <A..B>>`).
+    /// By default none: the help says `leaper PATH [OPTIONS]`.
+    fn usage(&self, _path: &str) -> Option<&'static str> {
+        None
+    }
+
     /// How its command `command` tells one of the engine's options (`bfile`, `stride`, by the
     /// option's id), where the engine's words do not fit it. By default they do.
     fn engine_option(&self, _command: &str, _option: &str) -> Option<EngineOption> {

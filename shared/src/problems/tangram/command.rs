@@ -310,6 +310,12 @@ impl Problem for TangramProblem {
         EXAMPLES.iter().find(|(command, _)| *command == path).map(|(_, lines)| *lines)
     }
 
+    fn usage(&self, path: &str) -> Option<&'static str> {
+        // An area or a range of them: one of the two, which clap's usage of the whole command
+        // (where both are optional) cannot say.
+        (path == "tangram outlines").then_some("leaper tangram outlines [OPTIONS] <AREA | --count <A..B>>")
+    }
+
     fn commands(&self) -> Vec<clap::Command> {
         vec![TangramArgs::augment_args(clap::Command::new("tangram"))
             .about("Convex figures from tangram pieces (P. L\u{e4}uchli, 1967)")
