@@ -27,6 +27,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::output::Indexing;
 
+/// The bound of `job`'s counts, in bits (0 for a search, which has none).
+fn bound_bits(job: &Job) -> f64 {
+    match job {
+        Job::Sweep(sweep) => sweep.bound_bits(),
+        Job::Subtree(_) => 0.0,
+    }
+}
+
 /// A job, fully described.
 #[derive(Clone)]
 pub struct JobRequest {
@@ -326,10 +334,7 @@ impl JobRequest {
         if self.sweep.is_none() {
             return Ok(0.0);
         }
-        match self.task.job()? {
-            Job::Sweep(job) => Ok(job.bound_bits()),
-            Job::Subtree(_) => Ok(0.0),
-        }
+        Ok(bound_bits(&self.task.job()?))
     }
 
     /// Refuses option combinations that cannot work, before anything is written (with a sweep's
@@ -381,10 +386,7 @@ impl JobRequest {
     /// Fixes what a resumed run must do the same way: the lanes, the memory budget, absolute
     /// file paths.
     pub fn spec(&mut self, job: &Job) -> Result<JobSpec> {
-        let bound_bits = match job {
-            Job::Sweep(sweep) if self.sweep.is_some() => sweep.bound_bits(),
-            _ => 0.0,
-        };
+        let bound_bits = if self.sweep.is_some() { bound_bits(job) } else { 0.0 };
         if let Some(sweep) = &mut self.sweep {
             // The lanes the bound chose, recorded: a resume counts in the lanes its layers hold.
             if sweep.counts == Counts::Exact {

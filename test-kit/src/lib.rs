@@ -74,18 +74,23 @@ impl AsRef<std::ffi::OsStr> for Scratch {
 
 const KNOWN: &str = include_str!("../known-counts.txt");
 
+/// The table's lines: each a name (its words), its count, and how many words of source follow.
+fn entries() -> impl Iterator<Item = (Vec<&'static str>, &'static str, usize)> {
+    KNOWN.lines().filter(|line| !line.starts_with('#') && !line.trim().is_empty()).map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let count = fields.iter().position(|field| field.bytes().all(|b| b.is_ascii_digit()));
+        let count = count.unwrap_or_else(|| panic!("test-kit/known-counts.txt: no count in {line:?}"));
+        (fields[..count].to_vec(), fields[count], fields.len() - count - 1)
+    })
+}
+
 /// The published count named `name` (`knight 6x8`, `knight 6x6 open`, `grid 6x6`), as decimal
 /// digits. Panics if the table has no such line: a test asks only for what is there.
 pub fn known(name: &str) -> &'static str {
     let words: Vec<&str> = name.split_whitespace().collect();
-    KNOWN
-        .lines()
-        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
-        .find_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let count = fields.iter().position(|field| field.bytes().all(|b| b.is_ascii_digit()))?;
-            (fields[..count] == words[..]).then_some(fields[count])
-        })
+    entries()
+        .find(|(named, _, _)| *named == words)
+        .map(|(_, count, _)| count)
         .unwrap_or_else(|| panic!("test-kit/known-counts.txt has no count named {name:?}"))
 }
 
@@ -120,12 +125,9 @@ mod tests {
 
     #[test]
     fn every_line_of_the_table_has_a_name_a_count_and_a_source() {
-        for line in KNOWN.lines().filter(|line| !line.starts_with('#') && !line.trim().is_empty()) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let count = fields.iter().position(|f| f.bytes().all(|b| b.is_ascii_digit()));
-            let count = count.unwrap_or_else(|| panic!("no count in {line:?}"));
-            assert!(count >= 2 && count + 1 < fields.len(), "name, count and source in {line:?}");
-            assert_eq!(known(&fields[..count].join(" ")), fields[count], "{line:?} found first");
+        for (name, count, source_words) in entries() {
+            assert!(name.len() >= 2 && source_words >= 1, "name, count and source in {name:?} {count}");
+            assert_eq!(known(&name.join(" ")), count, "{name:?} found first");
         }
     }
 
