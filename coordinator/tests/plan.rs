@@ -113,11 +113,21 @@ const NINE_BY_TEN: WidthNineRun = WidthNineRun {
     disk: (10.3 + 11.3) * (1u64 << 30) as f64,
 };
 
+/// The 9 x 12 run (docs/FLAGSHIP.md, "The 9 x 12 run"): `leaper knight 9x12 --sweep --verify
+/// --job-dir D --mem-limit 12GiB`, exact 128-bit counts and a spare residue. Its heaviest step,
+/// 62, read step 61's layer of 16.6 GiB and spilled 20.5 GB (more than the 19.5 GB it wrote).
+const NINE_BY_TWELVE: WidthNineRun = WidthNineRun {
+    job: &["knight", "9x12", "--sweep", "--verify"],
+    peak: 3_461_242_671.0,
+    read: 102_755_672_093.0,
+    disk: 16.6 * (1u64 << 30) as f64 + 20.5e9,
+};
+
 #[test]
 fn the_two_row_probe_of_width_nine_comes_within_a_quarter_of_the_runs() {
     // The default probe: two rows of 9 (18 steps, a few seconds), then the model; on one
     // worker with the runs' memory limit, so that its heaviest step spills as theirs did.
-    for run in [NINE_BY_EIGHT, NINE_BY_TEN] {
+    for run in [NINE_BY_EIGHT, NINE_BY_TEN, NINE_BY_TWELVE] {
         let mut args = run.job.to_vec();
         args.extend(["--mem-per-worker", "14GiB"]);
         let plan = plan(&args);

@@ -16,7 +16,7 @@
 //! Lanes the table has no figure for take the nearest it has. An exact lane's spare residues and
 //! high word cost next to nothing while counts stay below 2^64 (the high word is 0, a residue
 //! equals the low word, and the store keeps the words after the first as differences from it:
-//! 0.0015 bytes a state for both at the 9 x 6 peak), and about a byte a state once they pass
+//! 0.0015 bytes a state for both at the 9 x 6 peak), and several bytes a state once they pass
 //! it ([`EXACT_128_VERIFIED`]), so an exact layout takes the nearest exact run's figure (the same
 //! lane first). Residue lanes take the nearest
 //! residue run's and 0.41 bytes a state for each word more or fewer: the slope of the line
@@ -110,18 +110,19 @@ pub const MEASURED: [Measured; 3] = [
 ];
 
 /// One exact 128-bit lane and one spare residue: `knight 9x12 --sweep --verify`, the run of
-/// 2026-11-28 and 29 (docs/FLAGSHIP.md, "The 9 x 12 run"), at step 44 (row 5), then its largest
-/// layer: 3,289,878,650 states in 10,802,343,611 bytes, 3.28 bytes a state (step 53, row 6: 3.46e9
-/// states at 4.63). Its counts pass
-/// 2^64 on the way, and the high word and the spare residue, next to free while counts stay
-/// below it (0.0015 bytes a state at the 9 x 6 peak, where a high word is 0 and a residue equals
-/// the low word), then cost about a byte a state more than 9 x 8's one exact 64-bit lane (2.14);
-/// row 6's layers took 4.0 to 4.3. To be taken again at the run's end, at its peak.
+/// 2026-11-29 (docs/FLAGSHIP.md, "The 9 x 12 run"), at its heaviest step on disk, 62 (row 7):
+/// it read step 61's layer, 2.66e9 states in 17.8 GB, and wrote 3.29e9 with a spill of 20.5
+/// GB, 38.3 GB for 5.95e9 states, 6.44 bytes a state. The figure climbs with the counts: 2.09 at
+/// row 4, where the high word is 0 and the spare residue equals the low word (0.0015 bytes a
+/// state for both at the 9 x 6 peak), 4.0 to 5.7 at row 6 (the peak layer, 3.46e9 states at
+/// 4.63), then 5.4 to 11.4 at rows 7 to 10 as counts pass 2^64 and both turn into random bits.
+/// A board whose heaviest steps come after that (9 x 14, whose rows 6 to 9 all reach the peak)
+/// will take more: rows 8 and 9 took 6.8 to 9.4 here.
 const EXACT_128_VERIFIED: Measured = Measured {
     lanes: Lanes::Exact { bits: 128, spare: 1 },
-    bytes_per_state: 10_802_343_611.0 / 3_289_878_650.0,
+    bytes_per_state: 38.3e9 / (2.66e9 + 3.29e9),
     states: 3.29e9,
-    run: "the 9 x 12 sweep of 2026-11-28 and 29, at step 44 (docs/FLAGSHIP.md)",
+    run: "the 9 x 12 sweep of 2026-11-29, at its heaviest step (docs/FLAGSHIP.md)",
 };
 
 /// Bytes a state a lane of residues beyond the first adds: the slope of the line through one
