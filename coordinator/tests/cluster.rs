@@ -303,7 +303,7 @@ fn two_workers_count_boards_that_need_128_bit_keys_as_brute_force_does() {
         assert!(output.status.success(), "{board:?}: {}", text(&output.stderr));
         let printed = text(&output.stdout);
         assert_eq!(printed, embedded(board), "{board:?}");
-        let moves: leaper_core::problems::tours::board::MoveSet = moves.parse().unwrap();
+        let moves: leaper_core::hamiltonian::board::MoveSet = moves.parse().unwrap();
         let mut tours = 0;
         for line in printed.lines() {
             let (size, count) = line.split_once(' ').unwrap();

@@ -6,8 +6,8 @@ use std::process::{Command, Output};
 
 use leaper_coordinator::plan::estimate::SHUFFLE_SECONDS_PER_STATE;
 use leaper_core::engine::sweep::{sweep_in_memory, SweepOptions};
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::{tours, TourKind};
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::{tours, TourKind};
 use serde_json::Value;
 
 /// How far a prediction may stray from the truth, either way (docs/FLAGSHIP.md).

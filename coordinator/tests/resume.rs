@@ -13,7 +13,7 @@ mod common;
 
 use common::{known, known_line, known_lines, leaper, scratch, text, Scratch};
 use leaper_core::engine::jobdir::Manifest;
-use leaper_core::problems::tours::frontier::FRONTIER_FORMAT;
+use leaper_core::hamiltonian::frontier::FRONTIER_FORMAT;
 
 fn start(dir: &Path, fault: Option<&str>) -> Output {
     let mut args = BOARD.to_vec();

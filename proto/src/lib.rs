@@ -17,7 +17,7 @@ pub mod v1 {
 /// Version of the wire protocol and of the worker's data directory layout; a peer speaking
 /// another one is refused. Format 2 names problems by their registry name and carries keys of
 /// any width; format 3 keyed the tours' states in the order of
-/// `leaper_core::problems::tours::order`; format 4 sends what the keys mean
+/// `leaper_core::hamiltonian::order`; format 4 sends what the keys mean
 /// (`PrepareRequest.key_layout`, the transition's `key_layout`), which the worker compares with
 /// its own, so that a change of a problem's keys needs no new format. Within format 4 Prepare
 /// gained the problem's own key format (`PrepareRequest.key_format`, optional: a new field of a

@@ -1,6 +1,6 @@
 //! Scattering and gathering bits: PDEP and PEXT where the CPU does them fast, shifts elsewhere.
 //!
-//! The frontier keys of a count (`problems::tours::frontier`) spread a mask of window cells to
+//! The frontier keys of a count (`hamiltonian::frontier`) spread a mask of window cells to
 //! every other bit, gather it back, and find the `r`-th set bit of a mask, for every state and
 //! successor. BMI2's PDEP and PEXT do each in one instruction; the portable versions take a
 //! dozen shifts and masks, or a loop that mispredicts, and a whole count is measurably faster

@@ -3,6 +3,8 @@
 //! * [`engine`]: what every count shares: the transition seam and the step driver, state keys
 //!   and records, residue arithmetic, the state stores, subtree jobs, the job directory, and the
 //!   seam between a problem and the command line.
+//! * [`hamiltonian`]: the Hamiltonian frontier, the transfer matrix the tours and graphs stand
+//!   on.
 //! * [`problems`]: one folder per problem (closed tours of leapers, Quarto draws), each behind
 //!   the engine's seams, and the registry that names them.
 //! * [`bits`]: scattering and gathering bits, by PDEP and PEXT where the CPU does them fast.
@@ -14,6 +16,7 @@ pub mod bits;
 pub mod cpu;
 pub mod engine;
 pub mod error;
+pub mod hamiltonian;
 pub mod heap;
 pub mod input;
 pub mod problems;

@@ -4,9 +4,9 @@ mod common;
 
 use common::{checked_residues, in_memory, known, on_disk, scratch};
 use leaper_core::engine::sweep::SweepOptions;
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::closed_tours;
 use leaper_core::problems::tours::brute;
-use leaper_core::problems::tours::transfer::closed_tours;
 use rug::ops::Pow;
 use rug::Integer;
 

@@ -6,8 +6,8 @@ mod common;
 
 use common::{known, on_disk, scratch};
 use leaper_core::engine::sweep::{CountRoute, SweepOptions};
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::closed_tours;
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::closed_tours;
 
 #[test]
 fn an_out_of_core_sweep_stays_within_its_memory_limit() {

@@ -9,8 +9,8 @@ use common::{checked_residues, in_memory, known, on_disk, scratch};
 use leaper_core::engine::store::disk_store;
 use leaper_core::engine::sweep::SweepReport;
 use leaper_core::engine::{Moduli, RecordLayout};
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::closed_tours;
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::closed_tours;
 
 /// The closed tours of `width` x 1 to 10, counted in memory in `buckets` partitions and out of
 /// core in `dir` within `mem_limit`, each verified with a spare modulus.

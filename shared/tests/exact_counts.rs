@@ -15,11 +15,11 @@ use leaper_core::engine::sweep::{
     EXACT_128_FROM_BOUND_BITS,
 };
 use leaper_core::engine::{Moduli, RecordLayout, SweepJob};
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::{closed_tours, tours, TourKind};
 use leaper_core::problems;
 use leaper_core::problems::graph::command::GraphParams;
 use leaper_core::problems::graph::input::Graph;
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::{closed_tours, tours, TourKind};
 use rug::Integer;
 
 fn sweep_job(job: &dyn SweepJob, options: SweepOptions) -> SweepReport {

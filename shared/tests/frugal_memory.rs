@@ -7,8 +7,8 @@ mod common;
 
 use common::known;
 use leaper_core::engine::sweep::{sweep_in_memory, SweepOptions, SweepReport};
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::closed_tours;
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::closed_tours;
 
 fn sweep(mem_limit: u64) -> SweepReport {
     let job = closed_tours(Geometry::new(6, 12, MoveSet::knight()), 1).expect("a valid board");

@@ -8,11 +8,11 @@ mod common;
 
 use common::{checked_residues, in_memory, known};
 use leaper_core::engine::SweepJob;
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::{tours, SlotTour, TourKind};
 use leaper_core::problems::graph::command::GraphParams;
 use leaper_core::problems::graph::input::{Format, Graph};
 use leaper_core::problems::graph::GraphProblem;
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::{tours, SlotTour, TourKind};
 
 /// A small deterministic generator (the tests need no randomness crate).
 struct Random(u64);

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use leaper_core::engine::store::{memory_store, LayerSummary, StateStore, StateVisitor};
 use leaper_core::engine::sweep::{sweep_in_process, StoreFactory, SweepOptions, SweepProgress, SweepReport};
 use leaper_core::engine::{Moduli, RecordLayout};
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::{tours, TourKind};
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::{tours, TourKind};
 
 use common::known;
 

@@ -9,8 +9,8 @@ mod common;
 
 use leaper_core::engine::sweep::SweepOptions;
 use leaper_core::engine::Problem;
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
-use leaper_core::problems::tours::transfer::{tours, SlotTour, TourKind};
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::{tours, SlotTour, TourKind};
 use leaper_core::problems::tours::{brute, TourParams, Tours};
 use rug::Integer;
 

@@ -7,9 +7,9 @@ mod common;
 
 use common::{checked_residues, in_memory, known, on_disk, scratch};
 use leaper_core::engine::SweepJob;
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::{tours, TourKind};
 use leaper_core::problems::tours::brute;
-use leaper_core::problems::tours::transfer::{tours, TourKind};
 use rug::Integer;
 
 /// The reported counts `(slot, count)` of `kind` tours, lengths `min_rows..=rows` at width

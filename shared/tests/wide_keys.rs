@@ -7,9 +7,9 @@ mod common;
 use common::{checked_residues, on_disk, scratch};
 use leaper_core::engine::sweep::SweepReport;
 use leaper_core::engine::SweepJob;
-use leaper_core::problems::tours::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::board::{Geometry, MoveSet};
+use leaper_core::hamiltonian::transfer::closed_tours;
 use leaper_core::problems::tours::brute;
-use leaper_core::problems::tours::transfer::closed_tours;
 use rug::Integer;
 
 fn job(width: usize, rows: usize, min_rows: usize, moves: &MoveSet) -> Box<dyn SweepJob> {

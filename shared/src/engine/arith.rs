@@ -10,7 +10,7 @@
 //!
 //! The residues determine a count `H` exactly when the product `M` of the moduli exceeds `H`.
 //! Every problem bounds its counts before counting ([`crate::engine::Transition::bound_bits`];
-//! for tours, a permanent bound, see `problems::tours::bound`), and [`Moduli::covering`] takes
+//! for tours, a permanent bound, see `hamiltonian::bound`), and [`Moduli::covering`] takes
 //! the fewest moduli whose exact product exceeds `2^bits`.
 //!
 //! # Exact counts first

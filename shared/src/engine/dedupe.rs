@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::engine::jobdir::durable::left_by_dead_process;
+use crate::engine::files::durable::left_by_dead_process;
 use crate::engine::jobdir::{create_file, file_error};
 use crate::error::{Error, Result};
 

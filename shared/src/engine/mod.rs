@@ -10,7 +10,9 @@
 //! * [`arith`]: residues, moduli, CRT to exact integers.
 //! * [`store`]: where a layer's states live between steps: in memory, or in segment files.
 //! * [`subtree`]: subtree jobs: shards, a ledger of finished shards, local runs.
-//! * [`jobdir`]: the job directory: lock, spec, manifest, durable writes, file names.
+//! * [`jobdir`]: the job directory: lock, spec, manifest, checkpoints.
+//! * [`files`]: the names of every file a job writes, and writing them durably (the job
+//!   directory and the disk store's segments both).
 //! * [`problem`]: the seam between a problem and the command line ([`Problem`]), and the typed
 //!   [`Task`] its parameters read into.
 //! * [`dedupe`]: records deduplicated out of core (tour files, and buckets on workers).
@@ -20,6 +22,7 @@
 pub mod arith;
 pub mod dedupe;
 pub mod fault;
+pub mod files;
 pub mod jobdir;
 pub mod kernel;
 pub mod key;

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::engine::jobdir::durable::{refuse_strangers, Foreign};
+use crate::engine::files::durable::{refuse_strangers, Foreign};
 use crate::engine::jobdir::manifest::{Counted, LayerRecord, WorkerLayer, MANIFEST_FORMAT};
 use crate::engine::jobdir::{remove_unnamed, unix_now, JobDir, JobFile, Manifest};
 use crate::engine::key::RecordLayout;

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::jobdir::durable::{file_error, hold_commits, read_small, replace_durably};
-use crate::engine::jobdir::files::{JobFile, MANIFEST_COPY_FILE, MANIFEST_FILE};
+use crate::engine::files::durable::{file_error, hold_commits, read_small, replace_durably};
+use crate::engine::files::{JobFile, MANIFEST_COPY_FILE, MANIFEST_FILE};
 use crate::engine::store::{BucketInfo, BucketSection, DurableLayer};
 use crate::engine::sweep::SweepProgress;
 use crate::error::{Error, Result};
@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 /// what the layer's keys mean (`key_layout`, and since it was added within format 3, the
 /// problem's `key_format`), which a resume compares with the job's own: what the keys mean is
 /// the problem's to say, and a change of it no longer needs a new format.
-/// (Format 2: the tours' layers keyed in the order of `problems::tours::order`; format 1:
+/// (Format 2: the tours' layers keyed in the order of `hamiltonian::order`; format 1:
 /// row-major. Both are refused: they do not say what their keys mean.)
 pub const MANIFEST_FORMAT: u32 = 3;
 

@@ -1,14 +1,13 @@
 //! Job directories: what a long count leaves on disk so that it survives a crash, and a
 //! worker's data directory, which is a job directory's little sibling.
 //!
-//! * [`files`]: the one list of file names (`job.toml`, `lock`, `manifest.json`, bucket files...).
 //! * [`spec`]: `job.toml`, its header (format, kind, problem, id, command) and its body.
-//! * [`durable`]: replacing a file so that a crash leaves the old or the new one; directory
-//!   syncs; the lock an interrupt takes between two commits ([`hold_commits`]); I/O errors that
-//!   name their file; removing what no checkpoint names.
 //! * [`manifest`]: `manifest.json`, the last committed step of a sweep.
 //! * [`checkpoints`]: the store host of an out-of-core sweep: a disk store per pass and a
 //!   manifest after every step.
+//!
+//! The names of its files and how they are written durably are [`crate::engine::files`]'s,
+//! which the segment files of the disk store share.
 //!
 //! A [`JobDir`] is a directory locked by this process (flock on `lock`, which holds the pid):
 //! a second process is refused while the first runs, and the lock goes with the process
@@ -17,8 +16,6 @@
 //! claimed by one job at a time (`job-id`).
 
 pub mod checkpoints;
-pub mod durable;
-pub mod files;
 pub mod manifest;
 pub mod spec;
 
@@ -26,15 +23,16 @@ use std::fs::{self, File};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-pub use durable::{
+pub use crate::engine::files::durable::{
     check_writable, commit_waiting, create_file, file_error, hold_commits, is_disk_full, is_stream, no_follow,
     refuse_links, refuse_strangers, remove_unnamed, replace_durably, replace_output, sync_dir, write_durably_with,
     Foreign,
 };
-pub use files::JobFile;
+pub use crate::engine::files::JobFile;
 pub use manifest::Manifest;
 pub use spec::{unix_now, JobKind, JobSpec, SpecHeader, SPEC_FORMAT};
 
+use crate::engine::files::{durable, LEDGER_BYTES};
 use crate::error::{Error, Result};
 
 /// An exclusive lock on a directory, held until dropped (or until the process ends).
@@ -160,7 +158,7 @@ pub fn has_commits(dir: &Path) -> bool {
         Ok(Some(manifest)) => manifest.has_commits(),
         Err(_) => true,
     };
-    let ledger = durable::read_small(&dir.join(JobFile::Ledger.path()), files::LEDGER_BYTES, "ledger");
+    let ledger = durable::read_small(&dir.join(JobFile::Ledger.path()), LEDGER_BYTES, "ledger");
     let committed_shards = match ledger {
         // The header line, then one line per finished shard.
         Ok(Some(ledger)) => ledger.iter().filter(|&&b| b == b'\n').count() > 1,

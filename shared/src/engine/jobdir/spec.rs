@@ -33,8 +33,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::jobdir::durable::{read_small, replace_durably};
-use crate::engine::jobdir::files::{SPEC_COPY_FILE, SPEC_FILE};
+use crate::engine::files::durable::{read_small, replace_durably};
+use crate::engine::files::{SPEC_COPY_FILE, SPEC_FILE};
 use crate::error::{Error, Result};
 
 /// Version of the `job.toml` layout. Format 3 carries `crc32`; format 2 did not (read still);

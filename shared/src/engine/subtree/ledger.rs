@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ShardResult;
 use crate::engine::fault;
-use crate::engine::jobdir::durable::{hold_commits, read_small};
-use crate::engine::jobdir::files::LEDGER_BYTES;
-pub use crate::engine::jobdir::files::LEDGER_FILE;
+use crate::engine::files::durable::{hold_commits, read_small};
+use crate::engine::files::LEDGER_BYTES;
+pub use crate::engine::files::LEDGER_FILE;
 use crate::engine::jobdir::{file_error, no_follow, sync_dir};
 use crate::{Error, Result};
 

@@ -19,9 +19,8 @@ use crate::engine::problem::{
     Task,
 };
 use crate::error::{Error, Result};
+use crate::hamiltonian::transfer::{self, KindArgs, SlotTour, TourKind};
 use crate::input::{read_text, Source};
-use crate::problems::tours::command::KindArgs;
-use crate::problems::tours::transfer::{self, SlotTour, TourKind};
 
 /// The most bytes an order file (`--order`) may hold: as many as a graph file, whose vertices it
 /// names once each.

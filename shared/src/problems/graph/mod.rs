@@ -9,7 +9,7 @@
 //! b c                  edges 0-1 1-2 2-3 0-3 0-2
 //! c d          order:  the narrowest of several (order.rs): here 0 1 2 3 keeps a window of 3
 //! d a                  positions (the longest edge, 0-3) with at most 3 of them live
-//! a c          count:  one row of 4 cells in the transfer matrix (tours/transfer, Walked::Graph):
+//! a c          count:  one row of 4 cells in the transfer matrix (hamiltonian/transfer, Walked::Graph):
 //!                      the cycle a-b-c-d-a (the chord is in no Hamiltonian cycle): 1
 //! ```
 //!

@@ -27,9 +27,9 @@
 use std::borrow::Cow;
 
 use crate::error::{Error, Result};
+use crate::hamiltonian::frontier::{dense_worst_case_bits, worst_case_bits, MAX_WINDOW};
+use crate::hamiltonian::transfer::TourKind;
 use crate::input::{cut, quote};
-use crate::problems::tours::frontier::{dense_worst_case_bits, worst_case_bits, MAX_WINDOW};
-use crate::problems::tours::transfer::TourKind;
 
 /// Start vertices tried by each heuristic: every vertex on graphs this small, else this many,
 /// spread over the vertex numbers.
@@ -64,9 +64,9 @@ impl VertexOrder {
     pub fn measured(adjacency: &[Vec<usize>], vertices: Vec<usize>, how: String, kind: TourKind) -> VertexOrder {
         let position = positions(&vertices);
         // One pass over the edges, each from its earlier end: the longest (1 without edges, as
-        // [`reach`](crate::problems::tours::order::reach) measures it), and while none is longer
+        // [`reach`](crate::hamiltonian::order::reach) measures it), and while none is longer
         // than the frontier holds, the live positions
-        // ([`live_positions`](crate::problems::tours::frontier::live_positions): every edge is within
+        // ([`live_positions`](crate::hamiltonian::frontier::live_positions): every edge is within
         // the window, so each marks every cell after its earlier end up to its later one).
         let mut window = 1;
         let mut live = vec![0u64; vertices.len() + 1];
@@ -373,8 +373,8 @@ mod tests {
         // The measure from positions against the one from the neighbour lists on positions
         // (`in_order`, `reach`, `live_positions`), for orders good and bad: a grid in rows, in
         // a shuffle, and the orders the heuristics find; a graph of two components.
-        use crate::problems::tours::frontier::live_positions;
-        use crate::problems::tours::order::reach;
+        use crate::hamiltonian::frontier::live_positions;
+        use crate::hamiltonian::order::reach;
         let mut two = grid(3, 4);
         let offset = two.len();
         two.extend(grid(4, 3).into_iter().map(|near| near.into_iter().map(|u| u + offset).collect()));

@@ -7,11 +7,11 @@
 //! ranks `1, 2, ...` from the bottom, so on 8x8 the square `(1, 1)` is `a8` and `(8, 8)` is `h1`.
 //!
 //! The board is the tours' [`Geometry`] of the knight, `cols` cells wide: its row-major cells
-//! are these squares, and its symmetries ([`crate::problems::tours::symmetry`]) act on them.
+//! are these squares, and its symmetries ([`crate::hamiltonian::symmetry`]) act on them.
 //! Every tool that reads tour files reads knight's tours; the enumeration takes any move set.
 
 use crate::error::Result;
-use crate::problems::tours::board::{invalid_board, BoardSize, Geometry, MoveSet};
+use crate::hamiltonian::board::{invalid_board, BoardSize, Geometry, MoveSet};
 
 /// One square, numbered as above.
 pub type Square = u16;

@@ -40,7 +40,7 @@
 
 use super::board::{Square, TourBoard};
 use super::tour::Tour;
-use crate::problems::tours::symmetry::Symmetry;
+use crate::hamiltonian::symmetry::Symmetry;
 
 /// The board's knight's moves numbered, and where each symmetry sends each of them.
 pub struct Canonicalizer {

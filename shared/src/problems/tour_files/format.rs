@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{Square, TourBoard, MAX_FILE_SIDE};
 use super::tour::Tour;
+use crate::hamiltonian::board::BoardSize;
 use crate::input::quote;
-use crate::problems::tours::board::BoardSize;
 
 /// The longest line read (by the reader, and by the board inference looking ahead). The longest
 /// tour line of the largest board a file may have (26x26, [`MAX_FILE_SIDE`]) is an open tour's

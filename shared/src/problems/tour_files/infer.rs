@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use super::board::{TourBoard, MAX_FILE_SIDE};
 use super::format::{boards_of_compact_length, detect, either, fits, Format, MAX_TOUR_LINE};
 use crate::error::{Error, Result};
+use crate::hamiltonian::board::BoardSize;
 use crate::input::{quote, BoundedLines, Line, Source};
-use crate::problems::tours::board::BoardSize;
 
 /// The board of a file when nothing says otherwise: Phadke's 8x8.
 pub const DEFAULT_BOARD: BoardSize = BoardSize { width: 8, length: 8 };

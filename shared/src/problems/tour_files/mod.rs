@@ -17,10 +17,10 @@
 //!                show (tools)
 //! ```
 //!
-//! The boards here are the tours' [`BoardSize`](crate::problems::tours::board::BoardSize) and
-//! [`Geometry`](crate::problems::tours::board::Geometry) of the knight, numbered square by square
+//! The boards here are the tours' [`BoardSize`](crate::hamiltonian::board::BoardSize) and
+//! [`Geometry`](crate::hamiltonian::board::Geometry) of the knight, numbered square by square
 //! as Phadke's files number them ([`board`]); their symmetries are the tours'
-//! ([`crate::problems::tours::symmetry`]).
+//! ([`crate::hamiltonian::symmetry`]).
 
 pub mod board;
 pub mod canonical;

@@ -40,9 +40,9 @@ use crate::engine::sweep::{
 };
 use crate::engine::Moduli;
 use crate::error::{Error, Result};
-use crate::problems::tours::board::{BoardSize, Geometry, MoveSet};
-use crate::problems::tours::obstruction::{describe, obstructions, Colouring};
-use crate::problems::tours::transfer::{tours, TourKind};
+use crate::hamiltonian::board::{BoardSize, Geometry, MoveSet};
+use crate::hamiltonian::obstruction::{describe, obstructions, Colouring};
+use crate::hamiltonian::transfer::{tours, TourKind};
 use crate::units::{bytes, grouped};
 
 /// A refusal, in the words given.

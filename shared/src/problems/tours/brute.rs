@@ -1,7 +1,7 @@
 //! An independent check on the transfer matrix: depth-first search for Hamiltonian cycles and
 //! paths.
 //!
-//! Shares nothing with [`super::transfer`] but the move vectors: it builds its own adjacency
+//! Shares nothing with [`crate::hamiltonian::transfer`] but the move vectors: it builds its own adjacency
 //! matrix and walks paths cell by cell. Cycles: every path from cell 0, counting the ones that
 //! return, each cycle once per direction. Paths: every path from every cell, each undirected
 //! path found once from each end. The only pruning is the obvious necessary condition (an
@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use super::board::MoveSet;
+use crate::hamiltonian::board::MoveSet;
 
 /// The board as a graph: an adjacency matrix and neighbour lists.
 struct Graph {

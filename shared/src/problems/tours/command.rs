@@ -14,17 +14,17 @@ use std::sync::Arc;
 use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
-use super::board::{BoardSize, Geometry, MoveSet};
 use super::distinct::{self, DistinctPlan};
 use super::holes;
-use super::obstruction::{describe, describe_briefly, obstructions, Colouring};
-use super::transfer::{self, SlotTour, TourKind};
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
     table, typed, write_json_line, write_line, Job, OutputFormat, Params, Printing, Problem, Task,
 };
 use crate::engine::Tool;
 use crate::error::{Error, Result};
+use crate::hamiltonian::board::{BoardSize, Geometry, MoveSet};
+use crate::hamiltonian::obstruction::{describe, describe_briefly, obstructions, Colouring};
+use crate::hamiltonian::transfer::{self, KindArgs, SlotTour, TourKind};
 use crate::problems::tour_files::command::{EnumerateArgs, EnumerateParams, EnumerateTask, ENUMERATE, TOOLS};
 
 /// The tours of leapers, closed and open, as the registry names them.
@@ -106,37 +106,6 @@ struct TourArgs {
     /// x for a square removed and . for one kept (`-`: stdin).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["sweep", "distinct", "remove"], hide_short_help = true)]
     remove_mask: Option<String>,
-}
-
-/// Which tours to count, as every command that counts tours takes it (the leapers', `graph`).
-#[derive(Debug, Args)]
-pub(crate) struct KindArgs {
-    /// Count open tours (Hamiltonian paths).
-    ///
-    /// Count open tours (Hamiltonian paths; a path and its reverse are one tour): --tours open.
-    #[arg(long, conflicts_with = "tours")]
-    open: bool,
-
-    /// Which tours to count: closed (Hamiltonian cycles), open, or both from one sweep (cheaper
-    /// than two runs).
-    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed, hide_short_help = true)]
-    tours: TourKind,
-
-    /// Count each tour once per direction: twice the undirected count (a one-cell open tour has
-    /// one direction).
-    #[arg(long, hide_short_help = true)]
-    pub directed: bool,
-}
-
-impl KindArgs {
-    /// The tours asked for: `--open` is `--tours open`.
-    pub fn tours(&self) -> TourKind {
-        if self.open {
-            TourKind::Open
-        } else {
-            self.tours
-        }
-    }
 }
 
 /// `leaper tours` also takes the move set.

@@ -2,13 +2,13 @@
 //! left as a graph, in the narrowest order found) and why it has no tour, where its colours or
 //! its graph say so before counting.
 
-use super::board::Geometry;
 use super::command::CountTask;
 use super::holes::{holed_graph, HoledBoard};
-use super::obstruction::{describe, Colouring, Obstruction};
-use super::transfer::{self, SlotTour};
 use crate::engine::problem::Job;
 use crate::error::Result;
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::obstruction::{describe, Colouring, Obstruction};
+use crate::hamiltonian::transfer::{self, SlotTour};
 use crate::problems::graph;
 
 /// A count of tours of a board with squares removed: its job and its reasons.

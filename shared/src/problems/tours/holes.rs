@@ -25,8 +25,8 @@
 
 use std::collections::BTreeSet;
 
-use super::board::{BoardSize, Geometry};
 use crate::error::{Error, Result};
+use crate::hamiltonian::board::{BoardSize, Geometry};
 use crate::input::{quote, read_text, Source};
 
 /// The most bytes a mask file of `board` may hold: a square a character with room for a space
@@ -192,7 +192,7 @@ pub fn holed_graph(geometry: &Geometry, transposed: bool, removed: &[String]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problems::tours::board::MoveSet;
+    use crate::hamiltonian::board::MoveSet;
 
     #[test]
     fn squares_are_named_as_chess_names_them() {

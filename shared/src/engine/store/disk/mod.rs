@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use crate::engine::jobdir::durable::remove_folder;
+use crate::engine::files::durable::remove_folder;
 use crate::engine::jobdir::{file_error, sync_dir, JobFile};
 use crate::engine::key::{RecordLayout, StateKey};
 use crate::engine::store::{

@@ -11,11 +11,11 @@ use crate::engine::dedupe::{default_scratch, remove_stale_scratch};
 use crate::engine::limits::parse_size;
 use crate::engine::problem::{write_json_line, write_line, OutputFormat, Tool, ToolContext};
 use crate::error::{Error, Result};
+use crate::hamiltonian::symmetry::Symmetry;
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::dedupe::{dedupe, DedupeOptions, DedupeReport};
 use crate::problems::tour_files::format::Format;
 use crate::problems::tour_files::output::Output;
-use crate::problems::tours::symmetry::Symmetry;
 
 /// `leaper tours dedupe`.
 pub struct DedupeTool;

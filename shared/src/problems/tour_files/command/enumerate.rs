@@ -16,12 +16,12 @@ use crate::engine::problem::{
 };
 use crate::engine::subtree::{ShardResult, SubtreeProblem};
 use crate::error::{Error, Result};
+use crate::hamiltonian::board::{BoardSize, MoveSet};
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::enumerate::Enumeration;
 use crate::problems::tour_files::format::{write, Format};
 use crate::problems::tour_files::output::Output;
 use crate::problems::tour_files::preflight::{check_enumerate, Enumeration as Asked};
-use crate::problems::tours::board::{BoardSize, MoveSet};
 
 /// The `action` of an enumeration's parameters: how the tours' problem tells them from a count.
 pub const ENUMERATE: &str = "enumerate";

@@ -10,6 +10,7 @@ use super::shared_args::{args, ThreadsArg};
 use crate::engine::jobdir::file_error;
 use crate::engine::problem::{write_json_line, write_line, OutputFormat, Preflight, Tool, ToolContext};
 use crate::error::{Error, Result};
+use crate::hamiltonian::board::BoardSize;
 use crate::input::quote;
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::format::{write, Format};
@@ -17,7 +18,6 @@ use crate::problems::tour_files::output::Output;
 use crate::problems::tour_files::preflight::{check_generate, Generation};
 use crate::problems::tour_files::tour::Tour;
 use crate::problems::tour_files::warnsdorff::{TieBreak, Warnsdorff};
-use crate::problems::tours::board::BoardSize;
 
 /// `leaper tours generate`.
 pub struct GenerateTool;

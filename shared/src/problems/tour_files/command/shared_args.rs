@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use clap::{Args, FromArgMatches};
 
 use crate::error::{Error, Result};
+use crate::hamiltonian::board::BoardSize;
 use crate::input::Source;
 use crate::problems::tour_files::board::TourBoard;
 use crate::problems::tour_files::format::{Closure, Format};
 use crate::problems::tour_files::infer::{read_board, BoardSource};
 use crate::problems::tour_files::reader::ReadOptions;
-use crate::problems::tours::board::BoardSize;
 
 /// How every tool reads tour files.
 #[derive(Debug, Args)]

@@ -11,7 +11,7 @@ use std::ops::RangeInclusive;
 
 use super::fold::FoldedTours;
 use crate::engine::{ProfileHint, StateKey, StepPosition, Transition};
-use crate::problems::tours::transfer::TransferMatrix;
+use crate::hamiltonian::transfer::TransferMatrix;
 
 pub struct WithFolds<K> {
     pub(super) board: TransferMatrix<K>,

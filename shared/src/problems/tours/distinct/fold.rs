@@ -23,7 +23,7 @@
 //! edges within the window like the board's), with one more bit in the key: the parity of the
 //! twisted edges chosen so far (closed tours; every edge ends on the one cycle, so the global
 //! parity is the cycle's), or whether the open tour's end is placed (open tours). Loops and the
-//! centre are tour ends in the sense of [`transfer`](super::super::transfer)'s `ends.rs`,
+//! centre are tour ends in the sense of [`transfer`](crate::hamiltonian::transfer)'s `ends.rs`,
 //! allowed only at those cells. This is the sweep to the middle, joined with its own image: the
 //! crossing moves are chosen once, for both halves together. (Joining each middle state of the
 //! plain sweep with its rotated image instead would overcount: there the crossing moves are
@@ -33,11 +33,11 @@ use std::ops::RangeInclusive;
 
 use crate::engine::{StateKey, StepPosition, Transition};
 use crate::error::{Error, Result};
-use crate::problems::tours::board::Geometry;
-use crate::problems::tours::frontier::{worst_case_bits, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
-use crate::problems::tours::order::RowOrder;
-use crate::problems::tours::symmetry::Symmetry;
-use crate::problems::tours::transfer::{join, Joined, TourKind, TransferMatrix, Walked};
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::frontier::{worst_case_bits, FrontierState, EMPTY, FREE, FULL, MAX_WINDOW};
+use crate::hamiltonian::order::RowOrder;
+use crate::hamiltonian::symmetry::Symmetry;
+use crate::hamiltonian::transfer::{join, Joined, TourKind, TransferMatrix, Walked};
 
 /// A cell's vertex in the fold, and whether the cell is the image of the vertex's own cell.
 type VertexOf<'a> = Box<dyn Fn(usize) -> (usize, bool) + 'a>;

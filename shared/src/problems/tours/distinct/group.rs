@@ -1,6 +1,6 @@
 //! What the tours each of the board's symmetries fixes take to count.
 //!
-//! The symmetries are the board's ([`Symmetry`], in `tours/symmetry.rs`), acting on the cells in
+//! The symmetries are the board's ([`Symmetry`], in `hamiltonian/symmetry.rs`), acting on the cells in
 //! the sweep's frame: `rows` rows of `width` cells, row-major. A rectangle has four, a square
 //! eight. For each one [`route`] says how its fixed tours are counted:
 //! the sweep itself (the identity), a fold (see [`super::fold`]), the orbit walk (see
@@ -22,8 +22,8 @@
 //!   survives only where its side is `2 mod 4` and the other side odd (4 of the 8 closed tours of
 //!   5x6), and the quarter turn only on `n x n` boards with `n = 2 mod 4` (10 of 6x6's 9862).
 
-use super::super::board::Geometry;
-use super::super::symmetry::Symmetry;
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::symmetry::Symmetry;
 
 /// How the tours one symmetry fixes are counted.
 #[derive(Clone, Debug, PartialEq, Eq)]

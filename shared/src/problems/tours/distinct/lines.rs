@@ -8,9 +8,9 @@ use super::{fixed_counts, Classes, DistinctPlan};
 use crate::engine::problem::{write_json_line, write_line};
 use crate::engine::{OutputFormat, Printing, Task};
 use crate::error::{Error, Result};
-use crate::problems::tours::board::Geometry;
-use crate::problems::tours::symmetry::Symmetry;
-use crate::problems::tours::transfer::{SlotTour, TourKind};
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::symmetry::Symmetry;
+use crate::hamiltonian::transfer::{SlotTour, TourKind};
 use crate::problems::tours::CountTask;
 
 /// One JSON line: `count` is the number of classes.

@@ -26,12 +26,12 @@ use composite::WithFolds;
 use fold::{FoldedGraph, FoldedTours};
 use group::{route, Route};
 
-use super::board::Geometry;
-use super::frontier::MAX_WINDOW;
-use super::symmetry::Symmetry;
-use super::transfer::{TourKind, TransferMatrix};
 use crate::engine::{StateKey, SweepJob};
 use crate::error::{Error, Result};
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::frontier::MAX_WINDOW;
+use crate::hamiltonian::symmetry::Symmetry;
+use crate::hamiltonian::transfer::{TourKind, TransferMatrix};
 
 /// The symmetries of one board length and how each is counted.
 #[derive(Clone, Debug)]
@@ -81,7 +81,7 @@ pub fn job(geometry: &Geometry, min_rows: usize, kind: TourKind, plan: &Distinct
     if plan.folds.is_empty() {
         // Nothing to fold (every other symmetry fixes no tour, or a walk counts it): the
         // board's own sweep, its key untagged.
-        return super::transfer::tours(geometry.clone(), min_rows, kind);
+        return crate::hamiltonian::transfer::tours(geometry.clone(), min_rows, kind);
     }
     let open = kind == TourKind::Open;
     let graphs: Vec<FoldedGraph> = plan
@@ -92,7 +92,7 @@ pub fn job(geometry: &Geometry, min_rows: usize, kind: TourKind, plan: &Distinct
         })
         .collect::<Result<_>>()?;
     let tag_bits = usize::BITS - plan.folds.len().leading_zeros();
-    let board_bits = super::transfer::plain_key_bits(geometry, kind);
+    let board_bits = crate::hamiltonian::transfer::plain_key_bits(geometry, kind);
     let widest = graphs.iter().map(|g| g.key_bits(open)).max().unwrap_or(0).max(board_bits + 1);
     if graphs.iter().any(|g| g.reach > MAX_WINDOW) || widest + tag_bits > 128 {
         return Err(Error::InvalidRequest(format!(

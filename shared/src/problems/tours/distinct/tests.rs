@@ -2,8 +2,8 @@ use super::group::{route, Route};
 use super::walk::fixed_tours;
 use super::*;
 use crate::engine::Transition;
-use crate::problems::tours::board::MoveSet;
-use crate::problems::tours::symmetry::Symmetry;
+use crate::hamiltonian::board::MoveSet;
+use crate::hamiltonian::symmetry::Symmetry;
 
 /// Runs a fold by itself (in memory, u128 keys) and returns its count.
 fn fold_count(geometry: &Geometry, symmetry: Symmetry, open: bool) -> u128 {

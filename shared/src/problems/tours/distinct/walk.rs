@@ -22,8 +22,8 @@
 //! route for the quarter turns, whose quotient is a quarter of the board (`n = 2 mod 4`; 9
 //! orbits on 6x6, 25 on 10x10).
 
-use crate::problems::tours::board::Geometry;
-use crate::problems::tours::symmetry::Symmetry;
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::symmetry::Symmetry;
 
 /// The tours of `geometry` that `symmetry` maps onto themselves (closed, or `open`).
 pub fn fixed_tours(geometry: &Geometry, symmetry: Symmetry, open: bool) -> u128 {

@@ -3,8 +3,8 @@
 //! moved to their images a byte at a time by table ([`mirror_mask`]): reading a state's image
 //! costs four lookups.
 
-use crate::problems::tours::frontier::MAX_WINDOW;
-use crate::problems::tours::order::RowOrder;
+use crate::hamiltonian::frontier::MAX_WINDOW;
+use crate::hamiltonian::order::RowOrder;
 
 /// No mirror: the image of a window position that falls outside the window, or (in
 /// `mirror_after`) a cell after which the cells processed are not symmetric.

@@ -151,7 +151,7 @@ pub fn window(geometry: &Geometry, order: &RowOrder) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problems::tours::board::MoveSet;
+    use crate::hamiltonian::board::MoveSet;
 
     fn columns(order: &RowOrder) -> Vec<usize> {
         (0..order.width()).map(|i| order.column(i)).collect()

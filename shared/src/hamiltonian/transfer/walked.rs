@@ -6,7 +6,7 @@
 //! A graph of 10 vertices is one row of 10 cells: its one "board" ends after cell 9, so its
 //! cycles are counted in the slot of length 1 (`SlotTour { rows: 1, .. }`).
 
-use crate::problems::tours::board::Geometry;
+use crate::hamiltonian::board::Geometry;
 
 /// The cells a transfer matrix walks.
 #[derive(Clone, Debug)]

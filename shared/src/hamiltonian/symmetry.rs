@@ -86,7 +86,7 @@ impl Symmetry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problems::tours::board::{Geometry, MoveSet};
+    use crate::hamiltonian::board::{Geometry, MoveSet};
 
     /// Where each symmetry of the group sends every cell.
     fn maps(geometry: &Geometry) -> Vec<Vec<usize>> {

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use super::build::TransferMatrix;
 use crate::engine::{StateKey, Transition};
 use crate::error::Result;
-use crate::problems::tours::board::{Geometry, MoveSet};
-use crate::problems::tours::frontier::FrontierState;
+use crate::hamiltonian::board::{Geometry, MoveSet};
+use crate::hamiltonian::frontier::FrontierState;
 
 pub(super) fn knight(width: usize, rows: usize) -> Geometry {
     Geometry::new(width, rows, MoveSet::knight())

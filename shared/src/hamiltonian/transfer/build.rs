@@ -10,11 +10,11 @@ use super::pruning::residual::MoveMasks;
 use super::walked::Walked;
 use crate::engine::{StateKey, SweepJob};
 use crate::error::{Error, Result};
-use crate::problems::tours::board::Geometry;
-use crate::problems::tours::frontier::{
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::frontier::{
     dense_worst_case_bits, live_positions, FrontierCodec, FrontierState, FRONTIER_FORMAT, MAX_WINDOW,
 };
-use crate::problems::tours::order::{self, RowOrder};
+use crate::hamiltonian::order::{self, RowOrder};
 
 /// The closed-tour transition of `geometry` (see [`tours`]).
 pub fn closed_tours(geometry: Geometry, min_rows: usize) -> Result<Box<dyn SweepJob>> {
@@ -203,13 +203,13 @@ impl<K: StateKey> TransferMatrix<K> {
 
     /// The transfer matrix of any graph on the cells `0..edges.len()`, processed in that order,
     /// whose edges join cells at most `reach` apart (`edges[v]`: the neighbours of `v`; a board
-    /// in its [`RowOrder`], the folded boards of [`distinct`](crate::problems::tours::distinct),
+    /// in its [`RowOrder`], the folded boards of `--distinct`,
     /// or a graph's vertices in the order chosen for them, as one row).
     /// `walked` gives the rows (their width) and the error messages; `mirror_rows` says whether
     /// a state and its left-right image may share a key where the cells processed are symmetric
     /// (true only when the rest of the graph is symmetric left to right), `order` which cell is
     /// whose image.
-    pub(in crate::problems) fn with_edges(
+    pub(crate) fn with_edges(
         walked: Walked,
         min_rows: usize,
         kind: TourKind,
@@ -364,7 +364,7 @@ impl<K: StateKey> TransferMatrix<K> {
 mod tests {
     use super::super::testing::{decoded_layers_to, knight, layers_with_successors};
     use super::*;
-    use crate::problems::tours::board::MoveSet;
+    use crate::hamiltonian::board::MoveSet;
 
     #[test]
     fn every_order_counts_the_same_tours_and_the_first_reads_fewest_states() {
@@ -458,11 +458,7 @@ mod tests {
         assert!(nine.codec.is_dense());
         let seven = TransferMatrix::<u64>::new(knight(7, 10), 10, TourKind::Closed).unwrap();
         assert!(!seven.codec.is_dense(), "the plain layout fits 64 bits at width 7, and costs less");
-        assert_eq!(
-            crate::problems::tours::frontier::worst_case_bits(nine.reach, 0),
-            77,
-            "the plain layout needs 128 bits"
-        );
+        assert_eq!(crate::hamiltonian::frontier::worst_case_bits(nine.reach, 0), 77, "the plain layout needs 128 bits");
         assert_eq!(plain_key_bits(&knight(9, 10), TourKind::Closed), 61);
     }
 

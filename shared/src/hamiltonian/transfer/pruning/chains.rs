@@ -1,4 +1,4 @@
-//! Rule 5 of [`crate::problems::tours::forced`] near the board's end: the edges the check of
+//! Rule 5 of [`crate::hamiltonian::forced`] near the board's end: the edges the check of
 //! the cells left forces ([`super::residual`]) make chains, and a chain that joins the two ends
 //! of one path closes a cycle in every completion. A cycle that leaves a cell out is no tour.
 //!

@@ -18,7 +18,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::engine::jobdir::files::{JobFile, TEMPORARY_SUFFIX};
+use super::{JobFile, TEMPORARY_SUFFIX};
 use crate::error::{Error, Result};
 
 // I/O errors that name their file are the error type's (`crate::error`), so that what reads a

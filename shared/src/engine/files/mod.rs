@@ -1,4 +1,5 @@
-//! Every file a job directory (or a worker's data directory) can hold, named in one place.
+//! Every file a job directory (or a worker's data directory) can hold, named in one place, and
+//! how they are written so that a crash loses none of them ([`durable`]).
 //!
 //! ```text
 //! job.toml                                 Spec          what is counted and how, written once, checksummed
@@ -21,6 +22,8 @@
 //! [`JobFile::parse`] recognises exactly these names (and [`JobFile::is_temporary`] the
 //! temporary ones); a name neither recognises was not written by leaper, and leaper never
 //! deletes it.
+
+pub mod durable;
 
 use std::path::{Component, Path, PathBuf};
 

@@ -7,7 +7,7 @@
 //! of 8) have no completion. Cells past the window are never looked at, and a cell with exactly the
 //! edges it needs takes them from its neighbours, who may not have room for them. Where few
 //! cells are left (at most [`MAX_REGION`], one machine word), the whole rest of the board is
-//! checked with the rules of [`crate::problems::tours::forced`]:
+//! checked with the rules of [`crate::hamiltonian::forced`]:
 //!
 //! 1. every cell from the window's start on lacks `2 - degree` edges (a cell past the window
 //!    lacks two), to be taken among its neighbours that are neither processed nor FULL: a cell
@@ -26,7 +26,7 @@
 //! which cells are FULL and which are path ends, not which ends are paired, so the masks of one
 //! machine word hold everything: bit `q` stands for cell `base + q`, one mask per offset holds
 //! the cells whose edge to the cell that far on is open (in row-major order an offset is a
-//! move; in the orders of [`order`](crate::problems::tours::order) a move has an offset per
+//! move; in the orders of [`order`](crate::hamiltonian::order) a move has an offset per
 //! pair of columns), and shifting a mask by its offset moves each cell onto its neighbour.
 //! Counting "at least one, two, three" edges per cell is three bit operations per offset, for
 //! every cell at once.
@@ -52,14 +52,14 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::chains::ForcedChains;
-use crate::problems::tours::board::Geometry;
-use crate::problems::tours::order::RowOrder;
+use crate::hamiltonian::board::Geometry;
+use crate::hamiltonian::order::RowOrder;
 
 /// The most cells from the window's start on the check looks at: one machine word.
 pub const MAX_REGION: usize = 64;
 
 /// The most offsets between neighbours the check holds: the knight has 8 in row-major order
-/// and 18 to 24 in the orders of [`order`](crate::problems::tours::order), two leapers 16 in
+/// and 18 to 24 in the orders of [`order`](crate::hamiltonian::order), two leapers 16 in
 /// row-major order.
 const MOST_MOVES: usize = 24;
 
@@ -103,7 +103,7 @@ impl MoveMasks {
 
     /// The masks of a graph on the cells `0..edges.len()` (`edges[v]`: the neighbours of `v`),
     /// one per offset between neighbours (a move of the board in row-major order; in another
-    /// order a move has an offset per pair of columns, [`order`](crate::problems::tours::order)),
+    /// order a move has an offset per pair of columns, [`order`](crate::hamiltonian::order)),
     /// or `None` when there are more than [`MOST_MOVES`].
     pub fn from_edges(edges: &[Vec<usize>]) -> Option<Self> {
         let offset = |v: usize, u: usize| u as i64 - v as i64;

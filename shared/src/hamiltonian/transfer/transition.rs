@@ -9,8 +9,8 @@ use super::build::TransferMatrix;
 use super::kinds::{SlotTour, TourKind};
 use super::walked::Walked;
 use crate::engine::{ProfileHint, StateKey, StepPosition, Transition};
-use crate::problems::tours::bound::{cycle_bound_bits, graph_cycle_bound_bits, graph_path_bound_bits, path_bound_bits};
-use crate::problems::tours::frontier::FRONTIER_FORMAT;
+use crate::hamiltonian::bound::{cycle_bound_bits, graph_cycle_bound_bits, graph_path_bound_bits, path_bound_bits};
+use crate::hamiltonian::frontier::FRONTIER_FORMAT;
 
 impl<K: StateKey> Transition for TransferMatrix<K> {
     type Key = K;

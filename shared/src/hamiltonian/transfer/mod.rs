@@ -36,7 +36,8 @@
 //!
 //! The files:
 //!
-//! * [`kinds`]: which tours a sweep counts ([`TourKind`]), and the slot of each ([`SlotTour`]).
+//! * [`kinds`]: which tours a sweep counts ([`TourKind`], and [`KindArgs`], the options that ask
+//!   for them), and the slot of each ([`SlotTour`]).
 //! * [`build`]: the matrix of one geometry ([`tours`]: the order of a row's cells, the key's
 //!   width), the tables every step reads, and what a key means (`key_layout`).
 //! * [`step`]: the step of one cell (1 to 3 above, and emitting); [`ends`]: a cell as a tour end.
@@ -63,6 +64,6 @@ mod transition;
 mod walked;
 
 pub use build::{closed_tours, graph_tours, plain_key_bits, tours, TransferMatrix};
-pub use kinds::{once_per_direction, SlotTour, TourKind};
-pub(super) use step::{join, Joined};
+pub use kinds::{once_per_direction, KindArgs, SlotTour, TourKind};
+pub(crate) use step::{join, Joined};
 pub use walked::Walked;

@@ -26,14 +26,14 @@
 //! mirror point carries free ends to free ends.
 //!
 //! Keys: a free end is coded as an opening never matched, so the key grows only by the ranks
-//! the free ends add (see [`crate::problems::tours::frontier`]): at width 9 the knight's window of 19 cells
+//! the free ends add (see [`crate::hamiltonian::frontier`]): at width 9 the knight's window of 19 cells
 //! needs 65 bits with one free end, so open tours take 128-bit keys from width 9 (closed tours
 //! from width 10).
 
 use super::build::TransferMatrix;
 use super::step::join;
 use crate::engine::StateKey;
-use crate::problems::tours::frontier::{FrontierState, EMPTY, FREE, FULL};
+use crate::hamiltonian::frontier::{FrontierState, EMPTY, FREE, FULL};
 
 impl<K: StateKey> TransferMatrix<K> {
     /// The branches in which `cell` (window position 0, not FULL) is one of the tour's ends;

@@ -8,11 +8,11 @@
 use super::build::TransferMatrix;
 use super::kinds::{SlotTour, TourKind};
 use crate::engine::StateKey;
-use crate::problems::tours::frontier::{FrontierState, EMPTY, FREE, FULL};
+use crate::hamiltonian::frontier::{FrontierState, EMPTY, FREE, FULL};
 
 /// What adding one edge did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::problems::tours) enum Joined {
+pub(crate) enum Joined {
     /// Paths were started, extended or joined; none is complete.
     Partial,
     /// The two ends of one path met: a cycle.
@@ -102,13 +102,7 @@ impl<K: StateKey> TransferMatrix<K> {
 
     /// Prunes, then emits the window moved on by one cell. Cell 0 is FULL here.
     #[inline]
-    pub(in crate::problems::tours) fn settle(
-        &self,
-        cell: usize,
-        next: &FrontierState,
-        newly_full: u64,
-        emit: &mut impl FnMut(K),
-    ) {
+    pub(crate) fn settle(&self, cell: usize, next: &FrontierState, newly_full: u64, emit: &mut impl FnMut(K)) {
         if !self.survives(cell, next.full, next.used, next.ends_used, newly_full, Some(&next.mate)) {
             return;
         }
@@ -143,7 +137,7 @@ impl<K: StateKey> TransferMatrix<K> {
 
 /// Adds the edge `x - y` (neither FULL) to `state`.
 #[inline]
-pub(in crate::problems::tours) fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &mut u64) -> Joined {
+pub(crate) fn join(state: &mut FrontierState, x: usize, y: usize, newly_full: &mut u64) -> Joined {
     let (mx, my) = (state.mate[x], state.mate[y]);
     match (mx, my) {
         (EMPTY, EMPTY) => {

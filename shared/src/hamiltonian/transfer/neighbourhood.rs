@@ -49,8 +49,8 @@ mod tests {
     use super::super::testing::{knight, unchecked};
     use super::super::{TourKind, TransferMatrix};
     use crate::engine::{StateKey, SweepJob};
-    use crate::problems::tours::board::{Geometry, MoveSet};
-    use crate::problems::tours::order::RowOrder;
+    use crate::hamiltonian::board::{Geometry, MoveSet};
+    use crate::hamiltonian::order::RowOrder;
 
     /// Runs a whole sweep state by state and returns the first key two of whose parents have
     /// different `neighbourhood`s, or the number of (step, key) pairs checked if there is none.

@@ -28,8 +28,8 @@
 //!
 //! Not pruning, and elsewhere: the step takes no edge to a FULL cell, and counts or drops every
 //! cycle it closes ([`super::step`]); before counting, a board with no tour at all is told by
-//! [`obstruction`](crate::problems::tours::obstruction), whose forced moves
-//! ([`forced`](crate::problems::tours::forced)) apply the rules of [`residual`] to the whole
+//! [`obstruction`](crate::hamiltonian::obstruction), whose forced moves
+//! ([`forced`](crate::hamiltonian::forced)) apply the rules of [`residual`] to the whole
 //! board, and follow the paths they make.
 
 pub(super) mod chains;
@@ -37,7 +37,7 @@ pub(super) mod residual;
 
 use super::build::TransferMatrix;
 use crate::engine::StateKey;
-use crate::problems::tours::frontier::MAX_WINDOW;
+use crate::hamiltonian::frontier::MAX_WINDOW;
 use residual::{MoveMasks, MAX_REGION};
 
 impl<K: StateKey> TransferMatrix<K> {
@@ -229,7 +229,7 @@ mod tests {
     use super::super::testing::{knight, layers_with_successors, unchecked};
     use super::super::{TourKind, TransferMatrix};
     use crate::engine::Transition;
-    use crate::problems::tours::board::{Geometry, MoveSet};
+    use crate::hamiltonian::board::{Geometry, MoveSet};
 
     #[test]
     fn the_check_of_the_cells_left_prunes_dead_states_only() {

@@ -133,7 +133,7 @@ fn log2_factorial_root(d: usize) -> f64 {
 mod tests {
     use super::{graph_cycle_bound_bits, graph_path_bound_bits};
     use crate::engine::Moduli;
-    use crate::problems::tours::board::{Geometry, MoveSet};
+    use crate::hamiltonian::board::{Geometry, MoveSet};
 
     fn cycle_bound_bits(geometry: &Geometry, single: bool) -> f64 {
         super::cycle_bound_bits(&degrees(geometry), single)

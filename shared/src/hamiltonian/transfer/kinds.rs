@@ -2,6 +2,7 @@
 //! tour is counted in ([`SlotTour`]): one slot per board length and kind, so that one sweep
 //! reports every length asked for, of one kind or of both.
 
+use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -101,6 +102,37 @@ impl SlotTour {
         match kind {
             TourKind::Both => SlotTour { open: slot % 2 == 1, rows: slot / 2 },
             kind => SlotTour { open: kind == TourKind::Open, rows: slot },
+        }
+    }
+}
+
+/// Which tours to count, as every command that counts tours takes it (the leapers', `graph`).
+#[derive(Debug, Args)]
+pub struct KindArgs {
+    /// Count open tours (Hamiltonian paths).
+    ///
+    /// Count open tours (Hamiltonian paths; a path and its reverse are one tour): --tours open.
+    #[arg(long, conflicts_with = "tours")]
+    open: bool,
+
+    /// Which tours to count: closed (Hamiltonian cycles), open, or both from one sweep (cheaper
+    /// than two runs).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = TourKind::Closed, hide_short_help = true)]
+    tours: TourKind,
+
+    /// Count each tour once per direction: twice the undirected count (a one-cell open tour has
+    /// one direction).
+    #[arg(long, hide_short_help = true)]
+    pub directed: bool,
+}
+
+impl KindArgs {
+    /// The tours asked for: `--open` is `--tours open`.
+    pub fn tours(&self) -> TourKind {
+        if self.open {
+            TourKind::Open
+        } else {
+            self.tours
         }
     }
 }

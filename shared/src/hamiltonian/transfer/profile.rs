@@ -7,7 +7,7 @@ use super::build::TransferMatrix;
 use super::kinds::TourKind;
 use super::walked::Walked;
 use crate::engine::{ProfileHint, StateKey};
-use crate::problems::tours::order::RowOrder;
+use crate::hamiltonian::order::RowOrder;
 
 impl<K: StateKey> TransferMatrix<K> {
     /// Layers rise and fall along each row, and the rows within a move of the board's end lose

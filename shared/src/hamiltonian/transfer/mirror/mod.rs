@@ -1,6 +1,6 @@
 //! The mirror symmetry. Where the cells processed are symmetric left to right (the mirror
 //! points: every row start, and within a row after each pair of columns when the row is
-//! processed from its edges inwards, [`crate::problems::tours::order`]), a state and its
+//! processed from its edges inwards, [`crate::hamiltonian::order`]), a state and its
 //! left-right mirror image have the same number of completions for every length, so one key
 //! stands for both ([`shared_key`](TransferMatrix::shared_key)), which halves those layers.
 //! The key layout names them (`mirrors after 0,2,4`: after that many cells of a row).
@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 
 use super::build::TransferMatrix;
 use crate::engine::StateKey;
-use crate::problems::tours::frontier::{FrontierState, FREE, FULL};
+use crate::hamiltonian::frontier::{FrontierState, FREE, FULL};
 use images::{mirror_mask, Mirror, NO_MIRROR, OUTSIDE};
 
 impl<K: StateKey> TransferMatrix<K> {

@@ -579,8 +579,7 @@ mod tests {
     fn the_dense_example_of_the_module() {
         // The knight 3 wide, row-major (window 7): before cell 3 positions 1 and 6 (cells 4 and
         // 9) have no neighbour processed.
-        let geometry =
-            crate::problems::tours::board::Geometry::new(3, 4, crate::problems::tours::board::MoveSet::knight());
+        let geometry = crate::hamiltonian::board::Geometry::new(3, 4, crate::hamiltonian::board::MoveSet::knight());
         let edges: Vec<Vec<usize>> = (0..geometry.cells()).map(|cell| geometry.neighbours(cell).collect()).collect();
         let live = live_positions(&edges, 7);
         assert_eq!(live[3], 0b011_1101);
