@@ -22,6 +22,8 @@
 //!   closed tours, open tours or both: a folder of one job a file (tour kinds, construction, the
 //!   step, the tour ends of open tours, pruning, the mirror symmetry, the profile facts).
 //! * [`bound`]: upper bounds on the counts, which decide how many moduli make them exact.
+//! * [`vertex_order`]: the order of a graph's vertices the matrix walks (the narrowest of several
+//!   tried, or the user's); [`graph_reasons`]: why a graph has no cycle or path, before counting.
 //! * [`obstruction`]: why a board has no tour, known before counting (a disconnected graph, too
 //!   few moves, unequal colours, forced moves that contradict); [`forced`]: the moves a tour
 //!   must make, followed until they contradict.
@@ -30,7 +32,9 @@ pub mod board;
 pub mod bound;
 pub mod forced;
 pub mod frontier;
+pub mod graph_reasons;
 pub mod obstruction;
 pub mod order;
 pub mod symmetry;
 pub mod transfer;
+pub mod vertex_order;

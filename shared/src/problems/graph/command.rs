@@ -11,15 +11,15 @@ use clap::{Args, FromArgMatches};
 use serde::{Deserialize, Serialize};
 
 use super::input::{Format, Graph, GraphInput, MAX_GRAPH_BYTES};
-use super::order::{self, VertexOrder};
-use super::reasons::why_none;
 use crate::engine::jobdir::JobKind;
 use crate::engine::problem::{
     table, typed, write_json_line, write_line, EngineOption, Job, OutputFormat, Params, Printing, Problem, Requested,
     Task,
 };
 use crate::error::{Error, Result};
+use crate::hamiltonian::graph_reasons::why_none;
 use crate::hamiltonian::transfer::{self, KindArgs, SlotTour, TourKind};
+use crate::hamiltonian::vertex_order::{self as order, VertexOrder};
 use crate::input::{read_text, Source};
 
 /// The most bytes an order file (`--order`) may hold: as many as a graph file, whose vertices it

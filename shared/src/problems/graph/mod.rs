@@ -7,7 +7,7 @@
 //! ```text
 //! a b          read:   vertices a b c d (numbered 0 1 2 3 in order of first appearance)
 //! b c                  edges 0-1 1-2 2-3 0-3 0-2
-//! c d          order:  the narrowest of several (order.rs): here 0 1 2 3 keeps a window of 3
+//! c d          order:  the narrowest of several (hamiltonian/vertex_order.rs): 0 1 2 3 keeps a window of 3
 //! d a                  positions (the longest edge, 0-3) with at most 3 of them live
 //! a c          count:  one row of 4 cells in the transfer matrix (hamiltonian/transfer, Walked::Graph):
 //!                      the cycle a-b-c-d-a (the chord is in no Hamiltonian cycle): 1
@@ -16,15 +16,15 @@
 //! The files:
 //!
 //! * [`input`]: the readers and writers of graph files (edge lists, graph6, sparse6, DIMACS).
-//! * [`order`]: the vertex order (a path-decomposition heuristic: several tried, the narrowest
-//!   kept), or the user's (`--order FILE`).
-//! * [`reasons`]: why a graph has no cycle or path, where that is plain before counting.
 //! * [`command`]: the problem's face: `leaper graph`, its parameters and its task.
+//!
+//! The vertex order (`--order FILE`, or a path-decomposition heuristic: several tried, the
+//! narrowest kept) and the reasons a graph has no cycle or path before counting are the
+//! frontier library's ([`crate::hamiltonian::vertex_order`], [`crate::hamiltonian::graph_reasons`]),
+//! which the holed boards share.
 
 pub mod command;
 pub mod input;
-pub mod order;
-pub mod reasons;
 
 pub use command::GraphProblem;
 

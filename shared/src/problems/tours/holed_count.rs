@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::hamiltonian::board::Geometry;
 use crate::hamiltonian::obstruction::{describe, Colouring, Obstruction};
 use crate::hamiltonian::transfer::{self, SlotTour};
-use crate::problems::graph;
+use crate::hamiltonian::{graph_reasons, vertex_order};
 
 /// A count of tours of a board with squares removed: its job and its reasons.
 impl CountTask {
@@ -22,7 +22,7 @@ impl CountTask {
     /// The count of a board with squares removed: its graph, in the narrowest order found.
     pub(super) fn holed_job(&self) -> Result<Job> {
         let adjacency = self.holed().adjacency;
-        let order = graph::order::choose(&adjacency, self.params.tours);
+        let order = vertex_order::choose(&adjacency, self.params.tours);
         order.check_fits(&format!("{} {}", self.mover(), self.board_label(self.plan.rows)))?;
         let name = format!("{} {}", self.problem(), self.board_label(self.plan.rows));
         Ok(Job::Sweep(transfer::graph_tours(name, &order.edges(&adjacency), self.params.tours)?))
@@ -33,7 +33,7 @@ impl CountTask {
     /// vertex 0: ...; the order begins c1 a2 ...`).
     pub(super) fn holed_notes(&self) -> Vec<String> {
         let HoledBoard { names, adjacency, .. } = self.holed();
-        let order = graph::order::choose(&adjacency, self.params.tours);
+        let order = vertex_order::choose(&adjacency, self.params.tours);
         vec![format!(
             "{} {}: {} squares; {}",
             self.mover(),
@@ -44,7 +44,7 @@ impl CountTask {
     }
 
     /// Why a board with squares removed has no tour of a kind: its colours, or what any graph
-    /// shows ([`graph::reasons`]).
+    /// shows ([`graph_reasons`]).
     pub(super) fn holed_reasons(&self, kinds: &[bool]) -> Vec<(usize, String)> {
         let HoledBoard { names, adjacency, colours: (smaller, larger) } = self.holed();
         let colouring = Colouring::of(&self.moves);
@@ -58,7 +58,7 @@ impl CountTask {
                     let obstruction = Obstruction::Unbalanced { larger, smaller };
                     return Some((slot, describe(&self.mover(), &label, open, obstruction, colouring)));
                 }
-                let why = graph::reasons::why_none(&adjacency, &names, open)?;
+                let why = graph_reasons::why_none(&adjacency, &names, open)?;
                 Some((
                     slot,
                     format!("{} {label}: no {} tour: {why}", self.mover(), SlotTour { open, rows: 1 }.kind_name()),
