@@ -340,13 +340,13 @@ impl DiskFigure {
     fn line(&self, bytes_per_state: f64) -> String {
         match (self.measured_by, self.measured_bytes_per_state) {
             (Some(run), Some(_)) if self.probe_bytes_per_state == 0.0 => format!(
-                "{bytes_per_state:.2} bytes a state at the heaviest step, {} (the figure at the peak of {run}: no \
+                "{bytes_per_state:.2} bytes a state at the heaviest step, {} (the figure of {run}: no \
                  layer was written to disk); a step holds the layer it reads and the larger of the layer it writes \
                  and its spill",
                 self.lanes
             ),
             (Some(run), Some(measured)) => format!(
-                "{bytes_per_state:.2} bytes a state at the heaviest step, {} ({measured:.2} at the peak of {run}; \
+                "{bytes_per_state:.2} bytes a state at the heaviest step, {} ({measured:.2} as measured by {run}; \
                  {:.2} at the probe's largest layer); a step holds the layer it reads and the larger of the layer \
                  it writes and its spill",
                 self.lanes, self.probe_bytes_per_state
