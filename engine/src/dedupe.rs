@@ -33,8 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::files::durable::left_by_dead_process;
-use crate::jobdir::{create_file, file_error};
+use crate::files::durable::{create_file, file_error, left_by_dead_process};
 
 /// Bytes of write buffer per bucket while partitioning.
 const WRITE_BUFFER: usize = 1 << 16;

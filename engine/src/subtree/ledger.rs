@@ -20,10 +20,10 @@ use serde::{Deserialize, Serialize};
 
 use super::ShardResult;
 use crate::fault;
+use crate::files::durable::{file_error, no_follow, sync_dir};
 use crate::files::durable::{hold_commits, read_small};
 use crate::files::LEDGER_BYTES;
 pub use crate::files::LEDGER_FILE;
-use crate::jobdir::{file_error, no_follow, sync_dir};
 use crate::{Error, Result};
 
 pub const LEDGER_FORMAT: u32 = 1;

@@ -40,8 +40,8 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::files::durable::remove_folder;
-use crate::jobdir::{file_error, sync_dir, JobFile};
+use crate::files::durable::{file_error, remove_folder, sync_dir};
+use crate::files::JobFile;
 use crate::key::{RecordLayout, StateKey};
 use crate::store::{
     check_layout, unsupported_key, AggregationTable, BucketSection, DurableLayer, LayerSummary, StateStore,

@@ -46,7 +46,7 @@ use memmap2::Mmap;
 
 use super::segment::SegmentWriter;
 use crate::error::{Error, Result};
-use crate::jobdir::file_error;
+use crate::files::durable::file_error;
 use crate::key::{RecordLayout, StateKey};
 use crate::store::{BucketInfo, StateBatch, StateVisitor};
 

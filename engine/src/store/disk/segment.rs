@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::error::Result;
-use crate::jobdir::{create_file, file_error, JobFile};
+use crate::files::durable::{create_file, file_error};
+use crate::files::JobFile;
 
 /// One segment file being written: sections appended, then fsynced once.
 pub struct SegmentWriter {

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use crate::error::{Error, Result};
-use crate::jobdir::{file_error, no_follow};
+use crate::files::durable::{file_error, no_follow};
 use crate::key::{RecordLayout, StateKey};
 use crate::store::disk::section::{decode_block, encode_block, SectionWriter, BLOCK_STATES, BUCKET_FORMAT};
 use crate::store::{AggregationTable, StateBatch};
