@@ -20,8 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ShardResult;
 use crate::fault;
-use crate::files::durable::{file_error, no_follow, sync_dir};
-use crate::files::durable::{hold_commits, read_small};
+use crate::files::durable::{file_error, hold_commits, no_follow, read_small, sync_dir};
 use crate::files::LEDGER_BYTES;
 pub use crate::files::LEDGER_FILE;
 use crate::{Error, Result};
