@@ -26,7 +26,10 @@ pub mod v1 {
 /// 128-bit counts (`PrepareRequest.moduli` naming the lane's two words) and, with `--verify`,
 /// an exact lane checked by a spare prime; a worker of format 4 would add those words as
 /// residues, and a worker's layers are bucket sections of format 4 (lanes stored as they are).
-pub const FORMAT_VERSION: u32 = 5;
+/// Format 6 changes nothing on the wire: a worker's layers are bucket sections of format 5
+/// (counts shifted by their shared trailing zero bits, blocks of 64 Ki states), which a worker
+/// of format 5 could not read back.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The metadata key that carries the shared token.
 pub const AUTHORIZATION: &str = "authorization";

@@ -448,7 +448,7 @@ impl<K: StateKey> StateStore for DiskStore<K> {
     }
 
     fn read_bucket(&self, bucket: usize, visit: &mut StateVisitor) -> Result<()> {
-        if self.resident.visit(bucket, self.layout(), section::BLOCK_STATES, visit)? {
+        if self.resident.visit(bucket, self.layout(), resident::CHUNK_STATES, visit)? {
             return Ok(());
         }
         if self.current[bucket].is_none() && self.unwritten_states[bucket] > 0 {

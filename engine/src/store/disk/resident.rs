@@ -27,6 +27,12 @@ use crate::error::Result;
 use crate::key::RecordLayout;
 use crate::store::{StateBatch, StateVisitor};
 
+/// Records a visit of a bucket held in memory copies at a time: a chunk's batch stays below the
+/// 1 MiB from which the allocator maps memory afresh (`crate::heap`), so the batch of every
+/// bucket visited comes from the heap, not from fresh pages (a chunk as large as a section's
+/// block, 64 Ki states, cost the 9 x 6 sweep 10% more page faults on 2026-11-30).
+pub const CHUNK_STATES: usize = 16 * 1024;
+
 /// Per bucket of the current layer, its records if still in memory.
 pub struct Resident {
     buckets: Vec<Mutex<Option<Vec<u64>>>>,

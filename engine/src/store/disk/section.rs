@@ -6,7 +6,7 @@
 //! blocks  zstd( count u32 | coding u8 per lane | keys: first absolute, then deltas, LEB128 |
 //!               lane 0 of every state, lane 1 of every state (XOR lane 0, or as it is), ...:
 //!               u64 LE (coding bit 0 clear) or LEB128 (set); XOR lane 0 (bit 1 clear) or as
-//!               it is (set, format 4) )
+//!               it is (set, format 4); shifted right by coding bits 2-7 (format 5) )
 //! index   per block: offset u64  compressed length u32  states u32  first key (8 x key words)
 //! footer  states u64  blocks u32  index offset u64  crc32 u32  "LEAPEND1"         (32 bytes)
 //! ```
@@ -24,8 +24,13 @@
 //! is 0, and either way costs next to nothing (XOR the low word it repeats the first lane, which
 //! zstd finds); past `2^64` the low word is 64 random bits, the high word a few bits as it is but
 //! as random as the low word XOR it (the spare residue modulo `2^64 - 59` stays close to the low
-//! word, so XOR the first suits it). Formats 2 (counts state by state, u64) and 3 (every lane
-//! but the first XOR the first) are still read.
+//! word, so XOR the first suits it). Format 5 stores each lane of a block shifted right by the
+//! trailing zero bits its words share (the shift in the lane's coding byte), and gathers four
+//! times as many states a block (64 Ki): the counts of a layer of closed tours are nearly all
+//! even, and larger blocks give zstd more to find (the 9 x 8 sweep's peak layer, 1.83e9 states
+//! with an exact 128-bit lane and a spare residue: 2.13 bytes a state in format 4, about 1.94
+//! in format 5; docs/PERFORMANCE-LOG.md, "Shifted counts and larger blocks"). Formats 2 (counts
+//! state by state, u64), 3 (every lane but the first XOR the first) and 4 are still read.
 //!
 //! The CRC covers every byte of the section before it. Counts live in the footer so the section
 //! is written in one streaming pass.
@@ -51,7 +56,7 @@ use crate::key::{RecordLayout, StateKey};
 use crate::store::{BucketInfo, StateBatch, StateVisitor};
 
 /// Version of the bucket section layout; sections of another version are refused.
-pub const BUCKET_FORMAT: u32 = 4;
+pub const BUCKET_FORMAT: u32 = 5;
 /// The oldest bucket format this leaper still reads.
 const OLDEST_READ_FORMAT: u32 = 2;
 
@@ -64,8 +69,10 @@ const FOOTER_BYTES: usize = 32;
 const fn index_entry_bytes(key_words: usize) -> usize {
     16 + 8 * key_words
 }
-/// States per compressed block: large enough to compress well, small enough to decode in cache.
-pub(super) const BLOCK_STATES: usize = 16 * 1024;
+/// States per compressed block: large enough to compress well (zstd at level 1 finds more in
+/// 64 Ki states than in 16 Ki, format 5 above), small enough that a decoded block per spill run
+/// being merged stays a few MiB.
+pub(super) const BLOCK_STATES: usize = 64 * 1024;
 const ZSTD_LEVEL: i32 = 1;
 
 /// Lane `j` of a state's counts as the disk stores it where it goes XOR the first (the first
@@ -144,7 +151,9 @@ impl<'a, K: StateKey> SectionWriter<'a, K> {
             written: 0,
             states: 0,
             index: Vec::new(),
-            block: Vec::with_capacity(BLOCK_STATES * (K::WORDS + width)),
+            // Grown as records come: whole blocks pushed at once are encoded where they lie, and
+            // a buffer of a whole block (a few MiB) a section would be fresh pages a section.
+            block: Vec::new(),
             width,
             last_key: None,
             encode,
@@ -397,10 +406,13 @@ impl<K: StateKey> SectionReader<K> {
 }
 
 /// The coding of one lane of counts in a block: bit 0, LEB128 ([`LANE_LEB128`]) or u64 LE
-/// ([`LANE_RAW`]); bit 1 ([`LANE_AS_IS`], format 4), the lane as it is rather than XOR the first.
+/// ([`LANE_RAW`]); bit 1 ([`LANE_AS_IS`], format 4), the lane as it is rather than XOR the first;
+/// bits 2-7 (format 5), the lane's words stored shifted right by that many bits ([`SHIFT_AT`]).
 const LANE_RAW: u8 = 0;
 const LANE_LEB128: u8 = 1;
 const LANE_AS_IS: u8 = 2;
+/// Where a coding byte's shift starts: the shift is `coding >> SHIFT_AT`, 0 to 63.
+const SHIFT_AT: u32 = 2;
 
 /// Bytes of `value` in LEB128.
 #[inline(always)]
@@ -408,61 +420,99 @@ fn varint_bytes(value: u64) -> usize {
     (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
 }
 
+/// How lane `j` of a block is stored: as it is or XOR the first, and shifted by the trailing
+/// zero bits all its words share.
+#[derive(Clone, Copy)]
+struct LanePlan {
+    as_is: bool,
+    shift: u32,
+    /// Its bytes in LEB128.
+    bytes: usize,
+}
+
+impl LanePlan {
+    /// Lane `j` of `records` (each `stride` words, the lanes from word `first`) stored as it is
+    /// or not, shifted where `shifts` (format 5) allows.
+    fn of(records: &[u64], stride: usize, first: usize, j: usize, as_is: bool, shifts: bool) -> LanePlan {
+        let stored = || records.chunks_exact(stride).map(move |record| stored_lane(&record[first..], j, as_is));
+        // A lane of zeros shares every bit: nothing to shift.
+        let shift = if shifts { stored().fold(0, |all, word| all | word).trailing_zeros() % 64 } else { 0 };
+        LanePlan { as_is, shift, bytes: stored().map(|word| varint_bytes(word >> shift)).sum() }
+    }
+
+    fn coding(self, leb128: bool) -> u8 {
+        (if leb128 { LANE_LEB128 } else { LANE_RAW })
+            | if self.as_is { LANE_AS_IS } else { 0 }
+            | (self.shift << SHIFT_AT) as u8
+    }
+}
+
 /// One compressed block of `records` (each a key's words, then `width` residues; keys
 /// ascending): its state count, each lane's coding, the keys (the first absolute, then deltas,
 /// LEB128), then the counts lane by lane (every lane after the first XOR the first, or as it is
-/// where that is shorter), all through zstd. Bucket files and spill runs both use it.
+/// where that is shorter; each shifted right by the trailing zero bits its words share), all
+/// through zstd. Bucket files and spill runs both use it.
 ///
 /// Example, two states with keys 5 and 9 and two lanes of residues, (3, 3) and (300, 300):
 /// `02 00 00 00` (two states), `01 01` (both lanes in LEB128), `05 04` (the keys), `03 AC 02`
 /// (the first lane: 3 and 300), `00 00` (the second, XOR the first). Had the lanes been an exact
 /// 128-bit count, (3, 0) and (300, 0), the second lane's coding would be `03` (LEB128, as it
-/// is), and its bytes `00 00` again.
+/// is), and its bytes `00 00` again. Had the counts been 4 and 300 (both multiples of 4, as
+/// the counts of closed tours mostly are of 2), the first lane's coding would be `09` (LEB128,
+/// shifted by 2) and its bytes `01 4B` (1 and 75).
 pub(super) fn encode_block<K: StateKey>(records: &[u64], width: usize) -> std::io::Result<Vec<u8>> {
-    encode_block_in::<K>(records, width, true)
+    encode_block_as::<K>(records, width, BUCKET_FORMAT)
 }
 
-/// [`encode_block`], with lanes as they are where `as_is_allowed` (format 4), never otherwise
-/// (format 3, for the tests of its reading).
-fn encode_block_in<K: StateKey>(records: &[u64], width: usize, as_is_allowed: bool) -> std::io::Result<Vec<u8>> {
+/// [`encode_block`] as bucket format `format` (3 to 5) lays it out: lanes as they are from
+/// format 4, shifted from format 5 (the older formats for the tests of their reading).
+fn encode_block_as<K: StateKey>(records: &[u64], width: usize, format: u32) -> std::io::Result<Vec<u8>> {
+    with_scratch(|scratch| {
+        let raw = &mut scratch.raw;
+        raw.clear();
+        lay_out_block::<K>(records, width, format, raw);
+        compress(raw, &mut scratch.compressed)
+    })
+}
+
+/// Lays out the block [`encode_block_as`] compresses in `raw` (empty).
+fn lay_out_block<K: StateKey>(records: &[u64], width: usize, format: u32, raw: &mut Vec<u8>) {
     let stride = K::WORDS + width;
     let states = records.len() / stride;
-    let mut raw = Vec::with_capacity(4 + width + states * (K::WORDS * 10 + 9 * width));
+    raw.reserve(4 + width + states * (K::WORDS * 10 + 9 * width));
     raw.extend_from_slice(&(states as u32).to_le_bytes());
     // The lanes' codings, filled in once each lane is written.
     raw.resize(4 + width, LANE_LEB128);
     let mut previous = K::from_u64(0);
     for record in records.chunks_exact(stride) {
         let key = K::from_words(record);
-        key.wrapping_sub(previous).write_varint(&mut raw);
+        key.wrapping_sub(previous).write_varint(raw);
         previous = key;
     }
+    let shifts = format >= 5;
     for j in 0..width {
         // As it is where that takes fewer LEB128 bytes than XOR the first and fewer than u64
         // (otherwise XOR the first, as format 3 stored every lane).
-        let bytes = |as_is: bool| -> usize {
-            records.chunks_exact(stride).map(|record| varint_bytes(stored_lane(&record[K::WORDS..], j, as_is))).sum()
+        let xored = LanePlan::of(records, stride, K::WORDS, j, false, shifts);
+        let plain = (j > 0 && format >= 4).then(|| LanePlan::of(records, stride, K::WORDS, j, true, shifts));
+        let plan = match plain {
+            Some(plain) if plain.bytes < xored.bytes && plain.bytes < 8 * states => plain,
+            _ => xored,
         };
-        let as_is = as_is_allowed && j > 0 && {
-            let plain = bytes(true);
-            plain < bytes(false) && plain < 8 * states
-        };
-        // LEB128 unless that comes to more than u64 would (a lane past its modulus).
-        let start = raw.len();
+        // LEB128 unless that comes to more than u64 would (a lane past its modulus); u64 words
+        // unshifted (a shift saves them nothing).
+        let leb128 = plan.bytes < 8 * states || states == 0;
+        let plan = LanePlan { shift: if leb128 { plan.shift } else { 0 }, ..plan };
         for record in records.chunks_exact(stride) {
-            stored_lane(&record[K::WORDS..], j, as_is).write_varint(&mut raw);
-        }
-        let mut coding = LANE_LEB128;
-        if raw.len() - start >= 8 * states && states > 0 {
-            raw.truncate(start);
-            coding = LANE_RAW;
-            for record in records.chunks_exact(stride) {
-                raw.extend_from_slice(&stored_lane(&record[K::WORDS..], j, as_is).to_le_bytes());
+            let word = stored_lane(&record[K::WORDS..], j, plan.as_is) >> plan.shift;
+            if leb128 {
+                word.write_varint(raw);
+            } else {
+                raw.extend_from_slice(&word.to_le_bytes());
             }
         }
-        raw[4 + j] = coding | if as_is { LANE_AS_IS } else { 0 };
+        raw[4 + j] = plan.coding(leb128);
     }
-    compress(&raw)
 }
 
 thread_local! {
@@ -471,6 +521,23 @@ thread_local! {
     /// thread").
     static CONTEXTS: std::cell::RefCell<Option<(zstd::bulk::Compressor<'static>, zstd::bulk::Decompressor<'static>)>> =
         const { std::cell::RefCell::new(None) };
+    /// A block's bytes before zstd and after it, kept per thread as the contexts are: a block of
+    /// 64 Ki states takes a few MiB before zstd, past the 1 MiB from which the allocator maps
+    /// memory afresh (`crate::heap`), so a buffer a block would cost a mapping and a page fault
+    /// a page, every block (the 9 x 8 sweep's steps ran about 10% slower so, on 2026-11-30).
+    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new(Scratch { raw: Vec::new(), compressed: Vec::new() }) };
+}
+
+/// This thread's buffers for a block: its bytes before zstd (being laid out, or just
+/// decompressed) and zstd's output.
+struct Scratch {
+    raw: Vec<u8>,
+    compressed: Vec<u8>,
+}
+
+/// Runs `work` on this thread's [`Scratch`]; `work` must not encode or decode a block itself.
+fn with_scratch<T>(work: impl FnOnce(&mut Scratch) -> T) -> T {
+    SCRATCH.with(|scratch| work(&mut scratch.borrow_mut()))
 }
 
 /// Runs `work` on this thread's zstd contexts (made the first time).
@@ -487,9 +554,12 @@ fn with_contexts<T>(
     })
 }
 
-/// `raw` through zstd at [`ZSTD_LEVEL`].
-fn compress(raw: &[u8]) -> std::io::Result<Vec<u8>> {
-    with_contexts(|compressor, _| compressor.compress(raw))
+/// `raw` through zstd at [`ZSTD_LEVEL`], by way of `buffer`.
+fn compress(raw: &[u8], buffer: &mut Vec<u8>) -> std::io::Result<Vec<u8>> {
+    buffer.clear();
+    buffer.reserve(zstd::zstd_safe::compress_bound(raw.len()));
+    with_contexts(|compressor, _| compressor.compress_to_buffer(raw, buffer))?;
+    Ok(buffer.clone())
 }
 
 /// Decodes a block [`encode_block`] made of `count` states with `width` residues each into
@@ -504,18 +574,37 @@ pub(super) fn decode_block<K: StateKey>(
 ) -> std::result::Result<(), String> {
     // The most a block can hold: every key delta and count a varint of full length.
     let capacity = 4 + width + count * ((K::BITS as usize).div_ceil(7) + 10 * width);
-    let raw = decompress_block(compressed, capacity, count, 4 + width)?;
+    with_scratch(|scratch| {
+        let raw = decompress_block(compressed, capacity, count, 4 + width, &mut scratch.raw)?;
+        read_block_into::<K>(raw, count, width, format, batch)
+    })
+}
+
+/// Reads the block `raw` (decompressed, its state count checked) of `count` states with
+/// `width` residues each into `batch`, as [`decode_block`] says.
+fn read_block_into<K: StateKey>(
+    raw: &[u8],
+    count: usize,
+    width: usize,
+    format: u32,
+    batch: &mut StateBatch,
+) -> std::result::Result<(), String> {
     batch.clear();
     let codings = &raw[4..4 + width];
-    let mut at = decode_keys::<K>(&raw, 4 + width, count, batch)?;
+    let mut at = decode_keys::<K>(raw, 4 + width, count, batch)?;
     batch.residues.resize(count * width, 0);
-    let known = if format >= 4 { LANE_LEB128 | LANE_AS_IS } else { LANE_LEB128 };
+    let known = match format {
+        5.. => u8::MAX,
+        4 => LANE_LEB128 | LANE_AS_IS,
+        _ => LANE_LEB128,
+    };
     for (j, &coding) in codings.iter().enumerate() {
         if coding & !known != 0 {
             return Err(format!("unknown count coding {coding}"));
         }
+        let shift = u32::from(coding) >> SHIFT_AT;
         for i in 0..count {
-            batch.residues[i * width + j] = if coding & LANE_LEB128 == LANE_RAW {
+            let word = if coding & LANE_LEB128 == LANE_RAW {
                 let bytes = raw.get(at..at + 8).ok_or("count data truncated")?;
                 at += 8;
                 u64::from_le_bytes(bytes.try_into().unwrap())
@@ -524,6 +613,10 @@ pub(super) fn decode_block<K: StateKey>(
                 at += used;
                 value
             };
+            if word.leading_zeros() < shift {
+                return Err(format!("a count of lane {j} overflows its shift of {shift} bits"));
+            }
+            batch.residues[i * width + j] = word << shift;
         }
     }
     if at != raw.len() {
@@ -540,20 +633,23 @@ pub(super) fn decode_block<K: StateKey>(
     Ok(())
 }
 
-/// A block decompressed (at most `capacity` bytes), its first `header` bytes present and its
-/// state count `count`, as the index says.
-fn decompress_block(
+/// A block decompressed into `buffer` (at most `capacity` bytes), its first `header` bytes
+/// present and its state count `count`, as the index says.
+fn decompress_block<'a>(
     compressed: &[u8],
     capacity: usize,
     count: usize,
     header: usize,
-) -> std::result::Result<Vec<u8>, String> {
-    let raw = with_contexts(|_, decompressor| decompressor.decompress(compressed, capacity))
+    buffer: &'a mut Vec<u8>,
+) -> std::result::Result<&'a [u8], String> {
+    buffer.clear();
+    buffer.reserve(capacity);
+    with_contexts(|_, decompressor| decompressor.decompress_to_buffer(compressed, buffer))
         .map_err(|e| format!("does not decompress: {e}"))?;
-    if raw.len() < header || u32_at(&raw, 0) as usize != count {
+    if buffer.len() < header || u32_at(buffer, 0) as usize != count {
         return Err("state count disagrees with the index".into());
     }
-    Ok(raw)
+    Ok(buffer)
 }
 
 /// Reads `count` keys (the first absolute, then deltas, LEB128) from `raw` at `at` into
@@ -585,14 +681,16 @@ fn decode_block_v2<K: StateKey>(
     batch: &mut StateBatch,
 ) -> std::result::Result<(), String> {
     let capacity = 4 + count * ((K::BITS as usize).div_ceil(7) + 8 * width);
-    let raw = decompress_block(compressed, capacity, count, 4)?;
-    batch.clear();
-    let at = decode_keys::<K>(&raw, 4, count, batch)?;
-    if raw.len() != at + count * width * 8 {
-        return Err("residue data has the wrong length".into());
-    }
-    batch.residues.extend(raw[at..].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
-    Ok(())
+    with_scratch(|scratch| {
+        let raw = decompress_block(compressed, capacity, count, 4, &mut scratch.raw)?;
+        batch.clear();
+        let at = decode_keys::<K>(raw, 4, count, batch)?;
+        if raw.len() != at + count * width * 8 {
+            return Err("residue data has the wrong length".into());
+        }
+        batch.residues.extend(raw[at..].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())));
+        Ok(())
+    })
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -631,7 +729,22 @@ mod tests {
 
     /// The block layout of format 3 (every lane but the first XOR the first), to test its reading.
     fn encode_block_v3<K: StateKey>(records: &[u64], width: usize) -> std::io::Result<Vec<u8>> {
-        encode_block_in::<K>(records, width, false)
+        encode_block_as::<K>(records, width, 3)
+    }
+
+    /// The block layout of format 4 (lanes as they are where shorter, never shifted).
+    fn encode_block_v4<K: StateKey>(records: &[u64], width: usize) -> std::io::Result<Vec<u8>> {
+        encode_block_as::<K>(records, width, 4)
+    }
+
+    /// The block encoder of bucket format `format`, 2 to [`BUCKET_FORMAT`].
+    fn encoder_of(format: u32) -> BlockEncoder {
+        match format {
+            2 => encode_block_v2::<u64>,
+            3 => encode_block_v3::<u64>,
+            4 => encode_block_v4::<u64>,
+            _ => encode_block::<u64>,
+        }
     }
 
     /// The block layout of format 2 (residues state by state, u64 LE), to test its reading.
@@ -690,6 +803,50 @@ mod tests {
         // Format 3 knew no lane as it is: such a block there is damage, not counts.
         let error = decode_block::<u64>(&compressed, 2, 2, 3, &mut back).unwrap_err();
         assert!(error.contains("unknown count coding 3"), "{error}");
+        // Counts that are all multiples of 4: the first lane shifted by 2 (format 5).
+        let mut even = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 2);
+        even.push(5u64, &[4, 4]);
+        even.push(9u64, &[300, 300]);
+        let compressed = encode_block::<u64>(&records_of::<u64>(&even), 2).unwrap();
+        let raw = zstd::bulk::decompress(&compressed, 1024).unwrap();
+        assert_eq!(raw, [2, 0, 0, 0, 9, 1, 5, 4, 1, 75, 0, 0]);
+        decode_block::<u64>(&compressed, 2, 2, BUCKET_FORMAT, &mut back).unwrap();
+        assert_eq!(back, even);
+        // Format 4 knew no shift.
+        let error = decode_block::<u64>(&compressed, 2, 2, 4, &mut back).unwrap_err();
+        assert!(error.contains("unknown count coding 9"), "{error}");
+    }
+
+    #[test]
+    fn counts_sharing_trailing_zero_bits_store_shifted_and_read_back_exactly() {
+        let dir = leaper_test_kit::scratch_dir("bucket-shift");
+        // Even counts (as a layer of closed tours holds), an exact 128-bit lane whose high word
+        // is past 2^64 in some states and 0 in others, and a lane of words with their top bit set
+        // (a shift must not lose it).
+        let mut batch = StateBatch::with_capacity(RecordLayout::of::<u64>(3), 3 * BLOCK_STATES / 2);
+        for i in 0..(3 * BLOCK_STATES / 2) as u64 {
+            let count = 2 * ((i * 7919) % 100_000 + 1);
+            let high = if i % 3 == 0 { (i % 7) << 1 } else { 0 };
+            batch.push(3 * i, &[count, high, 1 << 63 | i << 4]);
+        }
+        let mut sizes = Vec::new();
+        for format in [4, 5] {
+            let path = dir.join(format!("f{format}.lps"));
+            let mut segment = SegmentWriter::create(&path).unwrap();
+            let mut writer = SectionWriter::<u64>::begin_format(&mut segment, 3, format, encoder_of(format)).unwrap();
+            writer.push_records(&records_of::<u64>(&batch)).unwrap();
+            sizes.push(writer.finish().unwrap().info.bytes);
+            segment.finish(true).unwrap();
+            assert_eq!(read_all(&path, 3).unwrap(), batch, "format {format}");
+        }
+        assert!(sizes[1] < sizes[0], "{sizes:?}");
+        // A shifted word whose bits would pass 64 is damage, named as such.
+        let mut raw = vec![1, 0, 0, 0, LANE_LEB128 | 3 << SHIFT_AT, 7];
+        u64::MAX.write_varint(&mut raw);
+        let compressed = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap();
+        let mut back = StateBatch::with_capacity(RecordLayout::of::<u64>(1), 1);
+        let error = decode_block::<u64>(&compressed, 1, 1, BUCKET_FORMAT, &mut back).unwrap_err();
+        assert!(error.contains("overflows its shift of 3 bits"), "{error}");
     }
 
     #[test]
@@ -715,9 +872,9 @@ mod tests {
                 .into_iter()
                 .map(|format| {
                     let path = dir.join(format!("f{format}-{big}.lps"));
-                    let encode = if format == 3 { encode_block_v3::<u64> } else { encode_block::<u64> };
                     let mut segment = SegmentWriter::create(&path).unwrap();
-                    let mut writer = SectionWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
+                    let mut writer =
+                        SectionWriter::<u64>::begin_format(&mut segment, 3, format, encoder_of(format)).unwrap();
                     writer.push_records(&records_of::<u64>(&batch)).unwrap();
                     let bytes = writer.finish().unwrap().info.bytes;
                     segment.finish(true).unwrap();
@@ -733,19 +890,14 @@ mod tests {
     }
 
     #[test]
-    fn small_counts_take_leb128_and_files_of_formats_2_and_3_are_still_read() {
+    fn small_counts_take_leb128_and_files_of_formats_2_to_4_are_still_read() {
         let dir = leaper_test_kit::scratch_dir("bucket-v2");
         let batch = sample(BLOCK_STATES + 100, 3);
         let mut sizes = Vec::new();
-        for format in [2, 3, 4] {
+        for format in [2, 3, 4, 5] {
             let path = dir.join(format!("f{format}.lps"));
-            let encode = match format {
-                2 => encode_block_v2::<u64>,
-                3 => encode_block_v3::<u64>,
-                _ => encode_block::<u64>,
-            };
             let mut segment = SegmentWriter::create(&path).unwrap();
-            let mut writer = SectionWriter::<u64>::begin_format(&mut segment, 3, format, encode).unwrap();
+            let mut writer = SectionWriter::<u64>::begin_format(&mut segment, 3, format, encoder_of(format)).unwrap();
             for i in 0..batch.len() {
                 writer.push(batch.key::<u64>(i), batch.residues_of(i)).unwrap();
             }
@@ -754,8 +906,9 @@ mod tests {
             assert_eq!(read_all(&path, 3).unwrap(), batch, "format {format}");
         }
         // Small counts in LEB128, the second lane as 0s, the random one raw: smaller than u64;
-        // residues gain nothing from format 4 (every lane XOR the first is shortest).
-        assert!(sizes[1] < sizes[0] && sizes[2] == sizes[1], "{sizes:?}");
+        // residues gain nothing from format 4 (every lane XOR the first is shortest), nor these
+        // counts (odd ones among them) from format 5's shift.
+        assert!(sizes[1] < sizes[0] && sizes[2] == sizes[1] && sizes[3] == sizes[2], "{sizes:?}");
         // A lane that cannot be told apart from LEB128 or raw: one value of each length.
         let mut edges = StateBatch::with_capacity(RecordLayout::of::<u64>(2), 130);
         for i in 0..130u64 {
