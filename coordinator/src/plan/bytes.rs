@@ -25,6 +25,13 @@
 //! counts stay small (row 4 of both runs: 2.71 and 2.67 bytes a state), and the 9 x 10 peak's
 //! larger counts make the slope. A run that measures a layout at its peak belongs here, in
 //! [`MEASURED`].
+//!
+//! Every figure here was measured in bucket format 4. Format 5 (2026-11-30: counts shifted by
+//! the trailing zero bits a lane's words share, blocks of 64 Ki states) stores the same layers
+//! in about a tenth fewer bytes while counts are small (the 9 x 8 sweep's layers, step for
+//! step; docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair"), and gains less once counts pass
+//! 2^64 (random words shift by nothing), so a plan now errs by up to that much on the side of
+//! room. The next large run of each layout replaces its figure.
 
 use leaper_core::engine::Moduli;
 use serde::Serialize;
