@@ -647,6 +647,10 @@ fn decompress_block<'a>(
     buffer.reserve(capacity);
     with_contexts(|_, decompressor| decompressor.decompress_to_buffer(compressed, buffer))
         .map_err(|e| format!("does not decompress: {e}"))?;
+    // The buffer may be larger than this block's bound (kept from a wider block): hold the bound.
+    if buffer.len() > capacity {
+        return Err(format!("does not decompress: {} bytes, more than its {capacity} can be", buffer.len()));
+    }
     if buffer.len() < header || u32_at(buffer, 0) as usize != count {
         return Err("state count disagrees with the index".into());
     }
@@ -848,6 +852,13 @@ mod tests {
         let mut back = StateBatch::with_capacity(RecordLayout::of::<u64>(1), 1);
         let error = decode_block::<u64>(&compressed, 1, 1, BUCKET_FORMAT, &mut back).unwrap_err();
         assert!(error.contains("overflows its shift of 3 bits"), "{error}");
+        // A block longer than its state count allows is refused, whatever this thread's buffer
+        // held before (here a whole block of 64 Ki states, decoded above).
+        let mut long = vec![1, 0, 0, 0, LANE_LEB128, 7, 1];
+        long.resize(100, 0);
+        let compressed = zstd::bulk::compress(&long, ZSTD_LEVEL).unwrap();
+        let error = decode_block::<u64>(&compressed, 1, 1, BUCKET_FORMAT, &mut back).unwrap_err();
+        assert!(error.contains("does not decompress"), "{error}");
     }
 
     #[test]
