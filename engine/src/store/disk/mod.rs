@@ -25,6 +25,7 @@ mod records;
 mod resident;
 mod section;
 mod segment;
+mod spare;
 mod spill;
 
 pub use section::{map_file, Section, SectionReader, SectionWriter, BUCKET_FORMAT};
@@ -159,10 +160,11 @@ impl Sizing {
         let record_bytes = RecordLayout::of::<K>(width).record_bytes();
         // The staging buffers of the threads (merged records, and records the store must
         // merge), and the process itself (code, allocator, stacks, the pages of the mapped
-        // files: what it holds before anything is counted, docs/PERFORMANCE-LOG.md, "The memory
-        // limit with buckets too large to read whole"), so that the resident size stays
-        // within the limit, not only the store's own accounts (a quarter of limits too small
-        // for that, which only tests set, to force spills).
+        // files, each thread's block buffers kept by `spare`: what it holds before anything is
+        // counted, docs/PERFORMANCE-LOG.md, "The memory limit with buckets too large to read
+        // whole"), so that the resident size stays within the limit, not only the store's own
+        // accounts (a quarter of limits too small for that, which only tests set, to force
+        // spills).
         let process = (mem_limit as usize / 16).clamp(16 << 20, 32 << 20).min(mem_limit as usize / 4);
         let stage_records = crate::kernel::stage::STAGE + crate::kernel::stage::LOOSE_STAGE;
         let fixed = threads * buckets * stage_records * record_bytes + process;

@@ -28,10 +28,11 @@
 //! trailing zero bits its words share (the shift in the lane's coding byte), and gathers four
 //! times as many states a block (64 Ki): the counts of a layer of closed tours are nearly all
 //! even, and larger blocks give zstd more to find (the 9 x 8 sweep with an exact 128-bit lane
-//! and a spare residue: its peak layer's 2.13 bytes a state in format 4 came to 1.94 on a
-//! sample of its blocks, and step 31's layer, 7.3e8 states, takes 2.39 against 2.68;
-//! docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair on the 9 x 8 sweep"). Formats 2 (counts
-//! state by state, u64), 3 (every lane but the first XOR the first) and 4 are still read.
+//! and a spare residue: its peak layer, 1.83e9 states, takes 1.92 bytes a state against 2.13
+//! in format 4; docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair on the 9 x 8 sweep"). The
+//! buffers of such a block pass 1 MiB, so each thread keeps a few ([`super::spare`]). Formats
+//! 2 (counts state by state, u64), 3 (every lane but the first XOR the first) and 4 are still
+//! read.
 //!
 //! The CRC covers every byte of the section before it. Counts live in the footer so the section
 //! is written in one streaming pass.
@@ -51,6 +52,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 
 use super::segment::SegmentWriter;
+use super::spare;
 use crate::error::{Error, Result};
 use crate::files::durable::file_error;
 use crate::key::{RecordLayout, StateKey};
@@ -152,9 +154,9 @@ impl<'a, K: StateKey> SectionWriter<'a, K> {
             written: 0,
             states: 0,
             index: Vec::new(),
-            // Grown as records come: whole blocks pushed at once are encoded where they lie, and
-            // a buffer of a whole block (a few MiB) a section would be fresh pages a section.
-            block: Vec::new(),
+            // A spare (`spare`): whole blocks pushed at once are encoded where they lie, and the
+            // rest gathered here.
+            block: spare::words(0),
             width,
             last_key: None,
             encode,
@@ -255,6 +257,7 @@ impl<'a, K: StateKey> SectionWriter<'a, K> {
         self.write(&self.states.to_le_bytes())?;
         self.write(&blocks.to_le_bytes())?;
         self.write(&index_offset.to_le_bytes())?;
+        spare::give_back(std::mem::take(&mut self.block));
         let crc32 = self.crc.clone().finalize();
         let mut tail = crc32.to_le_bytes().to_vec();
         tail.extend_from_slice(FOOTER_MAGIC);
@@ -386,11 +389,12 @@ impl<K: StateKey> SectionReader<K> {
 
     /// Decodes the blocks in order and passes each to `visit`.
     pub fn visit(&self, visit: &mut StateVisitor) -> Result<()> {
-        let mut batch = StateBatch::with_capacity(RecordLayout::of::<K>(self.width), BLOCK_STATES);
+        let mut batch = spare::batch(RecordLayout::of::<K>(self.width), BLOCK_STATES);
         for i in 0..self.blocks.len() {
             self.read_block(i, &mut batch)?;
             visit(&batch.keys, &batch.residues)?;
         }
+        spare::give_back_batch(batch);
         Ok(())
     }
 
@@ -427,18 +431,73 @@ fn varint_bytes(value: u64) -> usize {
 struct LanePlan {
     as_is: bool,
     shift: u32,
-    /// Its bytes in LEB128.
-    bytes: usize,
+    /// Every word 0 (a byte each in LEB128: the fewest a lane can take).
+    zeros: bool,
 }
 
 impl LanePlan {
-    /// Lane `j` of `records` (each `stride` words, the lanes from word `first`) stored as it is
-    /// or not, shifted where `shifts` (format 5) allows.
-    fn of(records: &[u64], stride: usize, first: usize, j: usize, as_is: bool, shifts: bool) -> LanePlan {
-        let stored = || records.chunks_exact(stride).map(move |record| stored_lane(&record[first..], j, as_is));
+    /// How lane `j` of `records` (each `stride` words, the lanes from word `first`) is stored:
+    /// XOR the first, or as it is where `as_is_too` (format 4 on, lanes after the first) and its
+    /// words are all 0 or take fewer LEB128 bytes (and fewer than u64 would); shifted where
+    /// `shifts` (format 5) allows. One pass over the block for the bits each way's words have,
+    /// and a second for their bytes only where both ways have words other than 0: a lane of
+    /// zeros one way (the high word of a count below 2^64, a spare residue equal to the first
+    /// lane) needs no more.
+    fn choose(records: &[u64], stride: usize, first: usize, j: usize, as_is_too: bool, shifts: bool) -> LanePlan {
+        let lanes = || records.chunks_exact(stride).map(move |record| &record[first..]);
+        let (mut any_xored, mut any_as_is) = (0, 0);
+        for lanes in lanes() {
+            any_xored |= stored_lane(lanes, j, false);
+            any_as_is |= lanes[j];
+        }
         // A lane of zeros shares every bit: nothing to shift.
-        let shift = if shifts { stored().fold(0, |all, word| all | word).trailing_zeros() % 64 } else { 0 };
-        LanePlan { as_is, shift, bytes: stored().map(|word| varint_bytes(word >> shift)).sum() }
+        let plan = |as_is: bool, any: u64| LanePlan {
+            as_is,
+            shift: if shifts { any.trailing_zeros() % 64 } else { 0 },
+            zeros: any == 0,
+        };
+        let (xored, as_is) = (plan(false, any_xored), plan(true, any_as_is));
+        if !as_is_too || xored.zeros {
+            return xored;
+        }
+        if as_is.zeros {
+            return as_is;
+        }
+        let (mut xored_bytes, mut as_is_bytes) = (0, 0);
+        for lanes in lanes() {
+            xored_bytes += varint_bytes(stored_lane(lanes, j, false) >> xored.shift);
+            as_is_bytes += varint_bytes(lanes[j] >> as_is.shift);
+        }
+        let states = records.len() / stride;
+        if as_is_bytes < xored_bytes && as_is_bytes < 8 * states {
+            as_is
+        } else {
+            xored
+        }
+    }
+
+    /// Appends lane `j` of `records` to `raw` as planned, in LEB128 unless that comes to 8
+    /// bytes a word or more (a lane past its modulus), then as u64 LE words unshifted (a shift
+    /// saves them nothing); returns its coding.
+    fn write(self, records: &[u64], stride: usize, first: usize, j: usize, raw: &mut Vec<u8>) -> u8 {
+        let words = || records.chunks_exact(stride).map(move |record| stored_lane(&record[first..], j, self.as_is));
+        let (start, states) = (raw.len(), records.len() / stride);
+        if self.zeros {
+            raw.resize(start + states, 0);
+            return self.coding(true);
+        }
+        let limit = start + 8 * states;
+        for word in words() {
+            (word >> self.shift).write_varint(raw);
+            if raw.len() >= limit {
+                raw.truncate(start);
+                for word in words() {
+                    raw.extend_from_slice(&word.to_le_bytes());
+                }
+                return LanePlan { shift: 0, ..self }.coding(false);
+            }
+        }
+        self.coding(true)
     }
 
     fn coding(self, leb128: bool) -> u8 {
@@ -492,27 +551,8 @@ fn lay_out_block<K: StateKey>(records: &[u64], width: usize, format: u32, raw: &
     }
     let shifts = format >= 5;
     for j in 0..width {
-        // As it is where that takes fewer LEB128 bytes than XOR the first and fewer than u64
-        // (otherwise XOR the first, as format 3 stored every lane).
-        let xored = LanePlan::of(records, stride, K::WORDS, j, false, shifts);
-        let plain = (j > 0 && format >= 4).then(|| LanePlan::of(records, stride, K::WORDS, j, true, shifts));
-        let plan = match plain {
-            Some(plain) if plain.bytes < xored.bytes && plain.bytes < 8 * states => plain,
-            _ => xored,
-        };
-        // LEB128 unless that comes to more than u64 would (a lane past its modulus); u64 words
-        // unshifted (a shift saves them nothing).
-        let leb128 = plan.bytes < 8 * states || states == 0;
-        let plan = LanePlan { shift: if leb128 { plan.shift } else { 0 }, ..plan };
-        for record in records.chunks_exact(stride) {
-            let word = stored_lane(&record[K::WORDS..], j, plan.as_is) >> plan.shift;
-            if leb128 {
-                word.write_varint(raw);
-            } else {
-                raw.extend_from_slice(&word.to_le_bytes());
-            }
-        }
-        raw[4 + j] = plan.coding(leb128);
+        let plan = LanePlan::choose(records, stride, K::WORDS, j, j > 0 && format >= 4, shifts);
+        raw[4 + j] = plan.write(records, stride, K::WORDS, j, raw);
     }
 }
 
@@ -820,6 +860,53 @@ mod tests {
         // Format 4 knew no shift.
         let error = decode_block::<u64>(&compressed, 2, 2, 4, &mut back).unwrap_err();
         assert!(error.contains("unknown count coding 9"), "{error}");
+    }
+
+    #[test]
+    fn each_lane_takes_the_shortest_of_its_ways_by_their_definition() {
+        // Lanes of every kind a layer holds: the low word of counts (even), a high word of
+        // zeros, a spare residue equal to the first lane, one past its modulus (random), one
+        // small as it is but not XOR the first, and one all zeros but for a state.
+        let states = 5000u64;
+        let mut records = Vec::new();
+        for i in 0..states {
+            let count = 4 * ((i * 7919) % 1000 + 1);
+            let lanes =
+                [count, 0, count, i.wrapping_mul(0x9E37_79B9_7F4A_7C15), i % 5, if i == 77 { 1 << 40 } else { 0 }];
+            records.push(10 * i);
+            records.extend_from_slice(&lanes);
+        }
+        let width = 6;
+        let mut raw = Vec::new();
+        lay_out_block::<u64>(&records, width, BUCKET_FORMAT, &mut raw);
+        for j in 0..width {
+            // Each way to store the lane, its shift and its LEB128 bytes computed as they are
+            // defined, word by word: as it is only after the first lane, where its words are
+            // all 0 and those XOR the first are not, or where it takes fewer bytes.
+            let way = |as_is: bool| {
+                let words: Vec<u64> = records.chunks_exact(1 + width).map(|r| stored_lane(&r[1..], j, as_is)).collect();
+                let any = words.iter().fold(0, |all, word| all | word);
+                let shift = any.trailing_zeros() % 64;
+                let bytes: usize = words.iter().map(|word| varint_bytes(word >> shift)).sum();
+                (bytes, LanePlan { as_is, shift, zeros: any == 0 })
+            };
+            let (xored, as_is) = (way(false), way(true));
+            let (bytes, plan) = match j {
+                0 => xored,
+                _ if !xored.1.zeros && (as_is.1.zeros || as_is.0 < xored.0.min(8 * states as usize)) => as_is,
+                _ => xored,
+            };
+            let expected = if bytes < 8 * states as usize {
+                plan.coding(true)
+            } else {
+                LanePlan { shift: 0, ..plan }.coding(false)
+            };
+            assert_eq!(raw[4 + j], expected, "lane {j}");
+        }
+        let compressed = encode_block::<u64>(&records, width).unwrap();
+        let mut back = StateBatch::with_capacity(RecordLayout::of::<u64>(width), states as usize);
+        decode_block::<u64>(&compressed, states as usize, width, BUCKET_FORMAT, &mut back).unwrap();
+        assert_eq!(records_of::<u64>(&back), records);
     }
 
     #[test]

@@ -1,0 +1,92 @@
+//! Buffers of a block's size, kept per thread for the next block to use.
+//!
+//! A block of 64 Ki states (`section::BLOCK_STATES`) takes a few MiB of words, past the 1 MiB
+//! from which the allocator gives an allocation a mapping of its own (`crate::heap`): a buffer
+//! made afresh for every section read, every spill run written and every run merged is a new
+//! mapping, a page fault for each page it fills and an unmapping when freed. So these take
+//! their buffers from the thread's spares and give them back when done.
+//!
+//! Example: the first 40 s of `knight 9x6 --sweep --counts exact128 --verify --mem-limit 512MiB`
+//! made 18,901 mappings and took 1.59 M page faults with such buffers made afresh, against
+//! 13,442 and 1.15 M with blocks of 16 Ki states (below the 1 MiB), and the whole run 1.7 times
+//! the system time (docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair", 2026-11-30).
+
+use std::cell::RefCell;
+
+use crate::key::RecordLayout;
+use crate::store::StateBatch;
+
+/// Spare buffers a thread keeps: a block being read, one being written and one more (a merge's
+/// runs take more, and make the rest afresh).
+pub(super) const KEPT: usize = 4;
+
+/// The largest buffer kept, in words (4 MiB: a block of 64 Ki records of 8 words), so that a
+/// thread keeps 16 MiB at most, and never a layer's array.
+const LARGEST_WORDS: usize = 1 << 19;
+
+thread_local! {
+    static SPARE: RefCell<Vec<Vec<u64>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An empty buffer with room for at least `words` words: one of this thread's spares where it
+/// has one.
+pub(super) fn words(words: usize) -> Vec<u64> {
+    let mut buffer = SPARE.with(|spare| spare.borrow_mut().pop()).unwrap_or_default();
+    buffer.reserve(words);
+    buffer
+}
+
+/// Keeps `buffer` for this thread's next block, unless the thread keeps [`KEPT`] already or it
+/// is not a block's size (smaller ones come from the allocator's heaps, as cheap as a spare).
+pub(super) fn give_back(mut buffer: Vec<u64>) {
+    let bytes = buffer.capacity() * 8;
+    if bytes < crate::heap::OWN_MAPPING_BYTES || buffer.capacity() > LARGEST_WORDS {
+        return;
+    }
+    buffer.clear();
+    SPARE.with(|spare| {
+        let mut spare = spare.borrow_mut();
+        if spare.len() < KEPT {
+            spare.push(buffer);
+        }
+    });
+}
+
+/// An empty batch of room for `states` records of `layout`, made of spares.
+pub(super) fn batch(layout: RecordLayout, states: usize) -> StateBatch {
+    StateBatch { keys: words(states * layout.key_words), residues: words(states * layout.residues), layout }
+}
+
+/// Gives back the buffers of `batch`.
+pub(super) fn give_back_batch(batch: StateBatch) {
+    give_back(batch.keys);
+    give_back(batch.residues);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_buffer_given_back_is_the_next_one_taken_and_a_layer_is_not_kept() {
+        let block = words(1 << 18);
+        let address = block.as_ptr();
+        give_back(block);
+        let again = words(1 << 17);
+        assert_eq!(again.as_ptr(), address);
+        assert!(again.is_empty() && again.capacity() >= 1 << 18);
+        // A layer's array given back is freed, not kept: the next buffer is made afresh.
+        drop(again);
+        give_back(Vec::with_capacity(LARGEST_WORDS + 1));
+        assert!(words(1).capacity() < 1 << 10);
+        // A small buffer is the heap's.
+        give_back(Vec::with_capacity(1 << 10));
+        assert!(words(1).capacity() < 1 << 10);
+        // No more than KEPT are kept.
+        for _ in 0..KEPT + 2 {
+            give_back(Vec::with_capacity(1 << 18));
+        }
+        let taken: Vec<Vec<u64>> = (0..KEPT + 2).map(|_| words(1)).collect();
+        assert_eq!(taken.iter().filter(|buffer| buffer.capacity() >= 1 << 18).count(), KEPT);
+    }
+}
