@@ -8,8 +8,8 @@
 //!
 //! Example: the first 40 s of `knight 9x6 --sweep --counts exact128 --verify --mem-limit 512MiB`
 //! made 18,901 mappings and took 1.59 M page faults with such buffers made afresh, against
-//! 13,442 and 1.15 M with blocks of 16 Ki states (below the 1 MiB), and the whole run 1.7 times
-//! the system time (docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair", 2026-11-30).
+//! 13,442 and 1.15 M with blocks of 16 Ki states (below the 1 MiB); with spares, 13,473 and
+//! 1.23 M (docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair", 2026-11-30).
 
 use std::cell::RefCell;
 
