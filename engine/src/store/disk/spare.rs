@@ -18,7 +18,7 @@ use crate::store::StateBatch;
 
 /// Spare buffers a thread keeps: a block being read, one being written and one more (a merge's
 /// runs take more, and make the rest afresh).
-pub(super) const KEPT: usize = 4;
+const KEPT: usize = 4;
 
 /// The largest buffer kept, in words (4 MiB: a block of 64 Ki records of 8 words), so that a
 /// thread keeps 16 MiB at most, and never a layer's array.
