@@ -527,7 +527,7 @@ pub(super) fn encode_block<K: StateKey>(records: &[u64], width: usize) -> std::i
 /// [`encode_block`] as bucket format `format` (3 to 5) lays it out: lanes as they are from
 /// format 4, shifted from format 5 (the older formats for the tests of their reading).
 fn encode_block_as<K: StateKey>(records: &[u64], width: usize, format: u32) -> std::io::Result<Vec<u8>> {
-    with_scratch(|scratch| {
+    spare::with_scratch(|scratch| {
         let raw = &mut scratch.raw;
         raw.clear();
         lay_out_block::<K>(records, width, format, raw);
@@ -562,23 +562,6 @@ thread_local! {
     /// thread").
     static CONTEXTS: std::cell::RefCell<Option<(zstd::bulk::Compressor<'static>, zstd::bulk::Decompressor<'static>)>> =
         const { std::cell::RefCell::new(None) };
-    /// A block's bytes before zstd and after it, kept per thread as the contexts are: a block of
-    /// 64 Ki states takes a few MiB before zstd, past the 1 MiB from which the allocator maps
-    /// memory afresh (`crate::heap`), so a buffer a block would cost a mapping and a page fault
-    /// a page, every block (the 9 x 8 sweep's steps ran about 10% slower so, on 2026-11-30).
-    static SCRATCH: std::cell::RefCell<Scratch> = const { std::cell::RefCell::new(Scratch { raw: Vec::new(), compressed: Vec::new() }) };
-}
-
-/// This thread's buffers for a block: its bytes before zstd (being laid out, or just
-/// decompressed) and zstd's output.
-struct Scratch {
-    raw: Vec<u8>,
-    compressed: Vec<u8>,
-}
-
-/// Runs `work` on this thread's [`Scratch`]; `work` must not encode or decode a block itself.
-fn with_scratch<T>(work: impl FnOnce(&mut Scratch) -> T) -> T {
-    SCRATCH.with(|scratch| work(&mut scratch.borrow_mut()))
 }
 
 /// Runs `work` on this thread's zstd contexts (made the first time).
@@ -615,7 +598,7 @@ pub(super) fn decode_block<K: StateKey>(
 ) -> std::result::Result<(), String> {
     // The most a block can hold: every key delta and count a varint of full length.
     let capacity = 4 + width + count * ((K::BITS as usize).div_ceil(7) + 10 * width);
-    with_scratch(|scratch| {
+    spare::with_scratch(|scratch| {
         let raw = decompress_block(compressed, capacity, count, 4 + width, &mut scratch.raw)?;
         read_block_into::<K>(raw, count, width, format, batch)
     })
@@ -726,7 +709,7 @@ fn decode_block_v2<K: StateKey>(
     batch: &mut StateBatch,
 ) -> std::result::Result<(), String> {
     let capacity = 4 + count * ((K::BITS as usize).div_ceil(7) + 8 * width);
-    with_scratch(|scratch| {
+    spare::with_scratch(|scratch| {
         let raw = decompress_block(compressed, capacity, count, 4, &mut scratch.raw)?;
         batch.clear();
         let at = decode_keys::<K>(raw, 4, count, batch)?;

@@ -1,15 +1,22 @@
 //! Buffers of a block's size, kept per thread for the next block to use.
 //!
-//! A block of 64 Ki states (`section::BLOCK_STATES`) takes a few MiB of words, past the 1 MiB
-//! from which the allocator gives an allocation a mapping of its own (`crate::heap`): a buffer
-//! made afresh for every section read, every spill run written and every run merged is a new
-//! mapping, a page fault for each page it fills and an unmapping when freed. So these take
-//! their buffers from the thread's spares and give them back when done.
+//! A block of 64 Ki states (`section::BLOCK_STATES`) takes a few MiB of words, and a few MiB of
+//! bytes laid out before zstd, past the 1 MiB from which the allocator gives an allocation a
+//! mapping of its own (`crate::heap`): a buffer made afresh for every block, every section read,
+//! every spill run written and every run merged is a new mapping, a page fault for each page it
+//! fills and an unmapping when freed. So the disk store takes such buffers from here, of two
+//! kinds:
+//!
+//! * words ([`words`], [`batch`]): a block's records, held by a reader or writer while it lives
+//!   and given back when done ([`give_back`]);
+//! * bytes ([`with_scratch`]): a block's bytes before zstd and after it, lent for the one call
+//!   that encodes or decodes a block.
 //!
 //! Example: the first 40 s of `knight 9x6 --sweep --counts exact128 --verify --mem-limit 512MiB`
-//! made 18,901 mappings and took 1.59 M page faults with such buffers made afresh, against
+//! made 18,901 mappings and took 1.59 M page faults with the word buffers made afresh, against
 //! 13,442 and 1.15 M with blocks of 16 Ki states (below the 1 MiB); with spares, 13,473 and
-//! 1.23 M (docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair", 2026-11-30).
+//! 1.23 M (docs/PERFORMANCE-LOG.md, "Issue 56 item 1's pair", 2026-11-30). The byte buffers made
+//! afresh a block slowed the 9 x 8 sweep's steps by about a tenth (the same day).
 
 use std::cell::RefCell;
 
@@ -26,6 +33,20 @@ const LARGEST_WORDS: usize = 1 << 19;
 
 thread_local! {
     static SPARE: RefCell<Vec<Vec<u64>>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch { raw: Vec::new(), compressed: Vec::new() }) };
+}
+
+/// This thread's bytes for a block: its bytes before zstd (being laid out, or just
+/// decompressed) and zstd's output.
+pub(super) struct Scratch {
+    pub(super) raw: Vec<u8>,
+    pub(super) compressed: Vec<u8>,
+}
+
+/// Runs `work` on this thread's [`Scratch`]; `work` must not encode or decode a block itself
+/// (the scratch is lent once at a time).
+pub(super) fn with_scratch<T>(work: impl FnOnce(&mut Scratch) -> T) -> T {
+    SCRATCH.with(|scratch| work(&mut scratch.borrow_mut()))
 }
 
 /// An empty buffer with room for at least `words` words: one of this thread's spares where it
