@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use leaper_core::engine::jobdir::{running_pid, unix_now, JobKind, JobSpec, Manifest};
+use leaper_core::engine::jobdir::{lock_taken_unix, running_pid, unix_now, JobKind, JobSpec, Manifest};
 use leaper_core::engine::subtree::ledger::{Ledger, LedgerHeader, LEDGER_FILE};
 use leaper_core::engine::subtree::Totals;
 use leaper_core::engine::{Job, OutputFormat, SweepJob};
@@ -222,12 +222,15 @@ impl SweepStatus {
         let step_seconds = p.step_micros as f64 / 1e6;
         let rate = p.states_processed as f64 / step_seconds.max(1e-9);
         let last = p.next_cell.checked_sub(1).filter(|_| p.pass < m.passes);
-        // The display's estimate at the last commit, less the time a running job has spent since.
+        // The display's estimate at the last commit, less the time a running job has spent
+        // since: since the commit, or since it was resumed if that came later (a job stopped
+        // for a day after its commit has a day's less work done than that says).
         let model = EtaModel::new(Shape::of(sweep, m.passes), p).with_next_states(states);
-        let since_commit = Duration::from_secs(unix_now().saturating_sub(m.committed_unix));
+        let working_since = m.committed_unix.max(lock_taken_unix(dir).unwrap_or(0));
+        let since = Duration::from_secs(unix_now().saturating_sub(working_since));
         let eta = match (&m.result, pid) {
             (Some(_), _) => Eta::Left(Duration::ZERO),
-            (None, Some(_)) => model.estimate().after(since_commit),
+            (None, Some(_)) => model.estimate().after(since),
             (None, None) => model.estimate(),
         };
         let labels = m.result.iter().flatten().map(|(slot, _)| label(*slot)).collect::<leaper_core::Result<_>>()?;

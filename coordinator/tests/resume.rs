@@ -515,6 +515,35 @@ fn damaged_job_directories_are_refused_by_name_and_left_alone() {
     assert_eq!(text(&output.stdout), reference(), "{}", text(&output.stderr));
 }
 
+/// A job resumed long after its last commit: the time left `leaper status` gives counts from
+/// the resume, not from the commit (it counted the days the job lay stopped as work done, and
+/// said 0 s until the next commit).
+#[test]
+fn a_job_resumed_long_after_its_commit_has_its_time_left_counted_from_the_resume() {
+    let dir = crashed_job("stale", "crash@release:30");
+    // Steps a million times slower (an estimate of days), committed ten days ago.
+    reseal_manifest(&dir, |manifest| {
+        let progress = &mut manifest.progress;
+        progress.step_micros *= 1_000_000;
+        progress.step_timings.iter_mut().for_each(|timing| *timing *= 1_000_000);
+        manifest.committed_unix -= 10 * 86_400;
+    });
+    let stopped = status(&dir);
+    assert_eq!(stopped["state"], "stopped");
+    let left = stopped["eta_seconds"].as_f64().unwrap_or_else(|| panic!("no estimate: {stopped}"));
+    assert!(left > 3_600.0, "{stopped}");
+
+    // Resumed now: a process takes the lock and writes its pid, as leaper does.
+    let mut lock = fs::File::options().read(true).write(true).open(dir.join("lock")).unwrap();
+    lock.try_lock().unwrap();
+    lock.set_len(0).unwrap();
+    std::io::Write::write_all(&mut lock, std::process::id().to_string().as_bytes()).unwrap();
+    let running = status(&dir);
+    assert_eq!(running["state"], "running");
+    let running_left = running["eta_seconds"].as_f64().unwrap_or_else(|| panic!("no estimate: {running}"));
+    assert!(running_left <= left && left - running_left < 60.0, "stopped: {left} s left; running: {running_left} s");
+}
+
 #[test]
 fn a_job_directory_belongs_to_one_job_and_one_process() {
     let dir = crashed_job("owned", "crash@layer:5");

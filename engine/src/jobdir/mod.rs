@@ -108,6 +108,14 @@ pub fn running_pid(dir: &Path) -> Option<u32> {
     }
 }
 
+/// When the lock of `dir` was last taken (its pid written), in seconds since the Unix epoch:
+/// while [`running_pid`] names a process, when that process started on the job. A job resumed
+/// days after its last commit has run since then, not since the commit.
+pub fn lock_taken_unix(dir: &Path) -> Option<u64> {
+    let written = fs::symlink_metadata(dir.join(JobFile::Lock.path())).ok()?.modified().ok()?;
+    written.duration_since(std::time::UNIX_EPOCH).ok().map(|since| since.as_secs())
+}
+
 /// Removes what a job that committed nothing wrote in `dir` (the directory too, if `created`),
 /// and says whether it did: a job with a commit is left whole. Files leaper does not write
 /// stay. The caller holds the job's lock: the lock file goes last, and another process that
