@@ -223,8 +223,8 @@ impl SweepStatus {
         let rate = p.states_processed as f64 / step_seconds.max(1e-9);
         let last = p.next_cell.checked_sub(1).filter(|_| p.pass < m.passes);
         // The display's estimate at the last commit, less the time a running job has spent
-        // since: since the commit, or since it was resumed if that came later (a job stopped
-        // for a day after its commit has a day's less work done than that says).
+        // since: since the commit, or since it was resumed if that came later (counted from the
+        // commit, a job resumed a day after it would have that day counted as work done).
         let model = EtaModel::new(Shape::of(sweep, m.passes), p).with_next_states(states);
         let working_since = m.committed_unix.max(lock_taken_unix(dir).unwrap_or(0));
         let since = Duration::from_secs(unix_now().saturating_sub(working_since));
