@@ -31,6 +31,21 @@ pub(super) fn layers_with_successors<K: StateKey>(
     layers_with_successors_to(matrix, matrix.walked().cells())
 }
 
+/// Which states of each layer are alive, cell by cell as `successors` (from
+/// [`layers_with_successors`]): some path from them closes a tour counted. A backward pass; the
+/// states of the last layer have no successors and are not.
+pub(super) fn alive_states<K>(layers: &[Vec<K>], successors: &[Vec<(Vec<usize>, bool)>]) -> Vec<Vec<bool>> {
+    let last = vec![false; layers.last().map_or(0, Vec::len)];
+    let mut alive: Vec<Vec<bool>> = Vec::with_capacity(successors.len());
+    for step in successors.iter().rev() {
+        let after = alive.last().unwrap_or(&last);
+        let now = step.iter().map(|(children, closes)| *closes || children.iter().any(|&i| after[i])).collect();
+        alive.push(now);
+    }
+    alive.reverse();
+    alive
+}
+
 /// [`layers_with_successors_to`] with every layer decoded: the states, whatever their keys.
 #[allow(clippy::type_complexity)]
 pub(super) fn decoded_layers_to<K: StateKey>(

@@ -226,7 +226,7 @@ impl<K: StateKey> TransferMatrix<K> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{knight, layers_with_successors, unchecked};
+    use super::super::testing::{alive_states, knight, layers_with_successors, unchecked};
     use super::super::{TourKind, TransferMatrix};
     use crate::engine::Transition;
     use crate::hamiltonian::board::{Geometry, MoveSet};
@@ -256,15 +256,11 @@ mod tests {
             let masks = checked.move_masks.as_ref().expect("tours of a plain board are checked");
             let plain = unchecked(TransferMatrix::new(geometry.clone(), min_rows, kind));
             let (layers, successors, tours) = layers_with_successors(&plain);
-            let mut alive_after = vec![false; layers.last().unwrap().len()];
+            let alive_by_cell = alive_states(&layers, &successors);
             let (mut dead, mut rejected, mut by_chains) = (0, 0, 0);
-            for cell in (0..geometry.cells()).rev() {
-                let alive: Vec<bool> = successors[cell]
-                    .iter()
-                    .map(|(children, closes)| *closes || children.iter().any(|&i| alive_after[i]))
-                    .collect();
+            for (cell, alive) in alive_by_cell.iter().enumerate() {
                 let first_end = ((min_rows * geometry.width).max(cell + 1)).div_ceil(geometry.width) * geometry.width;
-                for (&key, &alive) in layers[cell].iter().zip(&alive) {
+                for (&key, &alive) in layers[cell].iter().zip(alive) {
                     let state = plain.codec().decode(key, cell);
                     let ends = state.used & !state.full;
                     let spare_ends = kind.ends_to_place(state.ends_used);
@@ -279,7 +275,6 @@ mod tests {
                     rejected += usize::from(!allowed);
                     by_chains += usize::from(by_degrees && !allowed);
                 }
-                alive_after = alive;
             }
             // The lengths asked for; a single board may prune away the tours of shorter ones.
             let (_, _, checked_tours) = layers_with_successors(&checked);
@@ -304,17 +299,8 @@ mod tests {
         for (width, rows, most) in [(6, 6, 0.055), (6, 7, 0.045), (7, 6, 0.05), (5, 10, 0.015)] {
             let matrix = TransferMatrix::<u64>::new(knight(width, rows), rows, TourKind::Closed).unwrap();
             let (layers, successors, _) = layers_with_successors(&matrix);
-            let mut alive_after = vec![false; layers.last().unwrap().len()];
-            let (mut read, mut dead) = (0, 0);
-            for cell in (0..width * rows).rev() {
-                let alive: Vec<bool> = successors[cell]
-                    .iter()
-                    .map(|(children, closes)| *closes || children.iter().any(|&i| alive_after[i]))
-                    .collect();
-                read += alive.len();
-                dead += alive.iter().filter(|&&alive| !alive).count();
-                alive_after = alive;
-            }
+            let alive = alive_states(&layers, &successors).concat();
+            let (read, dead) = (alive.len(), alive.iter().filter(|&&alive| !alive).count());
             let share = dead as f64 / read as f64;
             assert!(dead > 0 && share < most, "{width} x {rows}: {dead} of {read} states read are dead ({share:.3})");
         }
